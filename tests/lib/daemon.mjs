@@ -1,0 +1,91 @@
+// daemon.mjs: starts a live ariadned on a free loopback port with a fresh
+// temporary database, for the API and browser tests.
+//
+//   const d = await startDaemon({ args: ['--auth'] });
+//   const r = await fetch(d.url + '/api/v1/health');
+//   await d.stop();
+//
+// The binary comes from $ARIADNED (CTest sets it), the dashboard from
+// $ARIADNE_STATIC. stop() sends SIGTERM and waits for a clean exit.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const sourceDir = process.env.ARIADNE_SOURCE_DIR || join(here, '..', '..');
+export const ariadned = process.env.ARIADNED || join(sourceDir, 'build', 'ariadned');
+export const staticDir = process.env.ARIADNE_STATIC || join(sourceDir, 'static');
+export const sharedData = join(sourceDir, '..', 'shared', 'data');
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// Runs `ariadned ARGS...` to completion; returns {status, stdout, stderr}.
+export function runCli(args, opts = {}) {
+  try {
+    const stdout = execFileSync(ariadned, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    return { status: 0, stdout, stderr: '' };
+  } catch (e) {
+    return { status: e.status ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+export async function startDaemon({ args = [], dir = null, env = {} } = {}) {
+  const workDir = dir || mkdtempSync(join(tmpdir(), 'ariadne-test-'));
+  const db = join(workDir, 'test.db');
+  const port = await freePort();
+  const child = spawn(ariadned, ['serve', '--db', db, '--listen', `127.0.0.1:${port}`,
+    '--static', staticDir, '--log-level', 'warn', ...args],
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
+  let exited = null;
+  const exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => {
+    exited = { code, signal };
+    resolve(exited);
+  }));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    if (exited) throw new Error(`ariadned exited early: ${JSON.stringify(exited)}`);
+    try {
+      const r = await fetch(url + '/api/v1/health');
+      if (r.ok) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error('ariadned did not start'); }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url, port, db, dir: workDir, child,
+    async stop({ keep = false } = {}) {
+      if (!exited) child.kill('SIGTERM');
+      const res = await Promise.race([exitPromise,
+        new Promise((r) => setTimeout(() => r(null), 10000))]);
+      if (!res) { child.kill('SIGKILL'); await exitPromise; throw new Error('ariadned did not stop on SIGTERM'); }
+      if (!keep && !dir) rmSync(workDir, { recursive: true, force: true });
+      return res;
+    },
+  };
+}
+
+// Polls a job until it is finished; returns the final job object.
+export async function waitJob(url, jobId, headers = {}, timeoutMs = 60000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await fetch(`${url}/api/v1/jobs/${jobId}`, { headers });
+    const body = await r.json();
+    if (body.status === 'succeeded' || body.status === 'failed') return body;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${body.status}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
