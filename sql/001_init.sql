@@ -38,7 +38,8 @@ CREATE TABLE jobs (
     trace_ids     TEXT NOT NULL DEFAULT '[]',  -- JSON array
     error_code    TEXT,
     error_message TEXT,
-    params_json   TEXT NOT NULL DEFAULT '{}'
+    params_json   TEXT NOT NULL DEFAULT '{}',
+    owner_pid     INTEGER NOT NULL DEFAULT 0   -- process running it, to detect orphans
 );
 
 CREATE TABLE tokens (

@@ -1,0 +1,62 @@
+/* api_jobs.c: GET /api/v1/jobs and /api/v1/jobs/{id}. A job's lasting state
+ * is in the store; a queued or running job's live progress is overlaid from
+ * the worker's memory. */
+#include <stdlib.h>
+
+#include "handlers.h"
+#include "jobs.h"
+#include "reply.h"
+
+static void overlay_live(ari_request *r, json_t *job)
+{
+    double progress;
+    char phase[160];
+    const char *status;
+    json_int_t id = json_integer_value(json_object_get(job, "id"));
+    if (!ari_jobs_live(r->srv->jobs, id, &progress, phase, sizeof phase, &status))
+        return;
+    json_object_set_new(job, "status", json_string(status));
+    json_object_set_new(job, "progress", json_real(progress));
+    json_object_set_new(job, "phase", json_string(phase));
+}
+
+enum MHD_Result api_jobs_get(ari_request *r)
+{
+    int64_t id;
+    if (ari_path_id(r, 0, &id) < 0)
+        return MHD_YES;
+    char *text = NULL;
+    ari_error err = {0};
+    int rc = ari_jobs_get(r->db, id, &text, &err);
+    if (rc < 0)
+        return ari_reply_from_error(r, &err);
+    if (rc == 1)
+        return ari_reply_error(r, 404, "not_found", "no job %lld", (long long)id);
+    json_t *job = json_loads(text, 0, NULL);
+    free(text);
+    if (!job)
+        return ari_reply_error(r, 500, "internal", "cannot read job %lld", (long long)id);
+    overlay_live(r, job);
+    return ari_reply_json(r, 200, job);
+}
+
+enum MHD_Result api_jobs_list(ari_request *r)
+{
+    int64_t limit, offset, total = 0;
+    if (ari_param_int(r, "limit", 50, 1, 1000, &limit) < 0 ||
+        ari_param_int(r, "offset", 0, 0, INT64_MAX, &offset) < 0)
+        return MHD_YES;
+    char *text = NULL;
+    ari_error err = {0};
+    if (ari_jobs_list(r->db, limit, offset, &text, &total, &err) < 0)
+        return ari_reply_from_error(r, &err);
+    json_t *jobs = json_loads(text, 0, NULL);
+    free(text);
+    size_t i;
+    json_t *job;
+    json_array_foreach(jobs, i, job)
+        overlay_live(r, job);
+    return ari_reply_json(r, 200, json_pack("{s:o, s:I, s:I, s:I}", "jobs", jobs ? jobs : json_array(),
+                                            "total", (json_int_t)total, "limit", (json_int_t)limit,
+                                            "offset", (json_int_t)offset));
+}

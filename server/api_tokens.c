@@ -1,0 +1,62 @@
+/* api_tokens.c: GET/POST /api/v1/tokens and DELETE /api/v1/tokens/{id},
+ * for admins. Secrets are shown once, at creation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers.h"
+#include "reply.h"
+
+enum MHD_Result api_tokens_list(ari_request *r)
+{
+    char *text = NULL;
+    ari_error err = {0};
+    if (ari_tokens_list(r->db, &text, &err) < 0)
+        return ari_reply_from_error(r, &err);
+    json_t *tokens = json_loads(text, 0, NULL);
+    free(text);
+    return ari_reply_json(r, 200, json_pack("{s:o}", "tokens", tokens ? tokens : json_array()));
+}
+
+enum MHD_Result api_tokens_create(ari_request *r)
+{
+    json_t *body = ari_body_object(r);
+    if (!body)
+        return MHD_YES;
+    const char *name = json_string_value(json_object_get(body, "name"));
+    json_t *scope_value = json_object_get(body, "scope");
+    const char *scope_name = scope_value ? json_string_value(scope_value) : "read";
+    ari_scope scope;
+    enum MHD_Result res;
+    if (!name || !*name || strlen(name) > 200) {
+        res = ari_reply_error(r, 400, "invalid_parameter", "name must be a string of 1 to 200 characters");
+    } else if (!scope_name || ari_scope_parse(scope_name, &scope) < 0) {
+        res = ari_reply_error(r, 400, "invalid_parameter", "scope must be one of read, write, admin");
+    } else {
+        char secret[ARI_TOKEN_SECRET_MAX], *token = NULL;
+        int64_t id;
+        ari_error err = {0};
+        if (ari_tokens_create(r->db, name, scope, secret, &id, &err) < 0 ||
+            ari_tokens_get(r->db, id, &token, &err) != 0)
+            res = ari_reply_from_error(r, &err);
+        else
+            res = ari_reply_json(r, 201, json_pack("{s:o, s:s}", "token", json_loads(token, 0, NULL),
+                                                   "secret", secret));
+        free(token);
+    }
+    json_decref(body);
+    return res;
+}
+
+enum MHD_Result api_tokens_revoke(ari_request *r)
+{
+    int64_t id;
+    if (ari_path_id(r, 0, &id) < 0)
+        return MHD_YES;
+    ari_error err = {0};
+    int rc = ari_tokens_revoke(r->db, id, &err);
+    if (rc < 0)
+        return ari_reply_from_error(r, &err);
+    if (rc == 1)
+        return ari_reply_error(r, 404, "not_found", "no token %lld", (long long)id);
+    return ari_reply_empty(r, 204);
+}

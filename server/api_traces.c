@@ -1,0 +1,176 @@
+/* api_traces.c: the traces resource: list, read, rename, delete, and
+ * uploads that become import jobs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers.h"
+#include "jobs.h"
+#include "reply.h"
+#include "upload.h"
+
+#define MAX_NAME 200
+
+static const char *const kinds[] = {"tasks", "profile", "pdes", "datamove", NULL};
+static const char *const sorts[] = {"created_at", "-created_at", "name", "-name", "bytes", "-bytes", NULL};
+
+enum MHD_Result api_traces_list(ari_request *r)
+{
+    ari_trace_filter f = {0};
+    if (ari_param_int(r, "limit", 50, 1, 1000, &f.limit) < 0 ||
+        ari_param_int(r, "offset", 0, 0, INT64_MAX, &f.offset) < 0 ||
+        ari_param_choice(r, "kind", kinds, &f.kind) < 0 ||
+        ari_param_choice(r, "sort", sorts, &f.sort) < 0)
+        return MHD_YES;
+    f.name = ari_param(r, "name");
+    char *traces = NULL;
+    int64_t total = 0;
+    ari_error err = {0};
+    if (ari_traces_list(r->db, &f, &traces, &total, &err) < 0)
+        return ari_reply_from_error(r, &err);
+    json_t *list = json_loads(traces, 0, NULL);
+    free(traces);
+    return ari_reply_json(r, 200, json_pack("{s:o, s:I, s:I, s:I}", "traces", list ? list : json_array(),
+                                            "total", (json_int_t)total, "limit", (json_int_t)f.limit,
+                                            "offset", (json_int_t)f.offset));
+}
+
+static enum MHD_Result reply_trace(ari_request *r, int64_t id, unsigned status)
+{
+    char *json = NULL;
+    ari_error err = {0};
+    int rc = ari_traces_get(r->db, id, &json, &err);
+    if (rc < 0)
+        return ari_reply_from_error(r, &err);
+    if (rc == 1)
+        return ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+    enum MHD_Result res = ari_reply_text_json(r, status, json);
+    free(json);
+    return res;
+}
+
+enum MHD_Result api_traces_get(ari_request *r)
+{
+    int64_t id;
+    if (ari_path_id(r, 0, &id) < 0)
+        return MHD_YES;
+    return reply_trace(r, id, 200);
+}
+
+/* Validates {"name"?: string, "description"?: string} and nothing else. */
+static int patch_fields(ari_request *r, json_t *body, const char **name, const char **description)
+{
+    const char *key;
+    json_t *value;
+    *name = *description = NULL;
+    json_object_foreach(body, key, value) {
+        if (strcmp(key, "name") != 0 && strcmp(key, "description") != 0) {
+            ari_reply_error(r, 400, "invalid_parameter", "unknown field '%.64s' (allowed: name, description)", key);
+            return -1;
+        }
+        if (!json_is_string(value)) {
+            ari_reply_error(r, 400, "invalid_parameter", "%s must be a string", key);
+            return -1;
+        }
+    }
+    *name = json_string_value(json_object_get(body, "name"));
+    *description = json_string_value(json_object_get(body, "description"));
+    if (*name && (strlen(*name) == 0 || strlen(*name) > MAX_NAME)) {
+        ari_reply_error(r, 400, "invalid_parameter", "name must have 1 to %d characters", MAX_NAME);
+        return -1;
+    }
+    if (*description && strlen(*description) > 10000) {
+        ari_reply_error(r, 400, "invalid_parameter", "description must have at most 10000 characters");
+        return -1;
+    }
+    return 0;
+}
+
+enum MHD_Result api_traces_patch(ari_request *r)
+{
+    int64_t id;
+    if (ari_path_id(r, 0, &id) < 0)
+        return MHD_YES;
+    json_t *body = ari_body_object(r);
+    if (!body)
+        return MHD_YES;
+    const char *name, *description;
+    enum MHD_Result res = MHD_YES;
+    if (patch_fields(r, body, &name, &description) == 0) {
+        ari_error err = {0};
+        int rc = ari_traces_update(r->db, id, name, description, &err);
+        if (rc < 0)
+            res = ari_reply_from_error(r, &err);
+        else if (rc == 1)
+            res = ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+        else
+            res = reply_trace(r, id, 200);
+    }
+    json_decref(body);
+    return res;
+}
+
+enum MHD_Result api_traces_delete(ari_request *r)
+{
+    int64_t id;
+    if (ari_path_id(r, 0, &id) < 0)
+        return MHD_YES;
+    ari_error err = {0};
+    int rc = ari_traces_delete(r->db, id, &err);
+    if (rc < 0)
+        return ari_reply_from_error(r, &err);
+    if (rc == 1)
+        return ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+    return ari_reply_empty(r, 204);
+}
+
+static int check_upload(ari_request *r, ari_upload *u)
+{
+    ari_upload_end(u);
+    if (u->too_large) {
+        ari_reply_error(r, 413, "too_large", "the upload exceeds the limit of %llu bytes",
+                        (unsigned long long)u->max_bytes);
+        return -1;
+    }
+    if (u->error[0]) {
+        ari_reply_error(r, 400, "invalid_upload", "%s", u->error);
+        return -1;
+    }
+    if (u->nfiles == 0) {
+        ari_reply_error(r, 400, "invalid_upload", "the upload holds no file (send files as multipart "
+                        "form parts with a filename, or the file itself as the body)");
+        return -1;
+    }
+    if (u->bytes == 0) {
+        ari_reply_error(r, 400, "invalid_upload", "the upload is empty");
+        return -1;
+    }
+    return 0;
+}
+
+enum MHD_Result api_traces_upload(ari_request *r)
+{
+    ari_upload *u = r->upload;
+    if (check_upload(r, u) < 0)
+        return MHD_YES;
+    json_t *params = json_pack("{s:[], s:s, s:I}", "files", "name", u->trace_name, "bytes", (json_int_t)u->bytes);
+    for (size_t i = 0; i < u->nfiles; i++)
+        json_array_append_new(json_object_get(params, "files"), json_string(u->names[i]));
+    char *params_text = json_dumps(params, JSON_COMPACT);
+    json_decref(params);
+    int64_t id = 0;
+    ari_error err = {0};
+    int rc = ari_jobs_create(r->db, "import", params_text, &id, &err);
+    free(params_text);
+    if (rc < 0 || ari_jobs_submit(r->srv->jobs, id, u, &err) < 0)
+        return ari_reply_from_error(r, &err);
+    r->upload = NULL; /* the job owns it now */
+    char location[64], *job = NULL;
+    snprintf(location, sizeof location, "/api/v1/jobs/%lld", (long long)id);
+    ari_reply_header(r, "Location", location);
+    if (ari_jobs_get(r->db, id, &job, &err) != 0)
+        return ari_reply_from_error(r, &err);
+    json_t *body = json_pack("{s:o}", "job", json_loads(job, 0, NULL));
+    free(job);
+    return ari_reply_json(r, 202, body);
+}

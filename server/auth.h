@@ -1,0 +1,13 @@
+/* auth.h: bearer-token authentication of API requests. */
+#ifndef ARIADNE_AUTH_H
+#define ARIADNE_AUTH_H
+
+#include "server.h"
+
+/* Sets r->scope from the Authorization header (every scope when auth is
+ * off). Returns 0, or -1 after answering 401/403/503 itself. */
+int ari_auth_check(ari_request *r, ari_scope needed);
+/* 1 for 127.0.0.0/8, ::1 and "localhost". */
+int ari_auth_is_loopback(const char *host);
+
+#endif

@@ -1,0 +1,224 @@
+/* cmd_serve.c: `ariadned serve`: options, start-up (database, orphaned
+ * jobs, spool, job worker, HTTP), and a graceful stop on SIGINT/SIGTERM. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "cli.h"
+#include "dbpool.h"
+#include "http.h"
+#include "jobs.h"
+#include "util/log.h"
+#include "version.h"
+
+#define DEFAULT_MAX_UPLOAD (2ULL << 30)
+#define GRACE_SECONDS 10.0
+
+static const char usage[] =
+    "Usage: ariadned serve [OPTIONS]\n"
+    "\n"
+    "Serves the dashboard and the REST API (/api/v1/).\n"
+    "\n"
+    "  --db FILE            SQLite database (default ./ariadne.db; created if missing)\n"
+    "  --listen HOST:PORT   address to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)\n"
+    "  --static DIR         dashboard files (default: found next to the binary)\n"
+    "  --threads N          HTTP worker threads (default 4)\n"
+    "  --max-upload BYTES   largest accepted upload, with K/M/G suffixes (default 2G)\n"
+    "  --auth               require API tokens even on a loopback address\n"
+    "  --no-auth            do not require API tokens on a non-loopback address\n"
+    "  --log-level LEVEL    error, warn, info (default) or debug\n"
+    "  --help, --version\n"
+    "\n"
+    "Auth is off by default on loopback addresses and on elsewhere. Create tokens\n"
+    "with 'ariadned token create'.\n";
+
+static int parse_listen(const char *s, ari_config *cfg)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s)
+        return -1;
+    const char *host = s;
+    size_t len = (size_t)(colon - s);
+    if (host[0] == '[' && colon[-1] == ']') {
+        host++;
+        len -= 2;
+    }
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || port < 0 || port > 65535 || len == 0 || len >= sizeof cfg->host)
+        return -1;
+    memcpy(cfg->host, host, len);
+    cfg->host[len] = '\0';
+    cfg->port = (uint16_t)port;
+    return 0;
+}
+
+/* The dashboard next to the binary: <bin>/../share/ariadne/static for an
+ * installed daemon, <source>/static for a build directory inside the source. */
+static int find_static(char *out, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    const char *dir = dirname(exe);
+    const char *candidates[] = {"%s/../share/ariadne/static", "%s/../static", "%s/../../static"};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, candidates[i], dir);
+        strcat(path, "/index.html");
+        if (access(path, R_OK) == 0) {
+            path[strlen(path) - strlen("/index.html")] = '\0';
+            return realpath(path, out) && strlen(out) < size ? 0 : -1;
+        }
+    }
+    return -1;
+}
+
+static int parse_options(int argc, char **argv, ari_config *cfg)
+{
+    static const struct option options[] = {
+        {"db", required_argument, NULL, 'd'}, {"listen", required_argument, NULL, 'l'},
+        {"static", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
+        {"max-upload", required_argument, NULL, 'm'}, {"auth", no_argument, NULL, 'a'},
+        {"no-auth", no_argument, NULL, 'n'}, {"log-level", required_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+    };
+    int force_auth = 0, no_auth = 0, c;
+    unsigned long long bytes;
+    ari_log_level level;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 'd': cfg->db_path = optarg; break;
+        case 'l':
+            if (parse_listen(optarg, cfg) < 0)
+                return ari_cli_fail("serve", "--listen wants HOST:PORT, got '%s'", optarg);
+            break;
+        case 's': cfg->static_dir = optarg; break;
+        case 't':
+            cfg->threads = (unsigned)atoi(optarg);
+            if (cfg->threads < 1 || cfg->threads > 256)
+                return ari_cli_fail("serve", "--threads wants 1..256, got '%s'", optarg);
+            break;
+        case 'm':
+            if (ari_cli_parse_bytes(optarg, &bytes) < 0 || bytes == 0)
+                return ari_cli_fail("serve", "--max-upload wants a size such as 500M, got '%s'", optarg);
+            cfg->max_upload = bytes;
+            break;
+        case 'a': force_auth = 1; break;
+        case 'n': no_auth = 1; break;
+        case 'v':
+            if (ari_log_parse_level(optarg, &level) < 0)
+                return ari_cli_fail("serve", "--log-level wants error, warn, info or debug");
+            ari_log_set_level(level);
+            break;
+        case 'h': fputs(usage, stdout); exit(0);
+        case 'V': printf("ariadned %s\n", ARIADNE_VERSION); exit(0);
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    if (optind < argc)
+        return ari_cli_fail("serve", "unexpected argument '%s'", argv[optind]);
+    if (force_auth && no_auth)
+        return ari_cli_fail("serve", "--auth and --no-auth contradict each other");
+    cfg->auth = force_auth || (!no_auth && !ari_auth_is_loopback(cfg->host));
+    return 0;
+}
+
+static int prepare_dirs(ari_server *srv)
+{
+    const ari_config *cfg = &srv->cfg;
+    snprintf(srv->spool_dir, sizeof srv->spool_dir, "%s.spool", cfg->db_path);
+    if (mkdir(srv->spool_dir, 0700) != 0 && errno != EEXIST)
+        return ari_cli_fail("serve", "cannot create %s: %s", srv->spool_dir, strerror(errno));
+    if (cfg->static_dir) {
+        if (!realpath(cfg->static_dir, srv->static_root))
+            return ari_cli_fail("serve", "--static %s: %s", cfg->static_dir, strerror(errno));
+    } else if (find_static(srv->static_root, sizeof srv->static_root) < 0) {
+        ari_log(ARI_LOG_WARN, "no dashboard found next to the binary; give --static DIR");
+        srv->static_root[0] = '\0';
+    }
+    return 0;
+}
+
+static void fail_orphans(ari_server *srv)
+{
+    ari_store *db = ari_dbpool_acquire(srv->pool);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    ari_error err = {0};
+    if (ari_jobs_fail_orphans(db, &ids, &n, &err) < 0)
+        ari_log(ARI_LOG_WARN, "cannot check interrupted jobs: %s", err.message);
+    for (size_t i = 0; i < n; i++)
+        ari_log(ARI_LOG_WARN, "job %lld was interrupted by a stop; marked failed", (long long)ids[i]);
+    free(ids);
+    ari_dbpool_release(srv->pool, db);
+}
+
+/* Blocks the stop signals in every thread (they are created after this)
+ * so that the main thread alone receives them, in sigwait. */
+static void block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static int run(ari_server *srv)
+{
+    ari_error err = {0};
+    sigset_t stop;
+    block_signals(&stop);
+    if (!(srv->pool = ari_dbpool_open(srv->cfg.db_path, srv->cfg.threads + 2, &err)))
+        return ari_cli_fail("serve", "%s", err.message);
+    fail_orphans(srv);
+    if (!(srv->jobs = ari_jobs_start(srv->cfg.db_path, srv->cfg.max_upload * 8, &err))) {
+        ari_dbpool_close(srv->pool);
+        return ari_cli_fail("serve", "%s", err.message);
+    }
+    struct MHD_Daemon *http = ari_http_start(srv, &err);
+    if (!http) {
+        ari_jobs_stop(srv->jobs);
+        ari_dbpool_close(srv->pool);
+        return ari_cli_fail("serve", "%s", err.message);
+    }
+    ari_log(ARI_LOG_INFO, "ariadned %s serving http://%s%s%s:%u/ (database %s, auth %s, dashboard %s)",
+            ARIADNE_VERSION, strchr(srv->cfg.host, ':') ? "[" : "", srv->cfg.host,
+            strchr(srv->cfg.host, ':') ? "]" : "", srv->cfg.port, srv->cfg.db_path,
+            srv->cfg.auth ? "on" : "off", srv->static_root[0] ? srv->static_root : "none");
+    int sig = 0;
+    sigwait(&stop, &sig);
+    ari_log(ARI_LOG_INFO, "received %s; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    ari_http_stop(srv, http, GRACE_SECONDS);
+    ari_jobs_stop(srv->jobs);
+    ari_dbpool_close(srv->pool);
+    ari_log(ARI_LOG_INFO, "stopped cleanly");
+    return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    static ari_server srv;
+    srv.cfg = (ari_config){.db_path = ARI_DEFAULT_DB, .host = "127.0.0.1", .port = 8080,
+                           .threads = 4, .max_upload = DEFAULT_MAX_UPLOAD};
+    int rc = parse_options(argc, argv, &srv.cfg);
+    if (rc)
+        return rc;
+    if (!srv.cfg.auth && !ari_auth_is_loopback(srv.cfg.host))
+        ari_log(ARI_LOG_WARN, "auth is OFF on a non-loopback address (--no-auth): anyone who can reach "
+                              "%s can read, upload and delete traces", srv.cfg.host);
+    if (prepare_dirs(&srv))
+        return 1;
+    srv.started = ari_now();
+    return run(&srv);
+}

@@ -1,0 +1,27 @@
+/* handlers.h: every API handler, one file per resource (api_*.c). */
+#ifndef ARIADNE_HANDLERS_H
+#define ARIADNE_HANDLERS_H
+
+#include "server.h"
+
+/* api_meta.c */
+enum MHD_Result api_health(ari_request *r);
+enum MHD_Result api_version(ari_request *r);
+enum MHD_Result api_openapi(ari_request *r);
+/* api_traces.c */
+enum MHD_Result api_traces_list(ari_request *r);
+enum MHD_Result api_traces_get(ari_request *r);
+enum MHD_Result api_traces_patch(ari_request *r);
+enum MHD_Result api_traces_delete(ari_request *r);
+enum MHD_Result api_traces_upload(ari_request *r);
+/* api_jobs.c */
+enum MHD_Result api_jobs_list(ari_request *r);
+enum MHD_Result api_jobs_get(ari_request *r);
+/* api_tokens.c */
+enum MHD_Result api_tokens_list(ari_request *r);
+enum MHD_Result api_tokens_create(ari_request *r);
+enum MHD_Result api_tokens_revoke(ari_request *r);
+/* static_files.c: everything outside /api/ */
+enum MHD_Result ari_serve_static(ari_request *r);
+
+#endif

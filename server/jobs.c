@@ -1,0 +1,219 @@
+/* jobs.c: the worker thread that runs import jobs. */
+#include "jobs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ingest/import.h"
+#include "util/log.h"
+
+typedef struct job_item {
+    int64_t id;
+    ari_upload *upload;
+    struct job_item *next;
+} job_item;
+
+struct ari_jobs {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    job_item *head, *tail;
+    int stopping;
+    volatile int cancel;
+    ari_store *db;
+    uint64_t max_unpacked;
+    /* live state of the running job, under mu */
+    int64_t running_id;
+    double progress;
+    char phase[160];
+};
+
+static void on_progress(void *ctx, double fraction, const char *phase)
+{
+    ari_jobs *j = ctx;
+    pthread_mutex_lock(&j->mu);
+    j->progress = fraction;
+    snprintf(j->phase, sizeof j->phase, "%s", phase ? phase : "");
+    pthread_mutex_unlock(&j->mu);
+}
+
+static void fail_job(ari_jobs *j, int64_t id, const ari_error *e)
+{
+    ari_error err2 = {0};
+    if (ari_jobs_finish(j->db, id, 0, NULL, e->code[0] ? e->code : "internal", e->message, &err2) < 0)
+        ari_log(ARI_LOG_ERROR, "job %lld: cannot record failure: %s", (long long)id, err2.message);
+}
+
+static int mkdir_work(const char *path, ari_error *err)
+{
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return ari_error_set(err, ARI_E_IO, "cannot create %s: %s", path, strerror(errno));
+    return 0;
+}
+
+static void run_job(ari_jobs *j, job_item *it)
+{
+    ari_upload *u = it->upload;
+    ari_import_input inputs[ARI_UPLOAD_MAX_FILES];
+    char *paths[ARI_UPLOAD_MAX_FILES] = {0};
+    char work_dir[sizeof u->dir + 16];
+    ari_error err = {0};
+    int rc = 0;
+    for (size_t i = 0; i < u->nfiles; i++) {
+        if (asprintf(&paths[i], "%s/%s", u->dir, u->names[i]) < 0) {
+            paths[i] = NULL;
+            rc = ari_error_set(&err, ARI_E_NOMEM, "out of memory");
+        }
+        inputs[i].path = paths[i];
+        inputs[i].name = u->names[i];
+    }
+    snprintf(work_dir, sizeof work_dir, "%s/.work", u->dir);
+    ari_import_request req = {
+        .inputs = inputs, .ninputs = u->nfiles,
+        .trace_name = u->trace_name[0] ? u->trace_name : NULL,
+        .job_id = it->id, .work_dir = work_dir, .max_unpacked = j->max_unpacked,
+        .progress = on_progress, .progress_ctx = j, .cancel = &j->cancel,
+    };
+    ari_import_result res = {0};
+    ari_log(ARI_LOG_INFO, "job %lld: importing %zu file(s)", (long long)it->id, u->nfiles);
+    if (rc < 0 || ari_jobs_set_running(j->db, it->id, &err) < 0 || mkdir_work(work_dir, &err) < 0 ||
+        ari_import(j->db, &req, &res, &err) < 0) {
+        ari_log(ARI_LOG_WARN, "job %lld failed: %s: %s", (long long)it->id, err.code, err.message);
+        fail_job(j, it->id, &err);
+    } else {
+        ari_log(ARI_LOG_INFO, "job %lld: imported %zu trace(s)", (long long)it->id, res.ntraces);
+    }
+    ari_import_result_free(&res);
+    for (size_t i = 0; i < u->nfiles; i++)
+        free(paths[i]);
+}
+
+static job_item *next_item(ari_jobs *j)
+{
+    pthread_mutex_lock(&j->mu);
+    while (!j->head && !j->stopping)
+        pthread_cond_wait(&j->wake, &j->mu);
+    job_item *it = j->stopping ? NULL : j->head;
+    if (it) {
+        j->head = it->next;
+        if (!j->head)
+            j->tail = NULL;
+        j->running_id = it->id;
+        j->progress = 0;
+        snprintf(j->phase, sizeof j->phase, "starting");
+    }
+    pthread_mutex_unlock(&j->mu);
+    return it;
+}
+
+static void *worker(void *arg)
+{
+    ari_jobs *j = arg;
+    job_item *it;
+    while ((it = next_item(j)) != NULL) {
+        run_job(j, it);
+        pthread_mutex_lock(&j->mu);
+        j->running_id = 0;
+        pthread_mutex_unlock(&j->mu);
+        ari_upload_free(it->upload, 0);
+        free(it);
+    }
+    return NULL;
+}
+
+ari_jobs *ari_jobs_start(const char *db_path, uint64_t max_unpacked, ari_error *err)
+{
+    ari_jobs *j = calloc(1, sizeof *j);
+    if (!j) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    j->max_unpacked = max_unpacked;
+    if (!(j->db = ari_store_open(db_path, err))) {
+        free(j);
+        return NULL;
+    }
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->wake, NULL);
+    if (pthread_create(&j->thread, NULL, worker, j) != 0) {
+        ari_store_close(j->db);
+        free(j);
+        ari_error_set(err, ARI_E_IO, "cannot start the job thread");
+        return NULL;
+    }
+    return j;
+}
+
+int ari_jobs_submit(ari_jobs *j, int64_t id, ari_upload *upload, ari_error *err)
+{
+    job_item *it = calloc(1, sizeof *it);
+    if (!it)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    it->id = id;
+    it->upload = upload;
+    pthread_mutex_lock(&j->mu);
+    if (j->tail)
+        j->tail->next = it;
+    else
+        j->head = it;
+    j->tail = it;
+    pthread_cond_signal(&j->wake);
+    pthread_mutex_unlock(&j->mu);
+    return 0;
+}
+
+int ari_jobs_live(ari_jobs *j, int64_t id, double *progress, char *phase, size_t phase_size,
+                  const char **status)
+{
+    int live = 0;
+    pthread_mutex_lock(&j->mu);
+    if (j->running_id == id) {
+        live = 1;
+        *progress = j->progress;
+        snprintf(phase, phase_size, "%s", j->phase);
+        *status = "running";
+    } else {
+        for (job_item *it = j->head; it; it = it->next) {
+            if (it->id == id) {
+                live = 1;
+                *progress = 0;
+                snprintf(phase, phase_size, "queued");
+                *status = "queued";
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&j->mu);
+    return live;
+}
+
+void ari_jobs_stop(ari_jobs *j)
+{
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->stopping = 1;
+    j->cancel = 1;
+    job_item *queued = j->head;
+    j->head = j->tail = NULL;
+    pthread_cond_signal(&j->wake);
+    pthread_mutex_unlock(&j->mu);
+    pthread_join(j->thread, NULL);
+    ari_error stop = {0};
+    ari_error_set(&stop, "interrupted", "the server stopped before this job ran; nothing was imported");
+    while (queued) {
+        job_item *next = queued->next;
+        fail_job(j, queued->id, &stop);
+        ari_upload_free(queued->upload, 0);
+        free(queued);
+        queued = next;
+    }
+    ari_store_close(j->db);
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->wake);
+    free(j);
+}

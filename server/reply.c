@@ -1,0 +1,171 @@
+/* reply.c: responses and parameter validation for the handlers. */
+#include "reply.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void ari_reply_header(ari_request *r, const char *name, const char *value)
+{
+    int max = (int)(sizeof r->headers / sizeof r->headers[0]);
+    if (r->nheaders < max) {
+        snprintf(r->headers[r->nheaders].name, sizeof r->headers[0].name, "%s", name);
+        snprintf(r->headers[r->nheaders].value, sizeof r->headers[0].value, "%s", value);
+        r->nheaders++;
+    }
+}
+
+enum MHD_Result ari_queue(ari_request *r, unsigned status, struct MHD_Response *resp)
+{
+    if (!resp)
+        return MHD_NO;
+    for (int i = 0; i < r->nheaders; i++)
+        MHD_add_response_header(resp, r->headers[i].name, r->headers[i].value);
+    r->nheaders = 0;
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result rc = MHD_queue_response(r->conn, status, resp);
+    MHD_destroy_response(resp);
+    r->responded = 1;
+    return rc;
+}
+
+enum MHD_Result ari_reply_text_json(ari_request *r, unsigned status, const char *json_text)
+{
+    size_t len = strlen(json_text);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)json_text,
+                                                                MHD_RESPMEM_MUST_COPY);
+    if (resp) {
+        MHD_add_response_header(resp, "Content-Type", "application/json");
+        MHD_add_response_header(resp, "Cache-Control", "no-store");
+    }
+    return ari_queue(r, status, resp);
+}
+
+enum MHD_Result ari_reply_json(ari_request *r, unsigned status, json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (!text)
+        return ari_reply_text_json(r, 500, "{\"error\":{\"code\":\"internal\",\"message\":\"encoding failed\"}}");
+    enum MHD_Result rc = ari_reply_text_json(r, status, text);
+    free(text);
+    return rc;
+}
+
+enum MHD_Result ari_reply_empty(ari_request *r, unsigned status)
+{
+    return ari_queue(r, status, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT));
+}
+
+enum MHD_Result ari_reply_error(ari_request *r, unsigned status, const char *code, const char *fmt, ...)
+{
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    json_t *body = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", message);
+    return ari_reply_json(r, status, body);
+}
+
+enum MHD_Result ari_reply_from_error(ari_request *r, const ari_error *e)
+{
+    static const struct { const char *code; unsigned status; } map[] = {
+        {ARI_E_NOT_FOUND, 404}, {ARI_E_BUSY, 503}, {ARI_E_INVALID_PARAMETER, 400},
+        {ARI_E_INVALID_INPUT, 400}, {ARI_E_UNSUPPORTED, 400}, {ARI_E_TOO_LARGE, 413},
+    };
+    unsigned status = 500;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(e->code, map[i].code) == 0)
+            status = map[i].status;
+    if (status == 503)
+        ari_reply_header(r, "Retry-After", "2");
+    return ari_reply_error(r, status, e->code[0] ? e->code : "internal", "%s", e->message);
+}
+
+const char *ari_param(ari_request *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static int parse_int64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || end == s)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ari_param_int(ari_request *r, const char *name, int64_t def, int64_t min, int64_t max, int64_t *out)
+{
+    const char *s = ari_param(r, name);
+    if (!s) {
+        *out = def;
+        return 0;
+    }
+    if (parse_int64(s, out) < 0 || *out < min || *out > max) {
+        ari_reply_error(r, 400, "invalid_parameter", "%s must be an integer in %lld..%lld, got '%.64s'",
+                        name, (long long)min, (long long)max, s);
+        return -1;
+    }
+    return 0;
+}
+
+int ari_param_choice(ari_request *r, const char *name, const char *const *choices, const char **out)
+{
+    const char *s = ari_param(r, name);
+    *out = NULL;
+    if (!s)
+        return 0;
+    char list[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; choices[i]; i++) {
+        if (strcmp(s, choices[i]) == 0) {
+            *out = choices[i];
+            return 0;
+        }
+        used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0, "%s%s",
+                                 i ? ", " : "", choices[i]);
+    }
+    ari_reply_error(r, 400, "invalid_parameter", "%s must be one of %s, got '%.64s'", name, list, s);
+    return -1;
+}
+
+int ari_path_id(ari_request *r, int i, int64_t *out)
+{
+    if (i >= r->nparams || parse_int64(r->params[i], out) < 0 || *out <= 0) {
+        ari_reply_error(r, 400, "invalid_parameter", "'%.64s' is not a valid id (a positive integer)",
+                        i < r->nparams ? r->params[i] : "");
+        return -1;
+    }
+    return 0;
+}
+
+json_t *ari_body_object(ari_request *r)
+{
+    const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type");
+    if (!type || strncasecmp(type, "application/json", 16) != 0) {
+        ari_reply_error(r, 415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *body = r->body ? json_loadb(r->body, r->body_len, 0, &jerr) : NULL;
+    if (!body) {
+        ari_reply_error(r, 400, "invalid_json", "the body is not valid JSON: %s", r->body ? jerr.text : "empty body");
+        return NULL;
+    }
+    if (!json_is_object(body)) {
+        json_decref(body);
+        ari_reply_error(r, 400, "invalid_json", "the body must be a JSON object");
+        return NULL;
+    }
+    return body;
+}

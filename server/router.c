@@ -1,0 +1,76 @@
+/* router.c: the route table and path matching. */
+#include "router.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers.h"
+
+static const ari_route routes[] = {
+    {"GET", "/api/v1/health", ARI_SCOPE_NONE, ARI_BODY_NONE, api_health},
+    {"GET", "/api/v1/version", ARI_SCOPE_NONE, ARI_BODY_NONE, api_version},
+    {"GET", "/api/v1/openapi.json", ARI_SCOPE_NONE, ARI_BODY_NONE, api_openapi},
+    {"GET", "/api/v1/traces", ARI_SCOPE_READ, ARI_BODY_NONE, api_traces_list},
+    {"POST", "/api/v1/traces", ARI_SCOPE_WRITE, ARI_BODY_UPLOAD, api_traces_upload},
+    {"GET", "/api/v1/traces/{}", ARI_SCOPE_READ, ARI_BODY_NONE, api_traces_get},
+    {"PATCH", "/api/v1/traces/{}", ARI_SCOPE_WRITE, ARI_BODY_JSON, api_traces_patch},
+    {"DELETE", "/api/v1/traces/{}", ARI_SCOPE_WRITE, ARI_BODY_NONE, api_traces_delete},
+    {"GET", "/api/v1/jobs", ARI_SCOPE_READ, ARI_BODY_NONE, api_jobs_list},
+    {"GET", "/api/v1/jobs/{}", ARI_SCOPE_READ, ARI_BODY_NONE, api_jobs_get},
+    {"GET", "/api/v1/tokens", ARI_SCOPE_ADMIN, ARI_BODY_NONE, api_tokens_list},
+    {"POST", "/api/v1/tokens", ARI_SCOPE_ADMIN, ARI_BODY_JSON, api_tokens_create},
+    {"DELETE", "/api/v1/tokens/{}", ARI_SCOPE_ADMIN, ARI_BODY_NONE, api_tokens_revoke},
+};
+
+const ari_route *ari_routes(size_t *n)
+{
+    *n = sizeof routes / sizeof routes[0];
+    return routes;
+}
+
+/* Matches url against pattern segment by segment; a trailing slash on the
+ * url is ignored. Captures "{}" segments into r->params. */
+static int match(const char *pattern, const char *url, ari_request *r)
+{
+    int nparams = 0;
+    const char *p = pattern, *u = url;
+    while (*p && *u) {
+        if (p[0] == '{' && p[1] == '}') {
+            size_t len = strcspn(u, "/");
+            if (len == 0 || len >= sizeof r->params[0] || nparams == ARI_MAX_PATH_PARAMS)
+                return 0;
+            memcpy(r->params[nparams], u, len);
+            r->params[nparams][len] = '\0';
+            nparams++;
+            p += 2;
+            u += len;
+        } else if (*p == *u) {
+            p++;
+            u++;
+        } else {
+            return 0;
+        }
+    }
+    if (*p || (*u && strcmp(u, "/") != 0))
+        return 0;
+    r->nparams = nparams;
+    return 1;
+}
+
+ari_match ari_route_find(ari_request *r, char *allow, size_t allow_size)
+{
+    size_t used = 0;
+    allow[0] = '\0';
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (!match(routes[i].pattern, r->url, r))
+            continue;
+        if (strcmp(routes[i].method, r->method) == 0) {
+            r->route = &routes[i];
+            return ARI_MATCH_FOUND;
+        }
+        if (used < allow_size)
+            used += (size_t)snprintf(allow + used, allow_size - used, "%s%s", used ? ", " : "",
+                                     routes[i].method);
+    }
+    return used ? ARI_MATCH_NO_METHOD : ARI_MATCH_NO_PATH;
+}

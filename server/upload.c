@@ -1,0 +1,219 @@
+/* upload.c: streaming request bodies to the spool directory. */
+#include "upload.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reply.h"
+
+void ari_remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char child[PATH_MAX];
+            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+            struct stat st;
+            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+                ari_remove_tree(child);
+            else
+                unlink(child);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+/* Keeps the last path component, with only [A-Za-z0-9._+,=-] and no
+ * leading dot, so a name can never escape the spool directory. */
+static void sanitise(const char *in, char *out, size_t size)
+{
+    const char *base = in;
+    for (const char *p = in; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    size_t n = 0;
+    for (const char *p = base; *p && n + 1 < size && n < 200; p++) {
+        char c = *p;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 strchr("._+,=-", c);
+        out[n++] = ok ? c : '_';
+    }
+    out[n] = '\0';
+    while (out[0] == '.')
+        memmove(out, out + 1, strlen(out));
+    if (!out[0])
+        snprintf(out, size, "upload");
+}
+
+static void fail(ari_upload *u, const char *fmt, const char *arg)
+{
+    if (!u->error[0])
+        snprintf(u->error, sizeof u->error, fmt, arg);
+}
+
+static void close_part(ari_upload *u)
+{
+    if (u->fd >= 0)
+        close(u->fd);
+    u->fd = -1;
+}
+
+/* Opens a new file for a part; a repeated name gets a "-2", "-3" suffix. */
+static void open_part(ari_upload *u, const char *client_name)
+{
+    close_part(u);
+    if (u->nfiles == ARI_UPLOAD_MAX_FILES) {
+        fail(u, "too many files in one upload (at most %s)", "64");
+        return;
+    }
+    char name[256], unique[300], path[PATH_MAX + 400];
+    sanitise(client_name, name, sizeof name);
+    snprintf(unique, sizeof unique, "%s", name);
+    for (int k = 2; ; k++) {
+        snprintf(path, sizeof path, "%s/%s", u->dir, unique);
+        u->fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (u->fd >= 0 || errno != EEXIST || k > 1000)
+            break;
+        snprintf(unique, sizeof unique, "%s-%d", name, k);
+    }
+    if (u->fd < 0) {
+        fail(u, "cannot store the upload: %s", strerror(errno));
+        return;
+    }
+    u->names[u->nfiles++] = strdup(unique);
+}
+
+static void write_data(ari_upload *u, const char *data, size_t size)
+{
+    u->bytes += size;
+    if (u->bytes > u->max_bytes) {
+        u->too_large = 1;
+        close_part(u);
+    }
+    if (u->too_large || u->error[0] || u->fd < 0 || size == 0)
+        return;
+    while (size > 0) {
+        ssize_t n = write(u->fd, data, size);
+        if (n < 0) {
+            fail(u, "cannot store the upload: %s", strerror(errno));
+            close_part(u);
+            return;
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+}
+
+static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *filename, const char *content_type,
+                               const char *transfer_encoding, const char *data,
+                               uint64_t off, size_t size)
+{
+    (void)kind;
+    (void)content_type;
+    (void)transfer_encoding;
+    ari_upload *u = cls;
+    if (!key)
+        key = "";
+    if (filename) {
+        int new_part = off == 0 || strcmp(u->part_key, key) != 0 || strcmp(u->part_file, filename) != 0;
+        if (new_part) {
+            snprintf(u->part_key, sizeof u->part_key, "%s", key);
+            snprintf(u->part_file, sizeof u->part_file, "%s", filename);
+            if (!u->too_large)
+                open_part(u, filename);
+        }
+        write_data(u, data, size);
+    } else if (strcmp(key, "name") == 0) {
+        size_t have = off < sizeof u->trace_name ? (size_t)off : sizeof u->trace_name - 1;
+        size_t room = sizeof u->trace_name - 1 - have;
+        size_t n = size < room ? size : room;
+        memcpy(u->trace_name + have, data, n);
+        u->trace_name[have + n] = '\0';
+    }
+    return MHD_YES;
+}
+
+static int is_multipart(const char *type)
+{
+    return type && strncasecmp(type, "multipart/form-data", 19) == 0;
+}
+
+ari_upload *ari_upload_begin(ari_request *r, ari_error *err)
+{
+    ari_upload *u = calloc(1, sizeof *u);
+    if (!u) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    u->fd = -1;
+    u->max_bytes = r->srv->cfg.max_upload;
+    snprintf(u->dir, sizeof u->dir, "%s/upload-XXXXXX", r->srv->spool_dir);
+    if (!mkdtemp(u->dir)) {
+        ari_error_set(err, ARI_E_IO, "cannot create a spool directory: %s", strerror(errno));
+        free(u);
+        return NULL;
+    }
+    const char *type = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type");
+    if (is_multipart(type)) {
+        u->pp = MHD_create_post_processor(r->conn, 64 * 1024, on_part, u);
+        if (!u->pp) {
+            ari_error_set(err, "invalid_upload", "bad multipart/form-data body (missing boundary?)");
+            ari_upload_free(u, 0);
+            return NULL;
+        }
+    } else {
+        const char *filename = ari_param(r, "filename");
+        open_part(u, filename && *filename ? filename : "upload");
+    }
+    const char *name = ari_param(r, "name");
+    if (name)
+        snprintf(u->trace_name, sizeof u->trace_name, "%s", name);
+    return u;
+}
+
+void ari_upload_feed(ari_upload *u, const char *data, size_t size)
+{
+    if (!u->pp) {
+        write_data(u, data, size);
+        return;
+    }
+    if (u->too_large || u->error[0]) {
+        u->bytes += size; /* drain what the client still sends */
+        return;
+    }
+    if (MHD_post_process(u->pp, data, size) != MHD_YES)
+        fail(u, "%s", "bad multipart/form-data body");
+}
+
+void ari_upload_end(ari_upload *u)
+{
+    if (u->pp) {
+        MHD_destroy_post_processor(u->pp);
+        u->pp = NULL;
+    }
+    close_part(u);
+}
+
+void ari_upload_free(ari_upload *u, int keep_files)
+{
+    if (!u)
+        return;
+    ari_upload_end(u);
+    if (!keep_files)
+        ari_remove_tree(u->dir);
+    for (size_t i = 0; i < u->nfiles; i++)
+        free(u->names[i]);
+    free(u);
+}

@@ -1,0 +1,53 @@
+/* import.h: turning files on disk into traces in the store.
+ *
+ * An import takes files, directories and archives, unpacks archives, finds
+ * which reader each file (or bundle of files) belongs to, and runs the
+ * readers into the store inside ONE transaction: either every trace of the
+ * import is stored, or nothing is. It is shared by `ariadned import` and the
+ * server's import jobs.
+ */
+#ifndef ARIADNE_IMPORT_H
+#define ARIADNE_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "util/error.h"
+
+typedef struct ari_import_input {
+    const char *path; /* a file, directory or archive on disk */
+    const char *name; /* the name its user knows (an upload's filename); NULL: path's basename */
+} ari_import_input;
+
+typedef struct ari_import_request {
+    const ari_import_input *inputs;
+    size_t ninputs;
+    const char *trace_name;   /* NULL: derived from the inputs */
+    int64_t job_id;           /* > 0: the job is marked succeeded in the same transaction */
+    const char *work_dir;     /* an existing scratch directory, for unpacking archives */
+    uint64_t max_unpacked;    /* cap on bytes unpacked from archives; 0: no cap */
+    void (*progress)(void *ctx, double fraction, const char *phase);
+    void *progress_ctx;
+    const volatile int *cancel; /* polled; non-zero aborts the import */
+} ari_import_request;
+
+typedef struct ari_imported {
+    int64_t id;
+    char name[256];
+    char kind[16];
+    char format[32];
+} ari_imported;
+
+typedef struct ari_import_result {
+    ari_imported *traces;
+    size_t ntraces;
+} ari_import_result;
+
+int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *res, ari_error *err);
+void ari_import_result_free(ari_import_result *res);
+
+/* The formats this build can read, e.g. "paje"; NULL-terminated. */
+const char *const *ari_import_formats(void);
+
+#endif

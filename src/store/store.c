@@ -1,0 +1,190 @@
+/* store.c: opening the database, its pragmas, schema migrations, the
+ * prepared-statement cache and transactions. */
+#include "store/store_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/embedded.h"
+#include "util/log.h"
+
+#define BUSY_TIMEOUT_MS 10000
+
+int ari_store_fail(ari_store *s, ari_error *err, const char *what)
+{
+    int code = sqlite3_errcode(s->db);
+    const char *ecode = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? ARI_E_BUSY : ARI_E_DB;
+    return ari_error_set(err, ecode, "%s: %s", what, sqlite3_errmsg(s->db));
+}
+
+int ari_store_exec(ari_store *s, const char *sql, ari_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int code = sqlite3_errcode(s->db);
+        ari_error_set(err, code == SQLITE_BUSY ? ARI_E_BUSY : ARI_E_DB, "%s", msg ? msg : "sqlite error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+sqlite3_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err)
+{
+    for (int i = 0; i < s->ncache; i++) {
+        if (s->cache[i].sql == sql) {
+            sqlite3_reset(s->cache[i].stmt);
+            sqlite3_clear_bindings(s->cache[i].stmt);
+            return s->cache[i].stmt;
+        }
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+        ari_store_fail(s, err, "prepare");
+        return NULL;
+    }
+    if (s->ncache < ARI_STMT_CACHE) {
+        s->cache[s->ncache].sql = sql;
+        s->cache[s->ncache].stmt = st;
+        s->ncache++;
+    } else {
+        ari_log(ARI_LOG_WARN, "statement cache full; raise ARI_STMT_CACHE");
+    }
+    return st;
+}
+
+int ari_store_query_text(ari_store *s, sqlite3_stmt *st, char **out, ari_error *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        return 1;
+    if (rc != SQLITE_ROW)
+        return ari_store_fail(s, err, "query");
+    const char *text = (const char *)sqlite3_column_text(st, 0);
+    *out = strdup(text ? text : "null");
+    sqlite3_reset(st);
+    if (!*out)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    return 0;
+}
+
+static int migration_number(const ari_embedded *m)
+{
+    return atoi(m->name); /* "001_init.sql" -> 1 */
+}
+
+int ari_store_latest_schema_version(void)
+{
+    return ari_migrations_count ? migration_number(&ari_migrations[ari_migrations_count - 1]) : 0;
+}
+
+int ari_store_schema_version(ari_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int version = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return version;
+}
+
+/* Applies every migration newer than PRAGMA user_version, all in one
+ * transaction taken with BEGIN IMMEDIATE so two processes starting at once
+ * cannot both migrate. */
+static int migrate(ari_store *s, ari_error *err)
+{
+    if (ari_store_begin(s, err) < 0)
+        return -1;
+    int version = ari_store_schema_version(s);
+    int latest = ari_store_latest_schema_version();
+    if (version > latest) {
+        ari_store_rollback(s);
+        return ari_error_set(err, ARI_E_DB,
+                             "%s: database schema version %d is newer than this ariadned knows (%d)",
+                             s->path, version, latest);
+    }
+    for (size_t i = 0; i < ari_migrations_count; i++) {
+        const ari_embedded *m = &ari_migrations[i];
+        int n = migration_number(m);
+        if (n <= version)
+            continue;
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", n);
+        if (ari_store_exec(s, m->data, err) < 0 || ari_store_exec(s, pragma, err) < 0) {
+            char what[sizeof err->message];
+            snprintf(what, sizeof what, "%s", err ? err->message : "");
+            ari_store_rollback(s);
+            return ari_error_set(err, ARI_E_DB, "migration %s: %s", m->name, what);
+        }
+        ari_log(ARI_LOG_INFO, "applied migration %s", m->name);
+    }
+    return ari_store_commit(s, err);
+}
+
+ari_store *ari_store_open(const char *path, ari_error *err)
+{
+    ari_store *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+        ari_error_set(err, ARI_E_DB, "cannot open database %s: %s", path,
+                      s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        ari_store_close(s);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    if (ari_store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                          "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;", err) < 0 ||
+        migrate(s, err) < 0) {
+        ari_store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+void ari_store_close(ari_store *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->ncache; i++)
+        sqlite3_finalize(s->cache[i].stmt);
+    if (s->db && sqlite3_close(s->db) != SQLITE_OK)
+        ari_log(ARI_LOG_WARN, "closing %s: %s", s->path, sqlite3_errmsg(s->db));
+    free(s->path);
+    free(s);
+}
+
+char *ari_store_check(ari_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    char *result = NULL;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        result = strdup((const char *)sqlite3_column_text(st, 0));
+    else
+        result = strdup(sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    return result;
+}
+
+int ari_store_begin(ari_store *s, ari_error *err)
+{
+    return ari_store_exec(s, "BEGIN IMMEDIATE", err);
+}
+
+int ari_store_commit(ari_store *s, ari_error *err)
+{
+    return ari_store_exec(s, "COMMIT", err);
+}
+
+void ari_store_rollback(ari_store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}

@@ -1,0 +1,32 @@
+/* store_internal.h: what the store's own files share: the connection and a
+ * cache of prepared statements keyed by their SQL text. */
+#ifndef ARIADNE_STORE_INTERNAL_H
+#define ARIADNE_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+#define ARI_STMT_CACHE 64
+
+struct ari_store {
+    sqlite3 *db;
+    char *path;
+    struct {
+        const char *sql;
+        sqlite3_stmt *stmt;
+    } cache[ARI_STMT_CACHE];
+    int ncache;
+};
+
+/* A reset prepared statement for `sql` (a string literal: the cache keys on
+ * its address), or NULL with err set. */
+sqlite3_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err);
+/* Sets err from the connection's last error; returns -1. */
+int ari_store_fail(ari_store *s, ari_error *err, const char *what);
+/* Runs a statement that yields one text column in one row (e.g. a JSON
+ * document built by SQLite); *out is malloc'd. Returns 0, 1 if no row. */
+int ari_store_query_text(ari_store *s, sqlite3_stmt *st, char **out, ari_error *err);
+int ari_store_exec(ari_store *s, const char *sql, ari_error *err);
+
+#endif

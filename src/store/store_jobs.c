@@ -1,0 +1,133 @@
+/* store_jobs.c: the jobs table (imports run as jobs). Live progress of a
+ * running job is kept in memory by the server; the table holds each job's
+ * lasting state, and which process owns it so orphans can be failed. */
+#include "store/store_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define JOB_FIELDS \
+    "'id', id, 'kind', kind, 'status', status, 'progress', progress, 'phase', phase," \
+    "'created_at', created_at, 'finished_at', finished_at, 'trace_ids', json(trace_ids)," \
+    "'error', CASE WHEN error_code IS NULL THEN NULL" \
+    "  ELSE json_object('code', error_code, 'message', error_message) END"
+
+int ari_jobs_create(ari_store *s, const char *kind, const char *params_json,
+                    int64_t *id_out, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "INSERT INTO jobs(kind, status, params_json, owner_pid) VALUES (?1, 'queued', ?2, ?3)", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, params_json ? params_json : "{}", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, (int64_t)getpid());
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(s, err, "create job");
+    *id_out = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int ari_jobs_set_running(ari_store *s, int64_t id, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "UPDATE jobs SET status = 'running' WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(s, err, "update job");
+    return 0;
+}
+
+int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids_json,
+                    const char *error_code, const char *error_message, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "UPDATE jobs SET status = ?2, progress = CASE WHEN ?2 = 'succeeded' THEN 1 ELSE progress END,"
+        " phase = CASE WHEN ?2 = 'succeeded' THEN 'done' ELSE 'failed' END,"
+        " finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
+        " trace_ids = coalesce(?3, '[]'), error_code = ?4, error_message = ?5 WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_text(st, 2, succeeded ? "succeeded" : "failed", -1, SQLITE_STATIC);
+    if (trace_ids_json)
+        sqlite3_bind_text(st, 3, trace_ids_json, -1, SQLITE_TRANSIENT);
+    if (error_code)
+        sqlite3_bind_text(st, 4, error_code, -1, SQLITE_TRANSIENT);
+    if (error_message)
+        sqlite3_bind_text(st, 5, error_message, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(s, err, "finish job");
+    return 0;
+}
+
+int ari_jobs_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT json_object(" JOB_FIELDS ") FROM jobs WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    return ari_store_query_text(s, st, json_out, err);
+}
+
+int ari_jobs_list(ari_store *s, int64_t limit, int64_t offset, char **json_out,
+                  int64_t *total, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM jobs", err);
+    if (!st)
+        return -1;
+    if (sqlite3_step(st) != SQLITE_ROW)
+        return ari_store_fail(s, err, "count jobs");
+    *total = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    st = ari_store_stmt(s,
+        "SELECT json_group_array(json(obj)) FROM (SELECT json_object(" JOB_FIELDS ") AS obj"
+        " FROM jobs ORDER BY id DESC LIMIT ?1 OFFSET ?2)", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, limit);
+    sqlite3_bind_int64(st, 2, offset);
+    return ari_store_query_text(s, st, json_out, err);
+}
+
+static int process_alive(int64_t pid)
+{
+    if (pid <= 0)
+        return 0;
+    if (pid == (int64_t)getpid())
+        return 1;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+int ari_jobs_fail_orphans(ari_store *s, int64_t **ids_out, size_t *n_out, ari_error *err)
+{
+    *ids_out = NULL;
+    *n_out = 0;
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT id, owner_pid FROM jobs WHERE status IN ('queued', 'running')", err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (process_alive(sqlite3_column_int64(st, 1)))
+            continue;
+        int64_t *grown = realloc(*ids_out, (*n_out + 1) * sizeof **ids_out);
+        if (!grown) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+        *ids_out = grown;
+        (*ids_out)[(*n_out)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "list jobs");
+    for (size_t i = 0; i < *n_out; i++)
+        if (ari_jobs_finish(s, (*ids_out)[i], 0, NULL, "interrupted",
+                            "the server stopped before this job finished; nothing was imported", err) < 0)
+            return -1;
+    return 0;
+}

@@ -1,0 +1,138 @@
+/* store_tokens.c: API tokens. A secret is "ari_" + 64 random hex digits; only
+ * its SHA-256 is stored, so a stolen database reveals no usable token. */
+#include "store/store_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "util/sha256.h"
+
+#define TOKEN_FIELDS \
+    "'id', id, 'name', name, 'scope', scope, 'created_at', created_at," \
+    "'last_used_at', last_used_at, 'revoked', json(CASE WHEN revoked_at IS NULL THEN 'false' ELSE 'true' END)"
+
+static const char *scope_names[] = {"none", "read", "write", "admin"};
+
+const char *ari_scope_name(ari_scope scope)
+{
+    return scope_names[scope];
+}
+
+int ari_scope_parse(const char *name, ari_scope *out)
+{
+    for (int i = ARI_SCOPE_READ; i <= ARI_SCOPE_ADMIN; i++) {
+        if (strcmp(name, scope_names[i]) == 0) {
+            *out = (ari_scope)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int random_secret(char out[ARI_TOKEN_SECRET_MAX], ari_error *err)
+{
+    unsigned char bytes[32];
+    size_t got = 0;
+    while (got < sizeof bytes) {
+        ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+        if (n < 0)
+            return ari_error_set(err, ARI_E_IO, "getrandom failed");
+        got += (size_t)n;
+    }
+    strcpy(out, "ari_");
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf(out + 4 + 2 * i, 3, "%02x", bytes[i]);
+    return 0;
+}
+
+int ari_tokens_create(ari_store *s, const char *name, ari_scope scope,
+                      char secret_out[ARI_TOKEN_SECRET_MAX], int64_t *id_out, ari_error *err)
+{
+    char hash[ARI_SHA256_HEX];
+    if (random_secret(secret_out, err) < 0)
+        return -1;
+    ari_sha256_hex(secret_out, strlen(secret_out), hash);
+    sqlite3_stmt *st = ari_store_stmt(s, "INSERT INTO tokens(name, scope, hash) VALUES (?1, ?2, ?3)", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, ari_scope_name(scope), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(s, err, "create token");
+    *id_out = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int ari_tokens_lookup(ari_store *s, const char *secret, ari_scope *scope_out,
+                      int64_t *id_out, ari_error *err)
+{
+    char hash[ARI_SHA256_HEX];
+    ari_sha256_hex(secret, strlen(secret), hash);
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT id, scope FROM tokens WHERE hash = ?1 AND revoked_at IS NULL", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        return 1;
+    if (rc != SQLITE_ROW)
+        return ari_store_fail(s, err, "look up token");
+    *id_out = sqlite3_column_int64(st, 0);
+    int parsed = ari_scope_parse((const char *)sqlite3_column_text(st, 1), scope_out);
+    sqlite3_reset(st);
+    return parsed < 0 ? 1 : 0;
+}
+
+/* Records use at most once a minute, and never waits for the write lock:
+ * a busy database (an import committing) must not delay requests. */
+int ari_tokens_touch(ari_store *s, int64_t id)
+{
+    sqlite3_busy_timeout(s->db, 0);
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "UPDATE tokens SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1"
+        " AND (last_used_at IS NULL OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
+        NULL);
+    int rc = -1;
+    if (st) {
+        sqlite3_bind_int64(st, 1, id);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+        sqlite3_reset(st);
+    }
+    sqlite3_busy_timeout(s->db, 10000);
+    return rc;
+}
+
+int ari_tokens_list(ari_store *s, char **json_out, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT json_group_array(json(obj)) FROM (SELECT json_object(" TOKEN_FIELDS ") AS obj"
+        " FROM tokens ORDER BY id)", err);
+    if (!st)
+        return -1;
+    return ari_store_query_text(s, st, json_out, err);
+}
+
+int ari_tokens_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT json_object(" TOKEN_FIELDS ") FROM tokens WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    return ari_store_query_text(s, st, json_out, err);
+}
+
+int ari_tokens_revoke(ari_store *s, int64_t id, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "UPDATE tokens SET revoked_at = coalesce(revoked_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
+        " WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(s, err, "revoke token");
+    return sqlite3_changes(s->db) ? 0 : 1;
+}

@@ -1,0 +1,174 @@
+/* trace_writer.c: one trace being written during an import: its row in
+ * `traces`, its source files, progress and cancellation, and the final
+ * counts. The sink callbacks that store entities are in trace_sink.c. */
+#include "store/trace_writer_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/sha256.h"
+
+ari_trace_writer *ari_trace_writer_begin(ari_store *s, const char *name, const char *kind,
+                                         const char *format, const char *time_unit,
+                                         const ari_writer_progress *progress,
+                                         uint64_t bytes_before, ari_error *err)
+{
+    ari_trace_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    w->store = s;
+    w->progress = *progress;
+    w->bytes_before = bytes_before;
+    w->bytes_done = bytes_before;
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "INSERT INTO traces(name, kind, format, time_unit) VALUES (?1, ?2, ?3, ?4)", err);
+    if (!st) {
+        free(w);
+        return NULL;
+    }
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, format, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, time_unit, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        ari_store_fail(s, err, "insert trace");
+        free(w);
+        return NULL;
+    }
+    w->id = sqlite3_last_insert_rowid(s->db);
+    if (ari_trace_sink_init(w, err) < 0) {
+        ari_trace_writer_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+int64_t ari_trace_writer_id(const ari_trace_writer *w)
+{
+    return w->id;
+}
+
+const ari_error *ari_trace_writer_error(const ari_trace_writer *w)
+{
+    return &w->error;
+}
+
+uint64_t ari_trace_writer_bytes_done(const ari_trace_writer *w)
+{
+    return w->bytes_done;
+}
+
+void ari_trace_writer_report(ari_trace_writer *w, double file_fraction)
+{
+    if (file_fraction < 0)
+        file_fraction = 0;
+    if (file_fraction > 1)
+        file_fraction = 1;
+    w->bytes_done = w->file_base + (uint64_t)(file_fraction * (double)w->file_bytes);
+    if (w->progress.fn && w->progress.total_bytes)
+        w->progress.fn(w->progress.ctx, (double)w->bytes_done / (double)w->progress.total_bytes,
+                       w->phase);
+}
+
+int ari_trace_writer_cancelled(ari_trace_writer *w)
+{
+    if (w->progress.cancel && *w->progress.cancel) {
+        ari_error_set(&w->error, ARI_E_CANCELLED, "import cancelled");
+        return 1;
+    }
+    return 0;
+}
+
+int ari_trace_writer_file(ari_trace_writer *w, const char *path, const char *name,
+                          const char *role, ari_error *err)
+{
+    char digest[ARI_SHA256_HEX];
+    uint64_t bytes = 0;
+    if (ari_sha256_file(path, digest, &bytes) < 0)
+        return ari_error_set(err, ARI_E_IO, "%s: cannot read", name);
+    sqlite3_stmt *st = ari_store_stmt(w->store,
+        "INSERT INTO trace_files(trace_id, name, bytes, sha256, role) VALUES (?1, ?2, ?3, ?4, ?5)", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, w->id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, (int64_t)bytes);
+    sqlite3_bind_text(st, 4, digest, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, role ? role : "", -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(w->store, err, "insert trace file");
+    w->file_base = w->bytes_done;
+    w->file_bytes = bytes;
+    w->total_file_bytes += bytes;
+    snprintf(w->phase, sizeof w->phase, "reading %s", name);
+    ari_trace_writer_report(w, 0);
+    return 0;
+}
+
+int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit)
+{
+    sqlite3_stmt *st = ari_store_stmt(w->store, "UPDATE traces SET time_unit = ?2 WHERE id = ?1", &w->error);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, w->id);
+    sqlite3_bind_text(st, 2, unit, -1, SQLITE_TRANSIENT);
+    return sqlite3_step(st) == SQLITE_DONE ? 0 : ari_store_fail(w->store, &w->error, "set time unit");
+}
+
+/* The trace's size and digest: its single file's digest, or for a bundle
+ * the SHA-256 of its files' digests in sorted order. */
+static int finish_files(ari_trace_writer *w, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(w->store,
+        "SELECT count(*), coalesce(sum(bytes), 0), coalesce(group_concat(sha256, ''), '')"
+        " FROM (SELECT bytes, sha256 FROM trace_files WHERE trace_id = ?1 ORDER BY sha256)", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, w->id);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        return ari_store_fail(w->store, err, "trace files");
+    int64_t nfiles = sqlite3_column_int64(st, 0), bytes = sqlite3_column_int64(st, 1);
+    const char *digests = (const char *)sqlite3_column_text(st, 2);
+    char digest[ARI_SHA256_HEX];
+    if (nfiles == 1)
+        snprintf(digest, sizeof digest, "%s", digests);
+    else
+        ari_sha256_hex(digests, strlen(digests), digest);
+    sqlite3_reset(st);
+    st = ari_store_stmt(w->store, "UPDATE traces SET bytes = ?2, sha256 = ?3 WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, w->id);
+    sqlite3_bind_int64(st, 2, bytes);
+    sqlite3_bind_text(st, 3, digest, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(w->store, err, "update trace");
+    return 0;
+}
+
+int ari_trace_writer_finish(ari_trace_writer *w, const char *meta_json, ari_error *err)
+{
+    if (finish_files(w, err) < 0 || ari_trace_sink_finish(w, err) < 0)
+        return -1;
+    if (meta_json) {
+        sqlite3_stmt *st = ari_store_stmt(w->store, "UPDATE traces SET meta_json = json(?2) WHERE id = ?1", err);
+        if (!st)
+            return -1;
+        sqlite3_bind_int64(st, 1, w->id);
+        sqlite3_bind_text(st, 2, meta_json, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            return ari_store_fail(w->store, err, "update trace meta");
+    }
+    return 0;
+}
+
+void ari_trace_writer_free(ari_trace_writer *w)
+{
+    if (!w)
+        return;
+    ari_trace_sink_free(w);
+    free(w);
+}

@@ -1,0 +1,48 @@
+/* trace_writer.h: writing one trace into the store during an import.
+ *
+ * The writer inserts the trace row, exposes an ari_sink whose callbacks
+ * insert rows with prepared statements, records the source files, and at
+ * the end computes the trace's counts and summary. It must be used inside
+ * the import's transaction (ari_store_begin): the caller commits or rolls
+ * back, so a failed import leaves nothing behind.
+ */
+#ifndef ARIADNE_TRACE_WRITER_H
+#define ARIADNE_TRACE_WRITER_H
+
+#include <stdint.h>
+
+#include "ingest/sink.h"
+#include "store/store.h"
+#include "util/error.h"
+
+typedef struct ari_trace_writer ari_trace_writer;
+
+typedef struct ari_writer_progress {
+    void (*fn)(void *ctx, double fraction, const char *phase);
+    void *ctx;
+    const volatile int *cancel;
+    uint64_t total_bytes; /* of the whole import, for the fraction */
+} ari_writer_progress;
+
+ari_trace_writer *ari_trace_writer_begin(ari_store *s, const char *name, const char *kind,
+                                         const char *format, const char *time_unit,
+                                         const ari_writer_progress *progress,
+                                         uint64_t bytes_before, ari_error *err);
+int64_t ari_trace_writer_id(const ari_trace_writer *w);
+/* The sink a reader writes into. Its callbacks fail with the writer's error
+ * (see ari_trace_writer_error) when the database fails or on cancellation. */
+const ari_sink *ari_trace_writer_sink(ari_trace_writer *w);
+/* Records a source file and announces that a reader starts on it: progress
+ * from the sink is then taken as progress through this file. */
+int ari_trace_writer_file(ari_trace_writer *w, const char *path, const char *name,
+                          const char *role, ari_error *err);
+/* The error that made a sink callback fail, if any (code empty if none). */
+const ari_error *ari_trace_writer_error(const ari_trace_writer *w);
+int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit);
+/* Computes counts and summary and stores them with meta_json (may be NULL). */
+int ari_trace_writer_finish(ari_trace_writer *w, const char *meta_json, ari_error *err);
+/* Bytes of input consumed, for the next writer of the same import. */
+uint64_t ari_trace_writer_bytes_done(const ari_trace_writer *w);
+void ari_trace_writer_free(ari_trace_writer *w);
+
+#endif
