@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# deploy/test.sh: the same set-up as deploy/run.sh, then the whole test
+# suite (CTest: C unit tests, API tests against a live daemon, browser
+# tests in headless chromium), built with AddressSanitizer and
+# UndefinedBehaviorSanitizer. Arguments go to ctest (e.g. -L unit, -R api).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+apt_install "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+vendor_frontend
+npm_install "$ROOT/tests"
+build "$ROOT/build"
+build "$ROOT/build-asan" -DARIADNE_SANITIZE=ON
+load_examples "$ROOT/build/examples.db"   # the examples import cleanly, as run.sh does it
+log "running the test suite (sanitizers on)"
+cd "$ROOT/build-asan"
+exec ctest --output-on-failure --timeout 600 -j 2 "$@"
