@@ -19,8 +19,8 @@ CREATE TABLE entity_types (
 CREATE TABLE containers (
     trace_id  INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,
     id        INTEGER NOT NULL,
-    parent_id INTEGER,             -- NULL: child of the root "0"
-    type_id   INTEGER NOT NULL,
+    parent_id INTEGER,             -- NULL for the root "0" (id 1, type NULL)
+    type_id   INTEGER,
     alias     TEXT NOT NULL,
     name      TEXT NOT NULL,
     start     REAL NOT NULL,

@@ -2,11 +2,14 @@
  * before single-file ones), and the helpers their claim functions share. */
 #include "ingest/formats.h"
 
+#include "ingest/format_paje.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <string.h>
 
 const ari_format *const ari_formats[] = {
+    &ari_format_paje,
     NULL,
 };
 

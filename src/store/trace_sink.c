@@ -223,6 +223,8 @@ static int on_container(void *ctx, const ari_container *c)
 static int on_container_end(void *ctx, const char *alias, double end)
 {
     ari_trace_writer *w = ctx;
+    if (alias && strcmp(alias, "0") == 0)
+        widen_span(w, end, end); /* the root's end is the trace's end */
     int64_t id = require(w, w->containers, alias, "container");
     if (!id)
         return -1;
@@ -354,6 +356,23 @@ static void on_progress(void *ctx, double done, double total)
 
 /* ---- life cycle ---- */
 
+/* The root container "0", which pj_dump lists first and where links and
+ * variables of the whole platform may live. */
+static int add_root(ari_trace_writer *w, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(w->store,
+        "INSERT INTO containers(trace_id, id, parent_id, type_id, alias, name, start, end)"
+        " VALUES (?1, 1, NULL, NULL, '0', '0', 0, 0)", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, w->id);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(w->store, err, "insert root container");
+    w->next_container = 1;
+    w->counts.containers = 1;
+    return remember(w, w->containers, "0", 1) < 0 ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : 0;
+}
+
 int ari_trace_sink_init(ari_trace_writer *w, ari_error *err)
 {
     w->types = ari_strmap_new();
@@ -374,7 +393,7 @@ int ari_trace_sink_init(ari_trace_writer *w, ari_error *err)
         .on_event = on_event,
         .on_progress = on_progress,
     };
-    return 0;
+    return add_root(w, err);
 }
 
 const ari_sink *ari_trace_writer_sink(ari_trace_writer *w)

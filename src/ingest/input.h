@@ -1,0 +1,65 @@
+/* input.h: a streaming line reader over a file, compressed or not.
+ *
+ * Opens plain, gzip, zstd (and whatever else libarchive's filters know:
+ * bzip2, xz, lz4, ...) files the same way and hands out one line at a time
+ * from a bounded buffer, so memory does not grow with the file. Lines are
+ * returned NUL-terminated without their "\n" (nor a "\r" before it), in a
+ * buffer the caller may modify until the next call. A line longer than the
+ * limit, or a NUL byte (binary data), is refused with a clear
+ * "name:line: reason" error. Shared by every text reader (Paje, StarPU
+ * tasks.rec, dag.dot, CSV).
+ */
+#ifndef ARIADNE_INPUT_H
+#define ARIADNE_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+
+/* Default longest accepted line, in bytes (without the newline). */
+#define ARI_INPUT_MAX_LINE ((size_t)1 << 20)
+
+typedef struct ari_input ari_input;
+
+/* Opens path; display_name is what error messages call it (NULL: path).
+ * Returns NULL with err set (ARI_E_IO) when the file cannot be read. An
+ * empty file is a valid input with no lines. */
+ari_input *ari_input_open(const char *path, const char *display_name, ari_error *err);
+
+/* Sets the longest accepted line (before the first getline). */
+void ari_input_set_max_line(ari_input *in, size_t max_line);
+
+/* Writes a copy of every decompressed byte read from now on to f (used to
+ * make a seekable copy of a compressed input). NULL stops copying. */
+void ari_input_set_tee(ari_input *in, FILE *f);
+
+/* Next line, or NULL at the end of the input or on error (then err is set
+ * and ari_input_failed() is non-zero). *len receives the line's length. */
+char *ari_input_getline(ari_input *in, size_t *len, ari_error *err);
+
+/* Non-zero once a getline has failed. */
+int ari_input_failed(const ari_input *in);
+
+/* 1-based number of the line last returned (0 before the first). */
+uint64_t ari_input_lineno(const ari_input *in);
+
+/* Offset, in the decompressed stream, of the start of the line last
+ * returned. */
+uint64_t ari_input_line_offset(const ari_input *in);
+
+/* Bytes of the file itself (compressed) consumed so far, and its size:
+ * their ratio is the progress. */
+uint64_t ari_input_bytes_read(const ari_input *in);
+uint64_t ari_input_total_bytes(const ari_input *in);
+
+/* Non-zero if the file is compressed (decoded through a filter). */
+int ari_input_is_compressed(const ari_input *in);
+
+/* The name used in error messages. */
+const char *ari_input_name(const ari_input *in);
+
+void ari_input_close(ari_input *in);
+
+#endif
