@@ -1,6 +1,7 @@
 /* static_files.c: serving the dashboard from the static directory, with
- * MIME types, and never a file outside it (the path is checked by segment
- * and the resolved path must stay under the root). */
+ * MIME types, and never a file outside it (the path is checked by segment,
+ * must be one of the dashboard's own folders, and the resolved path must
+ * stay under the root). */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -47,6 +48,19 @@ static int safe_url(const char *url)
     return 1;
 }
 
+/* Only the dashboard itself is served, not what else lives in static/
+ * (node_modules, package.json, scripts). */
+static int published(const char *url)
+{
+    static const char *const prefixes[] = {"/css/", "/js/", "/vendor/", "/img/"};
+    if (strcmp(url, "/index.html") == 0 || strncmp(url, "/favicon.", 9) == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(url, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
 static enum MHD_Result not_found(ari_request *r)
 {
     return ari_reply_error(r, 404, "not_found", "no such file: %.200s", r->url);
@@ -59,7 +73,7 @@ enum MHD_Result ari_serve_static(ari_request *r)
         return ari_reply_error(r, 405, "method_not_allowed", "static files are read-only");
     }
     const char *url = strcmp(r->url, "/") == 0 ? "/index.html" : r->url;
-    if (!safe_url(url) || !r->srv->static_root[0])
+    if (!safe_url(url) || !published(url) || !r->srv->static_root[0])
         return not_found(r);
     char path[PATH_MAX], real[PATH_MAX];
     if (snprintf(path, sizeof path, "%s%s", r->srv->static_root, url) >= (int)sizeof path ||

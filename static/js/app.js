@@ -1,0 +1,82 @@
+// app.js: entry point of the dashboard. Owns the hash router: the URL holds
+// the page, the trace id, the view and its parameters, so a link reopens the
+// same view:
+//   #/traces?name=chol&kind=tasks&page=2     trace list (filters, page)
+//   #/upload                                 upload form
+//   #/traces/3                               trace 3, Overview tab
+//   #/traces/3/gantt?start=0&end=100         trace 3, view "gantt" + params
+import { api } from './api.js';
+import { parseHash } from './router.js';
+import { h, clear } from './dom.js';
+import { openSettings } from './settings.js';
+import { renderTraceList } from './traces.js';
+import { renderUpload } from './upload.js';
+import { renderTracePage } from './trace.js';
+import './views/index.js';
+
+function setActiveNav(name) {
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    if (a.dataset.nav === name) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+function notFound(main, hash) {
+  document.title = 'Not found · ariadne';
+  main.appendChild(h('section', { class: 'panel empty-state' },
+    h('h1', {}, 'Page not found'),
+    h('p', {}, `Nothing lives at ${hash || '#/'}.`),
+    h('a', { class: 'btn btn-primary', href: '#/traces' }, 'Back to the traces')));
+}
+
+// Renders the page the current hash names into a fresh container in <main>;
+// a page still loading when the hash changes again renders into its own,
+// by then detached, container and so cannot overwrite the newer page.
+async function route() {
+  const main = document.getElementById('main');
+  const { segments, params } = parseHash(location.hash);
+  const [page, id, view] = segments;
+  const el = h('div', { class: 'page' });
+  clear(main).appendChild(el);
+  main.setAttribute('aria-busy', 'true');
+  try {
+    if (!page || (page === 'traces' && id === undefined)) {
+      setActiveNav('traces');
+      await renderTraceList(el, params);
+    } else if (page === 'upload' && id === undefined) {
+      setActiveNav('upload');
+      renderUpload(el);
+    } else if (page === 'traces' && segments.length <= 3) {
+      setActiveNav('traces');
+      await renderTracePage(el, id, view || 'overview', params);
+    } else {
+      setActiveNav('');
+      notFound(el, location.hash);
+    }
+  } finally {
+    if (el.isConnected) main.removeAttribute('aria-busy');
+  }
+}
+
+async function showVersion() {
+  const el = document.getElementById('server-version');
+  try {
+    const v = await api.get('/version');
+    el.textContent = `${v.name || 'ariadne'} ${v.version || ''} · API ${v.api || 'v1'}`;
+    el.title = `SQLite ${v.sqlite || '?'} · readers: ${(v.formats || []).join(', ') || 'none'}`;
+  } catch (e) {
+    el.textContent = 'server unreachable';
+    el.title = e.message;
+    el.classList.add('text-error');
+  }
+}
+
+function start() {
+  document.getElementById('settings-button').addEventListener('click', () => openSettings());
+  window.addEventListener('hashchange', route);
+  window.addEventListener('ariadne:token-changed', route);
+  showVersion();
+  route();
+}
+
+start();

@@ -1,0 +1,110 @@
+// trace.js: the trace page (#/traces/{id}/{view}?params): a header with the
+// trace's identity, one tab per analysis view that applies to its kind, and
+// the selected view. Views register themselves here:
+//
+//   import { registerView } from '../trace.js';
+//   registerView({ id: 'gantt', title: 'Gantt', kinds: ['tasks'],
+//     render(el, trace, params, setParams) { ... } });
+//
+// render() draws into `el` (it may be async; a thrown error is shown in
+// place of the view). `params` are the URL parameters (strings);
+// setParams(obj, {push}) writes new ones into the URL without re-rendering,
+// so a copied link or a reload reopens the same view. `kinds` lists the
+// trace kinds the view applies to (omit it for every kind). Each view module
+// is imported once from js/views/index.js.
+import { api } from './api.js';
+import { h, clear, formatBytes, formatDate } from './dom.js';
+import { updateParams } from './router.js';
+import { errorBox } from './settings.js';
+import { kindBadge, renameTrace, deleteTrace } from './traces.js';
+
+const views = [];
+
+export function registerView(view) {
+  const { id, title, kinds, render } = view || {};
+  if (typeof id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(id)) {
+    throw new Error(`registerView: bad id ${JSON.stringify(id)} (lower-case letters, digits, '-')`);
+  }
+  if (typeof title !== 'string' || !title) throw new Error(`registerView(${id}): title is required`);
+  if (typeof render !== 'function') throw new Error(`registerView(${id}): render must be a function`);
+  if (kinds !== undefined && kinds !== null && !Array.isArray(kinds)) {
+    throw new Error(`registerView(${id}): kinds must be an array of trace kinds`);
+  }
+  if (views.some((v) => v.id === id)) throw new Error(`registerView: view ${id} is registered twice`);
+  views.push({ id, title, kinds: kinds || null, render });
+}
+
+// The registered views that apply to `trace`, in registration order.
+export function viewsFor(trace) {
+  return views.filter((v) => !v.kinds || v.kinds.includes(trace.kind));
+}
+
+export async function renderTracePage(el, idText, viewId, params) {
+  if (!/^[1-9][0-9]*$/.test(idText)) {
+    document.title = 'Bad trace id · ariadne';
+    el.appendChild(errorBox(new Error(`“${idText}” is not a trace id (a positive integer).`), 'open the trace'));
+    return;
+  }
+  let trace;
+  try {
+    trace = await api.get(`/traces/${idText}`);
+  } catch (e) {
+    document.title = 'Trace not found · ariadne';
+    el.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/traces' }, '← All traces')),
+      e.status === 404
+        ? h('div', { class: 'panel empty-state' }, h('h1', {}, `No trace #${idText}`),
+          h('p', {}, 'It may have been deleted by someone on your team.'),
+          h('a', { class: 'btn btn-primary', href: '#/traces' }, 'Back to the traces'))
+        : errorBox(e, `load trace #${idText}`));
+    return;
+  }
+  const available = viewsFor(trace);
+  const view = available.find((v) => v.id === viewId);
+  document.title = `${trace.name} · ${view ? view.title : 'ariadne'} · ariadne`;
+  el.append(traceHeader(trace), viewTabs(trace, available, viewId));
+  const body = h('section', { class: 'view', id: 'view', 'aria-label': view ? view.title : 'View' });
+  el.appendChild(body);
+  if (!view) {
+    body.appendChild(h('div', { class: 'alert alert-error', role: 'alert' },
+      h('strong', {}, `No view “${viewId}” for this trace`),
+      h('p', {}, `The ${trace.kind} trace “${trace.name}” has the views: `,
+        available.map((v, i) => [i ? ', ' : '', h('a', { href: `#/traces/${trace.id}/${v.id}` }, v.title)]), '.')));
+    return;
+  }
+  try {
+    await view.render(body, trace, { ...params }, (p, opts) => updateParams(p, opts));
+  } catch (e) {
+    clear(body).appendChild(errorBox(e, `draw the ${view.title} view`));
+  }
+}
+
+function traceHeader(trace) {
+  const meta = [
+    ['Format', trace.format],
+    ['Size', formatBytes(trace.bytes)],
+    ['Uploaded', formatDate(trace.created_at)],
+    ['Time unit', trace.time_unit],
+    ['Id', `#${trace.id}`],
+  ].filter(([, v]) => v);
+  return h('header', { class: 'trace-header' },
+    h('p', { class: 'breadcrumb' }, h('a', { href: '#/traces' }, 'Traces'), ' / ', trace.name),
+    h('div', { class: 'page-header' },
+      h('div', {},
+        h('h1', { class: 'trace-title' }, trace.name, ' ', kindBadge(trace.kind)),
+        h('dl', { class: 'meta' }, meta.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))))),
+      h('div', { class: 'header-actions' },
+        h('button', { type: 'button', class: 'btn', onclick: async () => {
+          if (await renameTrace(trace)) window.dispatchEvent(new HashChangeEvent('hashchange'));
+        } }, 'Rename'),
+        h('button', { type: 'button', class: 'btn btn-danger-outline', onclick: async () => {
+          if (await deleteTrace(trace)) location.hash = '#/traces';
+        } }, 'Delete'))));
+}
+
+function viewTabs(trace, available, current) {
+  return h('nav', { class: 'tabs', 'aria-label': 'Views of this trace' },
+    available.map((v) => h('a', {
+      href: `#/traces/${trace.id}/${v.id}`, class: 'tab', id: `tab-${v.id}`,
+      'aria-current': v.id === current ? 'page' : null,
+    }, v.title)));
+}

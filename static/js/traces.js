@@ -1,0 +1,232 @@
+// traces.js: the trace list page (#/traces): a filter by name and kind, a
+// sort order, pagination, and per-trace rename and delete. The filters live
+// in the URL (#/traces?name=chol&kind=tasks&sort=name&page=2).
+import { api } from './api.js';
+import { h, clear, formatBytes, formatDate, formatNumber, modal, confirmDialog } from './dom.js';
+import { updateParams } from './router.js';
+import { errorBox } from './settings.js';
+
+const PAGE_SIZE = 25;
+
+export const KINDS = {
+  tasks: 'Task-based runtime traces (StarPU, Paje): tasks on workers over time',
+  profile: 'Call-graph profiles (HPCToolkit, Caliper, TAU, ...)',
+  pdes: 'Parallel discrete-event simulation traces (ROSS)',
+  datamove: 'Data-movement traces (memory transfers between devices)',
+};
+
+const SORTS = [
+  ['-created_at', 'Newest first'], ['created_at', 'Oldest first'],
+  ['name', 'Name A–Z'], ['-name', 'Name Z–A'],
+  ['-bytes', 'Largest first'], ['bytes', 'Smallest first'],
+];
+
+// Counts shown in the list, in this order of preference; others follow.
+const COUNT_ORDER = ['tasks', 'states', 'containers', 'nodes', 'events', 'links', 'variables'];
+
+export function kindBadge(kind) {
+  return h('span', { class: `badge badge-${kind}`, title: KINDS[kind] || kind }, kind);
+}
+
+// The first `max` non-zero counts, e.g. "3,000 tasks · 12,000 states".
+export function countsSummary(counts, max = 3) {
+  if (!counts) return '';
+  const keys = Object.keys(counts).filter((k) => typeof counts[k] === 'number' && counts[k] > 0);
+  keys.sort((a, b) => rank(a) - rank(b));
+  return keys.slice(0, max).map((k) => `${formatNumber(counts[k])} ${k}`).join(' · ');
+}
+
+function rank(key) {
+  const i = COUNT_ORDER.indexOf(key);
+  return i < 0 ? COUNT_ORDER.length : i;
+}
+
+function readState(params) {
+  const page = Number.parseInt(params.page, 10);
+  return {
+    name: params.name || '',
+    kind: KINDS[params.kind] ? params.kind : '',
+    sort: SORTS.some(([v]) => v === params.sort) ? params.sort : '-created_at',
+    page: Number.isFinite(page) && page > 0 ? page : 1,
+  };
+}
+
+function stateParams(s) {
+  return {
+    name: s.name, kind: s.kind,
+    sort: s.sort === '-created_at' ? '' : s.sort,
+    page: s.page > 1 ? s.page : '',
+  };
+}
+
+export async function renderTraceList(el, params) {
+  document.title = 'Traces · ariadne';
+  const state = readState(params);
+  const results = h('div', { class: 'results', 'aria-live': 'polite' });
+  const subtitle = h('p', { class: 'page-subtitle' }, 'Loading…');
+  el.append(
+    h('div', { class: 'page-header' },
+      h('div', {}, h('h1', {}, 'Traces'), subtitle),
+      h('a', { class: 'btn btn-primary', href: '#/upload' }, 'Upload traces')),
+    filterBar(state, () => reload()),
+    results);
+
+  async function reload() {
+    updateParams(stateParams(state));
+    await loadPage(results, subtitle, state, reload);
+  }
+  await loadPage(results, subtitle, state, reload);
+}
+
+function filterBar(state, onChange) {
+  let timer = 0;
+  const name = h('input', {
+    id: 'filter-name', type: 'search', class: 'input', value: state.name,
+    placeholder: 'Part of a name…', autocomplete: 'off',
+    oninput: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { state.name = name.value.trim(); state.page = 1; onChange(); }, 250);
+    },
+  });
+  const kind = h('select', {
+    id: 'filter-kind', class: 'input',
+    onchange: () => { state.kind = kind.value; state.page = 1; onChange(); },
+  }, h('option', { value: '' }, 'All kinds'),
+  Object.keys(KINDS).map((k) => h('option', { value: k, selected: k === state.kind }, k)));
+  const sort = h('select', {
+    id: 'filter-sort', class: 'input',
+    onchange: () => { state.sort = sort.value; state.page = 1; onChange(); },
+  }, SORTS.map(([v, label]) => h('option', { value: v, selected: v === state.sort }, label)));
+  return h('form', { class: 'filter-bar', role: 'search', onsubmit: (e) => e.preventDefault() },
+    h('div', { class: 'field' }, h('label', { for: 'filter-name' }, 'Name'), name),
+    h('div', { class: 'field' }, h('label', { for: 'filter-kind' }, 'Kind'), kind),
+    h('div', { class: 'field' }, h('label', { for: 'filter-sort' }, 'Sort'), sort));
+}
+
+// Loads and shows one page of traces. When filters change faster than the
+// server answers, only the answer to the latest request is shown.
+async function loadPage(results, subtitle, state, reload) {
+  const seq = (state.seq = (state.seq || 0) + 1);
+  let body;
+  try {
+    body = await api.get('/traces', {
+      limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE,
+      name: state.name, kind: state.kind, sort: state.sort,
+    });
+    if (seq !== state.seq) return;
+  } catch (e) {
+    if (seq !== state.seq) return;
+    subtitle.textContent = '';
+    clear(results).appendChild(errorBox(e, 'load the traces'));
+    return;
+  }
+  const filtered = Boolean(state.name || state.kind);
+  subtitle.textContent = body.total === 1 ? '1 trace' : `${formatNumber(body.total)} traces`;
+  if (filtered) subtitle.textContent += ' match the filter';
+  clear(results);
+  if (body.traces.length === 0 && state.page > 1 && body.total > 0) {
+    state.page = Math.ceil(body.total / PAGE_SIZE);
+    return reload();
+  }
+  if (body.total === 0) {
+    results.appendChild(filtered ? emptyFiltered() : emptyState());
+    return;
+  }
+  results.append(traceTable(body.traces, reload), pager(body, state, reload), kindLegend());
+}
+
+function emptyState() {
+  return h('div', { class: 'panel empty-state' },
+    h('h2', {}, 'No traces yet — upload one or run ', h('code', {}, 'deploy/run.sh'),
+      ' to load the examples'),
+    h('p', {}, 'Traces uploaded here are shared with everyone who uses this server: ',
+      'StarPU and Paje task traces, call-graph profiles, simulation and data-movement traces.'),
+    h('a', { class: 'btn btn-primary', href: '#/upload' }, 'Upload a trace'));
+}
+
+function emptyFiltered() {
+  return h('div', { class: 'panel empty-state' },
+    h('h2', {}, 'No trace matches'),
+    h('p', {}, 'No trace matches this name and kind. ',
+      h('a', { href: '#/traces' }, 'Clear the filter'), '.'));
+}
+
+function traceTable(traces, reload) {
+  const head = h('thead', {}, h('tr', {},
+    ['Name', 'Kind', 'Format', 'Size', 'Uploaded (UTC)', 'Contents', 'Actions'].map((t, i) =>
+      h('th', { scope: 'col', class: i === 3 ? 'num' : null }, t))));
+  const rows = traces.map((t) => h('tr', { dataset: { traceId: t.id } },
+    h('td', { class: 'name' },
+      h('a', { href: `#/traces/${t.id}` }, t.name),
+      t.description ? h('div', { class: 'muted small' }, t.description) : null),
+    h('td', {}, kindBadge(t.kind)),
+    h('td', {}, t.format || ''),
+    h('td', { class: 'num' }, formatBytes(t.bytes)),
+    h('td', { class: 'nowrap' }, formatDate(t.created_at).replace(' UTC', '')),
+    h('td', { class: 'small' }, countsSummary(t.counts)),
+    h('td', { class: 'actions' },
+      h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `Rename ${t.name}`,
+        onclick: () => renameTrace(t).then((ok) => ok && reload()) }, 'Rename'),
+      h('button', { type: 'button', class: 'btn btn-small btn-danger-outline',
+        'aria-label': `Delete ${t.name}`,
+        onclick: () => deleteTrace(t).then((ok) => ok && reload()) }, 'Delete'))));
+  return h('div', { class: 'table-wrap' },
+    h('table', { class: 'table', 'aria-label': 'Traces' }, head, h('tbody', {}, rows)));
+}
+
+function pager(body, state, reload) {
+  const pages = Math.max(1, Math.ceil(body.total / PAGE_SIZE));
+  const first = body.offset + 1;
+  const last = body.offset + body.traces.length;
+  const go = (p) => { state.page = p; reload(); };
+  return h('nav', { class: 'pager', 'aria-label': 'Pages' },
+    h('button', { type: 'button', class: 'btn btn-small', disabled: state.page <= 1,
+      onclick: () => go(state.page - 1) }, '← Previous'),
+    h('span', {}, `${formatNumber(first)}–${formatNumber(last)} of ${formatNumber(body.total)}`
+      + ` · page ${state.page} of ${pages}`),
+    h('button', { type: 'button', class: 'btn btn-small', disabled: state.page >= pages,
+      onclick: () => go(state.page + 1) }, 'Next →'));
+}
+
+function kindLegend() {
+  return h('dl', { class: 'legend', 'aria-label': 'Kinds of traces' },
+    Object.entries(KINDS).map(([k, text]) => h('div', {}, h('dt', {}, kindBadge(k)), h('dd', {}, text))));
+}
+
+// Asks for a new name and PATCHes it; resolves true when renamed.
+export async function renameTrace(trace) {
+  const input = h('input', { id: 'rename-input', class: 'input', value: trace.name,
+    maxlength: 200, required: true, autocomplete: 'off' });
+  const done = await modal({
+    title: 'Rename trace',
+    body: h('div', { class: 'form-grid' }, h('label', { for: 'rename-input' }, 'New name'), input),
+    buttons: [{ label: 'Cancel', value: null }, { label: 'Rename', value: 'ok', primary: true }],
+    onSubmit: async () => {
+      const name = input.value.trim();
+      if (name.length < 1 || name.length > 200) return 'The name must have 1 to 200 characters.';
+      try {
+        await api.patch(`/traces/${trace.id}`, { name });
+        return true;
+      } catch (e) {
+        return e.message;
+      }
+    },
+  });
+  return done === 'ok';
+}
+
+// Asks for confirmation and DELETEs the trace; resolves true when deleted.
+export async function deleteTrace(trace) {
+  const yes = await confirmDialog('Delete trace',
+    `Delete “${trace.name}” and all its analyses for everyone on this server? This cannot be undone.`,
+    'Delete', true);
+  if (!yes) return false;
+  try {
+    await api.del(`/traces/${trace.id}`);
+    return true;
+  } catch (e) {
+    await modal({ title: 'Delete failed', body: errorBox(e, 'delete the trace'),
+      buttons: [{ label: 'Close', value: 'close', primary: true }] });
+    return false;
+  }
+}

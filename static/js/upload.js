@@ -1,0 +1,262 @@
+// upload.js: the upload page (#/upload). Sends one file, several files (a
+// StarPU bundle: paje.trace + tasks.rec + dag.dot ...) or an archive as one
+// multipart POST /api/v1/traces, shows the bytes sent, then follows the
+// import job (GET /api/v1/jobs/{id}) to its outcome: links to the new traces,
+// or the job's error. Also lists the server's recent imports.
+import { api, uploadTraces } from './api.js';
+import { h, clear, formatBytes, formatDate } from './dom.js';
+import { errorBox } from './settings.js';
+
+const FAILURE_TITLES = {
+  unsupported_format: 'The server has no reader for this file',
+  invalid_input: 'The file could not be read',
+  io_error: 'The server could not store the file',
+  too_large: 'The upload is too large',
+};
+
+export function renderUpload(el) {
+  document.title = 'Upload · ariadne';
+  const ui = buildForm();
+  const recent = h('section', { class: 'panel', 'aria-labelledby': 'recent-title' },
+    h('h2', { id: 'recent-title' }, 'Recent imports'), h('div', { class: 'recent-jobs' }, 'Loading…'));
+  el.append(
+    h('div', { class: 'page-header' },
+      h('div', {}, h('h1', {}, 'Upload traces'),
+        h('p', { class: 'page-subtitle' }, 'Add a trace or profile to the shared server; everyone on the team will see it.'))),
+    h('div', { class: 'upload-layout' }, ui.form, helpPanel()),
+    recent);
+  ui.onFinished = () => loadRecent(recent.querySelector('.recent-jobs'));
+  loadRecent(recent.querySelector('.recent-jobs'));
+}
+
+function helpPanel() {
+  return h('aside', { class: 'panel help-panel', 'aria-label': 'What can be uploaded' },
+    h('h2', {}, 'What to upload'),
+    h('ul', {},
+      h('li', {}, h('strong', {}, 'One file'), ': a Paje trace (', h('code', {}, '.trace'),
+        '), a profile (HPCToolkit, Caliper, TAU...), possibly gzip- or zstd-compressed.'),
+      h('li', {}, h('strong', {}, 'Several files'), ' of one run, e.g. a StarPU bundle: ',
+        h('code', {}, 'paje.trace'), ', ', h('code', {}, 'tasks.rec'), ', ', h('code', {}, 'dag.dot'),
+        ', ', h('code', {}, 'data.rec'), '. Select them together.'),
+      h('li', {}, h('strong', {}, 'An archive'), ': ', h('code', {}, '.tar'), ', ',
+        h('code', {}, '.tar.gz'), ', ', h('code', {}, '.tgz'), ', ', h('code', {}, '.tar.zst'),
+        ' or ', h('code', {}, '.zip'), '; it is unpacked on the server.')),
+    h('p', { class: 'help' }, 'The format is detected from the contents. From a script:'),
+    h('code', { class: 'code-block' }, 'curl -F file=@paje.trace -F file=@tasks.rec \\\n     http://HOST/api/v1/traces'),
+    readersLine());
+}
+
+// "Readers on this server: paje, ..." from GET /version.
+function readersLine() {
+  const p = h('p', { class: 'help readers' });
+  api.get('/version').then((v) => {
+    const f = v.formats || [];
+    p.textContent = f.length ? `Readers on this server: ${f.join(', ')}.`
+      : 'This server has no readers yet: every import will fail.';
+  }).catch(() => { p.hidden = true; });
+  return p;
+}
+
+function buildForm() {
+  const ui = { onFinished: null };
+  const fileInput = h('input', { id: 'upload-files', name: 'files', type: 'file', multiple: true,
+    class: 'file-input', 'aria-describedby': 'upload-files-help' });
+  const fileList = h('ul', { class: 'file-list', 'aria-live': 'polite' });
+  const nameInput = h('input', { id: 'upload-name', name: 'name', class: 'input', maxlength: 200,
+    autocomplete: 'off', placeholder: 'Default: derived from the file name' });
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: true }, 'Upload');
+  const cancel = h('button', { type: 'button', class: 'btn', hidden: true }, 'Cancel upload');
+  const status = h('div', { class: 'upload-status', hidden: true });
+  const drop = h('label', { class: 'drop-zone', for: 'upload-files' },
+    h('span', { class: 'drop-title' }, 'Choose files or drop them here'),
+    h('span', { id: 'upload-files-help', class: 'muted small' },
+      'One trace, all files of one run, or one archive'),
+    fileInput);
+  const form = h('form', { class: 'panel upload-form', 'aria-label': 'Upload traces' },
+    drop, fileList,
+    h('div', { class: 'field' }, h('label', { for: 'upload-name' }, 'Trace name (optional)'), nameInput),
+    h('div', { class: 'form-actions' }, submit, cancel),
+    status);
+
+  const showFiles = () => {
+    const files = [...fileInput.files];
+    clear(fileList);
+    for (const f of files) fileList.appendChild(h('li', {}, h('span', {}, f.name), h('span', { class: 'muted' }, formatBytes(f.size))));
+    if (files.length > 1) {
+      const total = files.reduce((s, f) => s + f.size, 0);
+      fileList.appendChild(h('li', { class: 'total' }, h('span', {}, `${files.length} files, one trace`), h('span', {}, formatBytes(total))));
+    }
+    submit.disabled = files.length === 0;
+  };
+  fileInput.addEventListener('change', showFiles);
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('dragging'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('dragging');
+    if (e.dataTransfer && e.dataTransfer.files.length) {
+      fileInput.files = e.dataTransfer.files;
+      showFiles();
+    }
+  });
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const files = [...fileInput.files];
+    if (!files.length) return;
+    const busy = (on) => {
+      submit.disabled = on;
+      fileInput.disabled = on;
+      nameInput.disabled = on;
+      cancel.hidden = !on;
+    };
+    busy(true);
+    try {
+      await runUpload(files, nameInput.value.trim(), status, cancel);
+    } finally {
+      busy(false);
+      if (ui.onFinished) ui.onFinished();
+    }
+  });
+  ui.form = form;
+  return ui;
+}
+
+function progressStep(id, label) {
+  const bar = h('progress', { id, max: 1, value: 0, 'aria-label': label });
+  const text = h('span', { class: 'step-text' }, 'Waiting');
+  const el = h('div', { class: 'step' }, h('div', { class: 'step-label' }, h('strong', {}, label), text), bar);
+  return { el, bar, text };
+}
+
+// Uploads, then follows the import job; renders each stage into `status`.
+async function runUpload(files, name, status, cancel) {
+  const total = files.reduce((s, f) => s + f.size, 0);
+  const send = progressStep('upload-progress', '1. Upload');
+  const imp = progressStep('import-progress', '2. Import');
+  const outcome = h('div', { class: 'outcome', role: 'status', 'aria-live': 'polite' });
+  clear(status).append(send.el, imp.el, outcome);
+  status.hidden = false;
+
+  const upload = uploadTraces(files, name, (loaded, size) => {
+    const all = size || total || 1;
+    send.bar.value = Math.min(1, loaded / all);
+    send.text.textContent = `${formatBytes(loaded)} of ${formatBytes(all)} (${Math.round(100 * loaded / all)}%)`;
+  });
+  cancel.onclick = () => upload.abort();
+  let job;
+  try {
+    job = await upload.promise;
+  } catch (err) {
+    send.text.textContent = 'Failed';
+    send.el.classList.add('failed');
+    outcome.appendChild(errorBox(err, 'upload the files'));
+    return;
+  } finally {
+    cancel.onclick = null;
+  }
+  send.bar.value = 1;
+  send.text.textContent = `${formatBytes(total)} sent`;
+  send.el.classList.add('done');
+  cancel.hidden = true;
+
+  imp.text.textContent = `Job #${job.id} ${job.status}`;
+  try {
+    job = await followJob(job, (j) => {
+      imp.bar.value = typeof j.progress === 'number' ? j.progress : 0;
+      imp.text.textContent = `${j.phase || j.status} (${Math.round(100 * (j.progress || 0))}%)`;
+    });
+  } catch (err) {
+    imp.text.textContent = 'Unknown';
+    outcome.appendChild(errorBox(err, `follow import job #${job.id}`));
+    return;
+  }
+  if (job.status === 'succeeded') {
+    imp.bar.value = 1;
+    imp.text.textContent = 'Done';
+    imp.el.classList.add('done');
+    outcome.appendChild(await successBox(job));
+  } else {
+    imp.text.textContent = 'Failed';
+    imp.el.classList.add('failed');
+    outcome.appendChild(failureBox(job));
+  }
+}
+
+// Polls the job until it succeeds or fails, calling onUpdate each time.
+async function followJob(job, onUpdate) {
+  let delay = 200;
+  let busyRetries = 0;
+  onUpdate(job);
+  while (job.status !== 'succeeded' && job.status !== 'failed') {
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(1000, delay * 1.5);
+    try {
+      job = await api.get(`/jobs/${job.id}`);
+    } catch (err) {
+      if (err.code === 'busy' && busyRetries++ < 20) continue;
+      throw err;
+    }
+    onUpdate(job);
+  }
+  return job;
+}
+
+async function successBox(job) {
+  const ids = job.trace_ids || [];
+  const items = await Promise.all(ids.map(async (id) => {
+    try {
+      const t = await api.get(`/traces/${id}`);
+      return h('li', {}, h('a', { href: `#/traces/${id}`, class: 'trace-link' }, t.name),
+        ` (${t.kind}, ${t.format})`);
+    } catch {
+      return h('li', {}, h('a', { href: `#/traces/${id}`, class: 'trace-link' }, `Trace #${id}`));
+    }
+  }));
+  return h('div', { class: 'alert alert-success' },
+    h('strong', {}, ids.length === 1 ? 'Imported 1 trace' : `Imported ${ids.length} traces`),
+    h('ul', {}, items),
+    h('p', {}, h('a', { href: '#/traces' }, 'See all traces')));
+}
+
+function failureBox(job) {
+  const err = job.error || { code: 'unknown', message: 'The server gave no reason.' };
+  return h('div', { class: 'alert alert-error', role: 'alert' },
+    h('strong', {}, `Import failed: ${FAILURE_TITLES[err.code] || err.code}`),
+    h('p', {}, err.message),
+    h('p', { class: 'muted small' }, `Job #${job.id} · error code `, h('code', {}, err.code),
+      ' · nothing of this upload was stored.'));
+}
+
+const STATUS_CLASS = { succeeded: 'ok', failed: 'error', running: 'info', queued: 'info' };
+
+async function loadRecent(el) {
+  let body;
+  try {
+    body = await api.get('/jobs', { limit: 8 });
+  } catch (e) {
+    clear(el).appendChild(errorBox(e, 'load the recent imports'));
+    return;
+  }
+  clear(el);
+  const jobs = Array.isArray(body) ? body : (body.jobs || []);
+  if (!jobs.length) {
+    el.appendChild(h('p', { class: 'muted' }, 'No imports yet.'));
+    return;
+  }
+  el.appendChild(h('table', { class: 'table compact', 'aria-label': 'Recent imports' },
+    h('thead', {}, h('tr', {}, ['Job', 'Status', 'Started (UTC)', 'Result'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, jobs.map((j) => h('tr', {},
+      h('td', {}, `#${j.id}`),
+      h('td', {}, h('span', { class: `status status-${STATUS_CLASS[j.status] || 'info'}` }, j.status)),
+      h('td', { class: 'nowrap' }, formatDate(j.created_at).replace(' UTC', '')),
+      h('td', {}, jobResult(j)))))));
+}
+
+function jobResult(j) {
+  if (j.status === 'failed' && j.error) return `${j.error.code}: ${j.error.message}`;
+  if (j.status === 'succeeded') {
+    return (j.trace_ids || []).map((id, i) => [i ? ', ' : '', h('a', { href: `#/traces/${id}` }, `trace #${id}`)]);
+  }
+  return j.phase || '';
+}

@@ -1,0 +1,4 @@
+// views/index.js: imports every analysis view of the trace page, so that each
+// registers itself with registerView() (js/trace.js). The tabs follow this
+// order. A new view is a new module in this folder plus one line here.
+import './overview.js';

@@ -1,0 +1,135 @@
+// views/overview.js: the "Overview" tab of every trace: its description
+// (editable), its counts, the kind-specific summary the server computed at
+// import, its input files, and how to fetch it from a script.
+import { api } from '../api.js';
+import { h, formatBytes, formatNumber, formatDate, humanize, modal } from '../dom.js';
+import { registerView } from '../trace.js';
+
+registerView({ id: 'overview', title: 'Overview', render: renderOverview });
+
+function renderOverview(el, trace) {
+  el.classList.add('overview');
+  el.append(
+    descriptionPanel(trace),
+    countsPanel(trace.counts),
+    h('div', { class: 'overview-grid' },
+      summaryPanel(trace.summary),
+      h('div', {}, filesPanel(trace), identityPanel(trace))));
+}
+
+function descriptionPanel(trace) {
+  const text = h('p', { class: trace.description ? 'description' : 'description muted' },
+    trace.description || 'No description. Add one to tell your team what this run is (machine, commit, parameters).');
+  const edit = h('button', { type: 'button', class: 'btn btn-small', onclick: async () => {
+    const desc = await editDescription(trace);
+    if (desc === null) return;
+    trace.description = desc;
+    text.textContent = desc || 'No description.';
+    text.className = desc ? 'description' : 'description muted';
+  } }, 'Edit description');
+  return h('section', { class: 'panel description-panel', 'aria-label': 'Description' }, text, edit);
+}
+
+// Resolves with the saved description, or null when cancelled.
+async function editDescription(trace) {
+  const area = h('textarea', { id: 'description-input', class: 'input', rows: 5 }, trace.description || '');
+  let saved = null;
+  const done = await modal({
+    title: 'Edit description',
+    body: h('div', { class: 'form-grid' }, h('label', { for: 'description-input' }, 'Description'), area),
+    buttons: [{ label: 'Cancel', value: null }, { label: 'Save', value: 'ok', primary: true }],
+    onSubmit: async () => {
+      try {
+        const t = await api.patch(`/traces/${trace.id}`, { description: area.value.trim() });
+        saved = t.description ?? area.value.trim();
+        return true;
+      } catch (e) {
+        return e.message;
+      }
+    },
+  });
+  return done === 'ok' ? saved : null;
+}
+
+function countsPanel(counts) {
+  const entries = Object.entries(counts || {}).filter(([, v]) => typeof v === 'number');
+  return h('section', { class: 'panel', 'aria-labelledby': 'counts-title' },
+    h('h2', { id: 'counts-title' }, 'Contents'),
+    entries.length === 0 ? h('p', { class: 'muted' }, 'The server reported no counts for this trace.')
+      : h('div', { class: 'stat-grid' }, entries.map(([k, v]) =>
+        h('div', { class: 'stat' }, h('div', { class: 'stat-value' }, formatNumber(v)),
+          h('div', { class: 'stat-label' }, humanize(k))))));
+}
+
+function summaryPanel(summary) {
+  const keys = summary && typeof summary === 'object' ? Object.keys(summary) : [];
+  return h('section', { class: 'panel', 'aria-labelledby': 'summary-title' },
+    h('h2', { id: 'summary-title' }, 'Summary'),
+    keys.length === 0 ? h('p', { class: 'muted' }, 'No summary was computed for this trace.')
+      : valueTable(summary));
+}
+
+// A key/value table; nested objects become nested tables, arrays of objects
+// become row tables (the first 50 rows).
+function valueTable(obj) {
+  return h('table', { class: 'kv' }, h('tbody', {}, Object.entries(obj).map(([k, v]) =>
+    h('tr', {}, h('th', { scope: 'row' }, humanize(k)), h('td', {}, valueCell(v))))));
+}
+
+function valueCell(v) {
+  if (v === null || v === undefined) return h('span', { class: 'muted' }, '—');
+  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'string') return /^\d{4}-\d\d-\d\dT/.test(v) ? formatDate(v) : v;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return h('span', { class: 'muted' }, 'none');
+    if (v.every((x) => x === null || typeof x !== 'object')) return v.map(valueText).join(', ');
+    return rowTable(v);
+  }
+  return valueTable(v);
+}
+
+function valueText(v) {
+  return typeof v === 'number' ? formatNumber(v) : String(v);
+}
+
+function rowTable(rows) {
+  const cols = [...new Set(rows.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : [])))];
+  const shown = rows.slice(0, 50);
+  const numeric = new Set(cols.filter((c) => shown.every((r) => !r || typeof r[c] === 'number' || r[c] == null)));
+  return h('div', {},
+    h('table', { class: 'table compact' },
+      h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col', class: numeric.has(c) ? 'num' : null }, humanize(c))))),
+      h('tbody', {}, shown.map((r) => h('tr', {}, cols.map((c) => {
+        const x = r ? r[c] : null;
+        return h('td', { class: typeof x === 'number' ? 'num' : null },
+          x !== null && typeof x === 'object' ? JSON.stringify(x) : valueText(x ?? ''));
+      }))))),
+    rows.length > shown.length ? h('p', { class: 'muted small' }, `${rows.length - shown.length} more rows not shown.`) : null);
+}
+
+function filesPanel(trace) {
+  const files = trace.files || [];
+  return h('section', { class: 'panel', 'aria-labelledby': 'files-title' },
+    h('h2', { id: 'files-title' }, 'Input files'),
+    files.length === 0 ? h('p', { class: 'muted' }, 'No file list.')
+      : h('table', { class: 'table compact' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'File'), h('th', { scope: 'col', class: 'num' }, 'Size'))),
+        h('tbody', {}, files.map((f) => h('tr', {}, h('td', {}, h('code', {}, f.name)),
+          h('td', { class: 'num' }, formatBytes(f.bytes)))))));
+}
+
+function identityPanel(trace) {
+  const url = `${location.origin}/api/v1/traces/${trace.id}`;
+  const copy = h('button', { type: 'button', class: 'btn btn-small', onclick: async () => {
+    try { await navigator.clipboard.writeText(`curl ${url}`); copy.textContent = 'Copied'; } catch { copy.textContent = 'Copy failed'; }
+  } }, 'Copy');
+  return h('section', { class: 'panel', 'aria-labelledby': 'identity-title' },
+    h('h2', { id: 'identity-title' }, 'Identity'),
+    h('table', { class: 'kv' }, h('tbody', {},
+      h('tr', {}, h('th', { scope: 'row' }, 'SHA-256'), h('td', {}, h('code', { class: 'hash' }, trace.sha256 || '—'))),
+      h('tr', {}, h('th', { scope: 'row' }, 'Uploaded'), h('td', {}, formatDate(trace.created_at))),
+      h('tr', {}, h('th', { scope: 'row' }, 'Total size'), h('td', {}, formatBytes(trace.bytes))))),
+    h('p', { class: 'help' }, 'From a script:'),
+    h('div', { class: 'snippet' }, h('code', {}, `curl ${url}`), copy));
+}
