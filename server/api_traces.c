@@ -57,6 +57,15 @@ enum MHD_Result api_traces_get(ari_request *r)
     return reply_trace(r, id, 200);
 }
 
+/* Characters, not bytes: UTF-8 continuation bytes do not count. */
+static size_t utf8_length(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
 /* Validates {"name"?: string, "description"?: string} and nothing else. */
 static int patch_fields(ari_request *r, json_t *body, const char **name, const char **description)
 {
@@ -75,11 +84,11 @@ static int patch_fields(ari_request *r, json_t *body, const char **name, const c
     }
     *name = json_string_value(json_object_get(body, "name"));
     *description = json_string_value(json_object_get(body, "description"));
-    if (*name && (strlen(*name) == 0 || strlen(*name) > MAX_NAME)) {
+    if (*name && (utf8_length(*name) == 0 || utf8_length(*name) > MAX_NAME)) {
         ari_reply_error(r, 400, "invalid_parameter", "name must have 1 to %d characters", MAX_NAME);
         return -1;
     }
-    if (*description && strlen(*description) > 10000) {
+    if (*description && utf8_length(*description) > 10000) {
         ari_reply_error(r, 400, "invalid_parameter", "description must have at most 10000 characters");
         return -1;
     }

@@ -2,6 +2,7 @@
  * into the database without a server, in one transaction, and prints one
  * JSON line per trace. */
 #include <getopt.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +45,12 @@ static int import_paths(const char *db_path, const char *name, int quiet, char *
     ari_store *s = ari_store_open(db_path, &err);
     if (!s)
         return ari_cli_fail("import", "%s", err.message);
-    char work_dir[] = "/tmp/ariadne-import-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char work_dir[PATH_MAX];
+    snprintf(work_dir, sizeof work_dir, "%s/ariadne-import-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(work_dir)) {
         ari_store_close(s);
-        return ari_cli_fail("import", "cannot create a work directory in /tmp");
+        return ari_cli_fail("import", "cannot create a work directory %s", work_dir);
     }
     ari_import_input *inputs = calloc((size_t)n, sizeof *inputs);
     for (int i = 0; inputs && i < n; i++)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "auth.h"
@@ -40,6 +41,12 @@ static uint64_t declared_length(ari_request *r, int *known)
     return h ? strtoull(h, NULL, 10) : 0;
 }
 
+static int expects_continue(ari_request *r)
+{
+    const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Expect");
+    return h && strcasecmp(h, "100-continue") == 0;
+}
+
 /* Routing, auth and size checks before the body. Returns 0 to go on. */
 static int admit(ari_request *r)
 {
@@ -61,11 +68,19 @@ static int admit(ari_request *r)
     uint64_t length = declared_length(r, &known);
     uint64_t limit = r->route->body == ARI_BODY_UPLOAD ? r->srv->cfg.max_upload : ARI_MAX_JSON_BODY;
     if (known && length > limit) {
-        ari_reply_error(r, 413, "too_large", "the body (%llu bytes) exceeds the limit of %llu bytes",
-                        (unsigned long long)length, (unsigned long long)limit);
-        return -1;
+        /* A client that waits for "100 Continue" can be told at once. One
+         * that sends its body regardless (browsers) would see the
+         * connection reset instead of our answer, so a body not much over
+         * the limit is drained and answered 413 at its end. */
+        if (expects_continue(r) || length - limit > ARI_MAX_DRAIN) {
+            ari_reply_error(r, 413, "too_large", "the body (%llu bytes) exceeds the limit of %llu bytes",
+                            (unsigned long long)length, (unsigned long long)limit);
+            return -1;
+        }
+        r->body_too_large = 1;
+        return 0;
     }
-    if (r->route->body == ARI_BODY_UPLOAD) {
+    if (r->route->body == ARI_BODY_UPLOAD && !r->body_too_large) {
         ari_error err = {0};
         if (!(r->upload = ari_upload_begin(r, &err))) {
             if (strcmp(err.code, "invalid_upload") == 0)
@@ -97,7 +112,7 @@ static void append_body(ari_request *r, const char *data, size_t size)
 
 static void receive(ari_request *r, const char *data, size_t size)
 {
-    if (r->responded || !r->route)
+    if (r->responded || !r->route || r->body_too_large)
         return; /* answered early, or a body we do not want: drain it */
     if (r->route->body == ARI_BODY_UPLOAD)
         ari_upload_feed(r->upload, data, size);
@@ -109,8 +124,11 @@ static enum MHD_Result run_handler(ari_request *r)
 {
     if (!is_api(r->url))
         return ari_serve_static(r);
-    if (r->route->body == ARI_BODY_JSON && r->body_too_large)
-        return ari_reply_error(r, 413, "too_large", "the body exceeds %d bytes", ARI_MAX_JSON_BODY);
+    if (r->body_too_large) {
+        uint64_t limit = r->route->body == ARI_BODY_UPLOAD ? r->srv->cfg.max_upload : ARI_MAX_JSON_BODY;
+        return ari_reply_error(r, 413, "too_large", "the body exceeds the limit of %llu bytes",
+                               (unsigned long long)limit);
+    }
     r->db = ari_dbpool_acquire(r->srv->pool);
     enum MHD_Result rc = r->route->handler(r);
     ari_dbpool_release(r->srv->pool, r->db);
@@ -180,6 +198,20 @@ static int resolve(const char *host, uint16_t port, struct sockaddr_storage *add
     return 0;
 }
 
+/* Percent-decodes like libmicrohttpd, but a decoded NUL ("%00") becomes
+ * DEL, which no route, id or static path accepts: otherwise the path would
+ * silently end at the NUL ("/index.html%00.css" would serve index.html). */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    size_t len = MHD_http_unescape(s);
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '\0')
+            s[i] = 0x7f;
+    return len;
+}
+
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -203,6 +235,7 @@ struct MHD_Daemon *ari_http_start(ari_server *srv, ari_error *err)
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
         MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
     if (!d)
         ari_error_set(err, ARI_E_IO, "cannot listen on %s:%u (address in use or not allowed?)",

@@ -91,10 +91,18 @@ const char *ari_param(ari_request *r, const char *name)
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Digits with an optional leading '-', nothing else (strtoll alone would
+ * also take leading blanks and a '+'). */
 static int parse_int64(const char *s, int64_t *out)
 {
     if (!s || !*s)
         return -1;
+    for (const char *p = s[0] == '-' ? s + 1 : s; ; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        if (!p[1])
+            break;
+    }
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);

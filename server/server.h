@@ -36,6 +36,7 @@ typedef struct ari_server {
 
 #define ARI_MAX_PATH_PARAMS 4
 #define ARI_MAX_JSON_BODY (1 << 20)
+#define ARI_MAX_DRAIN (64ULL << 20) /* see admit() in http.c */
 
 typedef struct ari_request {
     ari_server *srv;

@@ -35,6 +35,9 @@ static int safe_url(const char *url)
 {
     if (url[0] != '/' || strchr(url, '\\'))
         return 0;
+    for (const char *p = url; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return 0;
     for (const char *seg = url + 1; *seg; ) {
         if (seg[0] == '.')
             return 0;

@@ -200,7 +200,9 @@ void ari_upload_feed(ari_upload *u, const char *data, size_t size)
 void ari_upload_end(ari_upload *u)
 {
     if (u->pp) {
-        MHD_destroy_post_processor(u->pp);
+        /* MHD_NO: the body ended inside a part (no closing boundary). */
+        if (MHD_destroy_post_processor(u->pp) != MHD_YES && !u->too_large)
+            fail(u, "%s", "the multipart/form-data body is truncated (no closing boundary)");
         u->pp = NULL;
     }
     close_part(u);

@@ -69,8 +69,10 @@ export async function startDaemon({ args = [], dir = null, env = {} } = {}) {
     url, port, db, dir: workDir, child,
     async stop({ keep = false } = {}) {
       if (!exited) child.kill('SIGTERM');
+      let timer;
       const res = await Promise.race([exitPromise,
-        new Promise((r) => setTimeout(() => r(null), 10000))]);
+        new Promise((r) => { timer = setTimeout(() => r(null), 10000); })]);
+      clearTimeout(timer);
       if (!res) { child.kill('SIGKILL'); await exitPromise; throw new Error('ariadned did not stop on SIGTERM'); }
       if (!keep && !dir) rmSync(workDir, { recursive: true, force: true });
       return res;
