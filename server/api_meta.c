@@ -25,10 +25,11 @@ enum MHD_Result api_version(ari_request *r)
     json_t *formats = json_array();
     for (const char *const *f = ari_import_formats(); *f; f++)
         json_array_append_new(formats, json_string(*f));
-    json_t *body = json_pack("{s:s, s:s, s:s, s:i, s:s, s:o}", "name", "ariadne",
+    json_t *body = json_pack("{s:s, s:s, s:s, s:i, s:s, s:o, s:I}", "name", "ariadne",
                              "version", ARIADNE_VERSION, "api", "v1",
                              "schema_version", ari_store_schema_version(r->db),
-                             "sqlite", sqlite3_libversion(), "formats", formats);
+                             "sqlite", sqlite3_libversion(), "formats", formats,
+                             "max_upload_bytes", (json_int_t)r->srv->cfg.max_upload);
     return ari_reply_json(r, 200, body);
 }
 

@@ -46,13 +46,18 @@ function helpPanel() {
     readersLine());
 }
 
+// The server's upload limit, from GET /version (null until known).
+let maxUpload = null;
+
 // "Readers on this server: paje, ..." from GET /version.
 function readersLine() {
   const p = h('p', { class: 'help readers' });
   api.get('/version').then((v) => {
     const f = v.formats || [];
-    p.textContent = f.length ? `Readers on this server: ${f.join(', ')}.`
-      : 'This server has no readers yet: every import will fail.';
+    maxUpload = typeof v.max_upload_bytes === 'number' ? v.max_upload_bytes : null;
+    const limit = maxUpload ? ` Largest upload: ${formatBytes(maxUpload)}.` : '';
+    p.textContent = (f.length ? `Readers on this server: ${f.join(', ')}.`
+      : 'This server has no readers yet: every import will fail.') + limit;
   }).catch(() => { p.hidden = true; });
   return p;
 }
@@ -86,7 +91,14 @@ function buildForm() {
       const total = files.reduce((s, f) => s + f.size, 0);
       fileList.appendChild(h('li', { class: 'total' }, h('span', {}, `${files.length} files, one trace`), h('span', {}, formatBytes(total))));
     }
-    submit.disabled = files.length === 0;
+    const total = files.reduce((s, f) => s + f.size, 0);
+    const tooLarge = maxUpload !== null && total > maxUpload;
+    if (tooLarge) {
+      fileList.appendChild(h('li', { class: 'text-error', role: 'alert' },
+        `Too large: this server accepts at most ${formatBytes(maxUpload)} per upload. `
+        + 'Compress the files (.tar.zst, .gz) or ask the administrator to raise --max-upload.'));
+    }
+    submit.disabled = files.length === 0 || tooLarge;
   };
   fileInput.addEventListener('change', showFiles);
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('dragging'); });
