@@ -3,12 +3,16 @@
 #include "ingest/formats.h"
 
 #include "ingest/format_paje.h"
+#include "ingest/format_starpu.h"
+#include "ingest/format_starvz.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <string.h>
 
 const ari_format *const ari_formats[] = {
+    &ari_format_starpu,
+    &ari_format_starvz,
     &ari_format_paje,
     NULL,
 };

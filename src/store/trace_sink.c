@@ -4,6 +4,7 @@
  * inside the import's transaction. Aliases and names resolve to per-trace
  * integer ids through hash maps, so a row costs one insert. */
 #include "store/trace_writer_internal.h"
+#include "store/task_writer.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -424,7 +425,7 @@ int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err)
     sqlite3_bind_double(st, 9, timed ? w->t_max : 0);
     if (sqlite3_step(st) != SQLITE_DONE)
         return ari_store_fail(w->store, err, "update trace counts");
-    return 0;
+    return ari_task_writer_finish(w, err);
 }
 
 void ari_trace_sink_free(ari_trace_writer *w)
@@ -433,4 +434,5 @@ void ari_trace_sink_free(ari_trace_writer *w)
     ari_strmap_free(w->containers);
     ari_strmap_free(w->names);
     free(w->buf);
+    ari_task_writer_free(w);
 }

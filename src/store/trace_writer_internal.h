@@ -30,6 +30,9 @@ struct ari_trace_writer {
     uint64_t calls;         /* sink calls, to poll cancellation now and then */
     char *buf;              /* scratch for JSON fields */
     size_t buf_cap;
+
+    /* task-level sink (task_writer.c), created on demand */
+    struct ari_task_writer *task_writer;
 };
 
 int ari_trace_sink_init(ari_trace_writer *w, ari_error *err);
