@@ -323,6 +323,17 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
     return 0;
 }
 
+/* The name of an input without its directory: "runs/lu/" -> "lu". */
+static void input_name(const char *path, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    const char *slash = len > 1 ? memrchr(path, '/', len - 1) : NULL;
+    const char *start = slash ? slash + 1 : path;
+    snprintf(out, size, "%.*s", (int)(path + len - start), start);
+}
+
 int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *res, ari_error *err)
 {
     file_list fl;
@@ -335,8 +346,9 @@ int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *r
         rc = ari_error_set(err, ARI_E_INVALID_INPUT, "nothing to import: no files");
     for (size_t i = 0; i < req->ninputs && rc == 0; i++) {
         const ari_import_input *in = &req->inputs[i];
-        rc = collect(&fl, in->path, in->name ? in->name : base_name(in->path), req->work_dir,
-                     req->max_unpacked, 0, err);
+        char name[512];
+        input_name(in->name ? in->name : in->path, name, sizeof name);
+        rc = collect(&fl, in->path, name, req->work_dir, req->max_unpacked, 0, err);
     }
     if (rc == 0)
         rc = group_files(&fl, &gl, err);

@@ -131,6 +131,29 @@ static void test_single_file(void **state)
     free(p);
 }
 
+/* A directory given with a trailing slash is named after the directory. */
+static void test_directory_name(void **state)
+{
+    fixture *f = *state;
+    char *sub, *slashed;
+    assert_true(asprintf(&sub, "%s/lu_run", f->dir) > 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    free(test_write_file(sub, "a.trace", good_trace, strlen(good_trace)));
+    free(test_write_file(sub, "b.trace", good_trace, strlen(good_trace)));
+    assert_true(asprintf(&slashed, "%s//", sub) > 0);
+    ari_import_result res;
+    ari_error err = {0};
+    ari_import_input in = {slashed, NULL};
+    ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = f->work, .trace_name = "lu"};
+    assert_int_equal(ari_import(f->s, &req, &res, &err), 0);
+    assert_int_equal(res.ntraces, 2);
+    assert_string_equal(res.traces[0].name, "lu (a)");
+    assert_string_equal(res.traces[1].name, "lu (b)");
+    ari_import_result_free(&res);
+    free(slashed);
+    free(sub);
+}
+
 static void test_unknown_and_empty(void **state)
 {
     fixture *f = *state;
@@ -236,6 +259,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_directory_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_and_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_atomic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_archive, setup, teardown),
