@@ -42,12 +42,11 @@ static int fail(ari_input *in, ari_error *err, const char *code, const char *fmt
     return ari_error_set(err, code, fmt, in->name, (unsigned long long)in->lineno + 1, what);
 }
 
-ari_input *ari_input_open(const char *path, const char *display_name, ari_error *err)
+/* Opens path, or fd when path is NULL. */
+static ari_input *open_input(const char *path, int fd, const char *display_name, ari_error *err)
 {
-    if (!display_name)
-        display_name = path;
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if ((path ? stat(path, &st) : fstat(fd, &st)) != 0) {
         ari_error_set(err, ARI_E_IO, "%s: %s", display_name, strerror(errno));
         return NULL;
     }
@@ -72,13 +71,20 @@ ari_input *ari_input_open(const char *path, const char *display_name, ari_error 
     archive_read_support_filter_all(in->a);
     archive_read_support_format_raw(in->a);
     archive_read_support_format_empty(in->a);
-    if (archive_read_open_filename(in->a, path, 65536) != ARCHIVE_OK) {
-        ari_error_set(err, ARI_E_IO, "%s: %s", display_name, archive_error_string(in->a));
+    int r = path ? archive_read_open_filename(in->a, path, 65536)
+                 : archive_read_open_fd(in->a, fd, 65536);
+    if (r != ARCHIVE_OK) {
+        /* A system errno is an I/O problem; anything else is bad content
+         * (e.g. "truncated gzip input", found while sniffing the filter). */
+        int e = archive_errno(in->a);
+        int bad = e == 0 || e == -1 || e == EILSEQ; /* libarchive: MISC, FILE_FORMAT */
+        ari_error_set(err, bad ? ARI_E_INVALID_INPUT : ARI_E_IO, "%s: %s", display_name,
+                      archive_error_string(in->a));
         ari_input_close(in);
         return NULL;
     }
     struct archive_entry *entry;
-    int r = archive_read_next_header(in->a, &entry);
+    r = archive_read_next_header(in->a, &entry);
     if (r == ARCHIVE_EOF) {
         in->eof = 1; /* empty file */
     } else if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
@@ -90,6 +96,16 @@ ari_input *ari_input_open(const char *path, const char *display_name, ari_error 
     in->compressed = archive_filter_count(in->a) > 1 &&
                      archive_filter_code(in->a, 0) != ARCHIVE_FILTER_NONE;
     return in;
+}
+
+ari_input *ari_input_open(const char *path, const char *display_name, ari_error *err)
+{
+    return open_input(path, -1, display_name ? display_name : path, err);
+}
+
+ari_input *ari_input_open_fd(int fd, const char *display_name, ari_error *err)
+{
+    return open_input(NULL, fd, display_name ? display_name : "(input)", err);
 }
 
 void ari_input_set_max_line(ari_input *in, size_t max_line)

@@ -28,6 +28,10 @@ typedef struct ari_input ari_input;
  * empty file is a valid input with no lines. */
 ari_input *ari_input_open(const char *path, const char *display_name, ari_error *err);
 
+/* The same over an open file descriptor, read from its current position
+ * (the caller keeps ownership of fd and closes it after ari_input_close). */
+ari_input *ari_input_open_fd(int fd, const char *display_name, ari_error *err);
+
 /* Sets the longest accepted line (before the first getline). */
 void ari_input_set_max_line(ari_input *in, size_t max_line);
 

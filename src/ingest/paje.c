@@ -1,14 +1,13 @@
 /* paje.c: the Paje trace reader.
  *
- * Layout of this file:
- *   1. event kinds, field names and the %EventDef header;
- *   2. small helpers: tokenizer, numbers, errors, sink calls;
- *   3. the model (types, values, containers with their state stacks and
- *      variables, pending links) and one function per Paje event;
- *   4. the two passes: a scan that reads the header, checks every body line
- *      and decides whether the body is time-ordered (building an index of
- *      (time, offset) when it is not), then a replay over a seekable copy,
- *      in file order or in the sorted order of the index.
+ * Layout of this file: event kinds and field names; the structures of the
+ * model (types, values, containers with their state stacks and variables,
+ * pending links); helpers (errors, tokenizer, numbers, sink calls); the
+ * %EventDef header; one function per Paje event; then the two passes: a
+ * scan that reads the header, checks every body line and decides whether
+ * the body is time-ordered (indexing (time, offset) once it is not), and a
+ * replay, streamed in file order or, through a map of the plain file or of
+ * a decompressed copy, in the sorted order of the index.
  * The semantics follow pajeng 1.3.6 (pj_dump), checked against its output:
  * SetState empties the stack, PushState nests (depth = stack size), a
  * variable change at the time its current piece started replaces the value
@@ -32,7 +31,7 @@
 #include "ingest/input.h"
 #include "util/strmap.h"
 
-/* ---- 1. event kinds and fields ------------------------------------------ */
+/* ---- event kinds and fields --------------------------------------------- */
 
 enum field {
     F_TIME, F_NAME, F_ALIAS, F_TYPE, F_CONTAINER, F_START_CONTAINER_TYPE, F_END_CONTAINER_TYPE,
@@ -119,7 +118,7 @@ typedef struct evdef {
     int nuser;
 } evdef;
 
-/* ---- 3. model structures ------------------------------------------------ */
+/* ---- model structures ---------------------------------------------------- */
 
 typedef struct ptype {
     int nature;              /* ARI_NATURE_* */
@@ -238,7 +237,7 @@ typedef struct reader {
     uint64_t nprocessed;
 } reader;
 
-/* ---- 2. helpers --------------------------------------------------------- */
+/* ---- helpers: errors, tokens, numbers, sink calls ------------------------ */
 
 /* The line number at offset: counted in the map only when needed (an error
  * in the sorted replay), so the replay itself does not track it. */
@@ -491,7 +490,7 @@ static int line_fields(reader *r, const evdef *ev, char **tok)
     return 0;
 }
 
-/* ---- 1b. the %EventDef header ------------------------------------------- */
+/* ---- the %EventDef header ------------------------------------------------ */
 
 static int field_index(const reader *r, const char *name)
 {
@@ -644,7 +643,7 @@ static int header_line(reader *r, char *text)
     return add_def_field(r, tok, n);
 }
 
-/* ---- 3b. the model ------------------------------------------------------ */
+/* ---- the model: one function per Paje event ------------------------------ */
 
 static const char *type_id(const ptype *t)
 {
@@ -757,7 +756,7 @@ static int do_define_type(reader *r, const evdef *ev, char **tok)
     ptype *same = ari_strmap_get(r->types, id, strlen(id));
     if ((same && strcmp(same->id, id) == 0) || strcmp(id, "0") == 0)
         return perr(r, "type '%s' is defined twice", id);
-    ptype *parent;
+    ptype *parent = NULL;
     if (find_type(r, field(ev, tok, F_TYPE), ARI_NATURE_CONTAINER, &parent) != 0)
         return -1;
     ptype *t = calloc(1, sizeof *t);
@@ -820,8 +819,8 @@ static int do_define_value(reader *r, const evdef *ev, char **tok)
 
 static int do_create_container(reader *r, const evdef *ev, char **tok, double time)
 {
-    ptype *type;
-    pcont *parent;
+    ptype *type = NULL;
+    pcont *parent = NULL;
     const char *name = field(ev, tok, F_NAME);
     const char *alias = field(ev, tok, F_ALIAS);
     const char *id = alias ? alias : name;
@@ -969,8 +968,8 @@ static int destroy_tree(reader *r, pcont *top, double end)
 
 static int do_destroy_container(reader *r, const evdef *ev, char **tok, double time)
 {
-    pcont *c;
-    ptype *type;
+    pcont *c = NULL;
+    ptype *type = NULL;
     if (find_container(r, field(ev, tok, F_NAME), &c) != 0 ||
         find_type(r, field(ev, tok, F_TYPE), ARI_NATURE_CONTAINER, &type) != 0)
         return -1;
@@ -982,8 +981,8 @@ static int do_destroy_container(reader *r, const evdef *ev, char **tok, double t
 
 static int do_state(reader *r, const evdef *ev, char **tok, double time)
 {
-    pcont *c;
-    ptype *t;
+    pcont *c = NULL;
+    ptype *t = NULL;
     if (find_container(r, field(ev, tok, F_CONTAINER), &c) != 0 ||
         entity_type(r, field(ev, tok, F_TYPE), ARI_NATURE_STATE, c, &t) != 0)
         return -1;
@@ -1013,8 +1012,8 @@ static int do_state(reader *r, const evdef *ev, char **tok, double time)
 
 static int do_variable(reader *r, const evdef *ev, char **tok, double time)
 {
-    pcont *c;
-    ptype *t;
+    pcont *c = NULL;
+    ptype *t = NULL;
     double v;
     if (find_container(r, field(ev, tok, F_CONTAINER), &c) != 0 ||
         entity_type(r, field(ev, tok, F_TYPE), ARI_NATURE_VARIABLE, c, &t) != 0)
@@ -1045,9 +1044,9 @@ static int do_variable(reader *r, const evdef *ev, char **tok, double time)
 
 static int do_event(reader *r, const evdef *ev, char **tok, double time)
 {
-    pcont *c;
-    ptype *t;
-    const char *value;
+    pcont *c = NULL;
+    ptype *t = NULL;
+    const char *value = NULL;
     if (find_container(r, field(ev, tok, F_CONTAINER), &c) != 0 ||
         entity_type(r, field(ev, tok, F_TYPE), ARI_NATURE_EVENT, c, &t) != 0 ||
         value_of(r, t, field(ev, tok, F_VALUE), &value) != 0 || line_fields(r, ev, tok) != 0)
@@ -1114,9 +1113,9 @@ static int complete_link(reader *r, plink *l, const evdef *ev, char **tok, doubl
 static int do_link(reader *r, const evdef *ev, char **tok, double time)
 {
     int is_start = ev->kind == K_START_LINK;
-    pcont *c, *end;
-    ptype *t;
-    const char *value;
+    pcont *c = NULL, *end = NULL;
+    ptype *t = NULL;
+    const char *value = NULL;
     if (find_container(r, field(ev, tok, F_CONTAINER), &c) != 0 ||
         entity_type(r, field(ev, tok, F_TYPE), ARI_NATURE_LINK, c, &t) != 0 ||
         find_container(r, field(ev, tok, is_start ? F_START_CONTAINER : F_END_CONTAINER), &end) ||
@@ -1262,7 +1261,7 @@ static int finish(reader *r)
     return r->root.destroyed ? 0 : destroy_tree(r, &r->root, r->last_time);
 }
 
-/* ---- 4. the two passes -------------------------------------------------- */
+/* ---- the two passes ------------------------------------------------------ */
 
 typedef struct scan {
     const char *path;
@@ -1340,18 +1339,19 @@ static char *line_at(reader *r, uint64_t off, uint64_t *next)
 }
 
 /* The sort key of a checked body line: its time, or -infinity for the
- * definitions and container creations that are replayed first. */
-static int sort_key(reader *r, const evdef *ev, double *key)
+ * definitions and container creations that are replayed first. *time gets
+ * the line's time (NAN when it has none). */
+static int sort_key(reader *r, const evdef *ev, double *key, double *time)
 {
     *key = -INFINITY;
+    *time = NAN;
     if (ev->idx[F_TIME] < 0)
         return 0;
-    double time;
     const char *text = r->tok[1 + ev->idx[F_TIME]];
-    if (parse_number(text, &time) != 0)
+    if (parse_number(text, time) != 0)
         return perr(r, "bad time '%s'", text);
     if (ev->kind != K_CREATE_CONTAINER)
-        *key = time;
+        *key = *time;
     return 0;
 }
 
@@ -1384,8 +1384,9 @@ static int index_prefix(reader *r, scan *sc, uint64_t end)
             s++;
         if (*s != '\0' && *s != '#' && *s != '%') {
             const evdef *ev;
-            double key;
-            rc = parse_body(r, s, &ev) || sort_key(r, ev, &key) || add_entry(r, sc, key, off);
+            double key, time;
+            rc = parse_body(r, s, &ev) || sort_key(r, ev, &key, &time) ||
+                 add_entry(r, sc, key, off);
         }
         off = next;
     }
@@ -1398,16 +1399,14 @@ static int index_prefix(reader *r, scan *sc, uint64_t end)
 static int scan_body(reader *r, scan *sc, char *line, uint64_t offset)
 {
     const evdef *ev;
-    double key;
+    double key, time;
     if (parse_body(r, line, &ev) != 0)
         return -1;
     if (ev->kind == K_TRACE_FILE)
         return dispatch(r, ev, r->tok);
-    if (sort_key(r, ev, &key) != 0)
+    if (sort_key(r, ev, &key, &time) != 0)
         return -1;
     if (ev->idx[F_TIME] >= 0) {
-        double time;
-        parse_number(r->tok[1 + ev->idx[F_TIME]], &time);
         if (sc->have_time && time < sc->last && sc->ordered) {
             sc->ordered = 0;
             if (index_prefix(r, sc, offset) != 0)
@@ -1491,25 +1490,40 @@ static int replay_line(reader *r, char *line, double done)
     return 0;
 }
 
-/* Pass 2 over an ordered body: every body line in file order. */
-static int replay_in_order(reader *r)
+/* Pass 2 over an ordered body: every body line in file order, streamed
+ * again from the plain file or the decompressed copy (bounded memory). */
+static int replay_in_order(reader *r, const char *path, FILE *copy)
 {
-    uint64_t off = 0, next;
-    uint64_t lineno = 0;
-    while (off < r->mapsize) {
-        char *line = line_at(r, off, &next);
-        if (!line)
+    ari_input *in;
+    if (copy) {
+        if (fflush(copy) != 0 || lseek(fileno(copy), 0, SEEK_SET) != 0) {
+            ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, strerror(errno));
             return -1;
-        r->offset = off;
-        r->lineno = ++lineno;
-        off = next;
+        }
+        in = ari_input_open_fd(fileno(copy), r->name, r->err);
+    } else {
+        in = ari_input_open(path, r->name, r->err);
+    }
+    if (!in)
+        return -1;
+    double size = (double)ari_input_total_bytes(in);
+    int rc = 0;
+    char *line;
+    size_t len;
+    while ((line = ari_input_getline(in, &len, r->err)) != NULL) {
+        r->lineno = ari_input_lineno(in);
+        r->offset = ari_input_line_offset(in);
         char *s = skip_space(line);
         if (*s == '\0' || *s == '#' || *s == '%')
             continue;
-        if (replay_line(r, s, (double)off / (double)r->mapsize) != 0)
-            return -1;
+        double done = size > 0 ? (double)ari_input_bytes_read(in) / size : 1.0;
+        if ((rc = replay_line(r, s, done)) != 0)
+            break;
     }
-    return 0;
+    if (rc == 0 && ari_input_failed(in))
+        rc = -1;
+    ari_input_close(in);
+    return rc;
 }
 
 /* ---- in-place introsort of the index by (time, offset) ---- */
@@ -1724,17 +1738,10 @@ int ari_paje_read(const char *path, const char *display_name, const ari_paje_opt
     int rc = init_reader(&r, display_name, opt, sink ? sink : &no_sink, err);
     if (rc == 0)
         rc = scan_file(&r, path, &sc);
-    if (rc == 0)
-        rc = map_source(&r, path, sc.copy);
-    if (rc == 0) {
-        if (sc.ordered) {
-            free(sc.index);
-            sc.index = NULL;
-            rc = replay_in_order(&r);
-        } else {
-            rc = replay_sorted(&r, &sc);
-        }
-    }
+    if (rc == 0 && sc.ordered)
+        rc = replay_in_order(&r, path, sc.copy);
+    else if (rc == 0 && (rc = map_source(&r, path, sc.copy)) == 0)
+        rc = replay_sorted(&r, &sc);
     if (rc == 0)
         rc = finish(&r);
     if (rc == 0)
