@@ -12,11 +12,11 @@ export ROOT
 RUN_PACKAGES=(build-essential cmake pkg-config
     libmicrohttpd-dev libjansson-dev libsqlite3-dev libgsl-dev libhwloc-dev libglpk-dev
     libarchive-dev libexpat1-dev nettle-dev zlib1g-dev libzstd-dev
-    nodejs npm sqlite3)
+    sqlite3)
 # Packages the test suite and benchmarks also need: cmocka, headless
 # chromium for the browser tests, and the reference tools results are
 # checked against (pj_dump, glpsol, R).
-TEST_PACKAGES=(libcmocka-dev chromium pajeng glpk-utils r-base-core curl)
+TEST_PACKAGES=(libcmocka-dev chromium pajeng glpk-utils r-base-core curl time)
 
 log() { printf '\033[1m[ariadne]\033[0m %s\n' "$*" >&2; }
 
@@ -45,6 +45,14 @@ apt_install() {
     log "installing Debian packages: ${missing[*]}"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# install_node: Node.js and npm, for the front-end libraries and the tests.
+# Checked by command, not by package: some machines have a nodejs package
+# that bundles npm and conflicts with Debian's npm package.
+install_node() {
+    command -v node >/dev/null 2>&1 || apt_install nodejs
+    command -v npm >/dev/null 2>&1 || apt_install npm
 }
 
 # npm_install DIR: runs `npm ci` in DIR when its node_modules is missing or

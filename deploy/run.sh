@@ -12,6 +12,7 @@ DB=${ARIADNE_DB:-$ROOT/ariadne.db}
 LISTEN=${ARIADNE_LISTEN:-127.0.0.1:8080}
 
 apt_install "${RUN_PACKAGES[@]}"
+install_node
 vendor_frontend
 build "$ROOT/build"
 load_examples "$DB"

@@ -6,6 +6,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 apt_install "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+install_node
 vendor_frontend
 npm_install "$ROOT/tests"
 build "$ROOT/build"
