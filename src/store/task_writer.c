@@ -445,6 +445,16 @@ static int finish_summary(ari_trace_writer *w, struct ari_task_writer *t, ari_er
     }
     if (sqlite3_step(st) != SQLITE_DONE)
         return ari_store_fail(w->store, err, "task summary");
+    /* The trace list shows counts: add the task-level ones. */
+    st = ari_store_stmt(w->store,
+        "UPDATE traces SET counts_json = json_patch(counts_json, json_object("
+        " 'tasks', json_extract(summary_json, '$.tasks'),"
+        " 'dependencies', json_extract(summary_json, '$.dependencies'))) WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, w->id);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        return ari_store_fail(w->store, err, "task counts");
     return 0;
 }
 

@@ -69,11 +69,27 @@ function summaryPanel(summary) {
       : valueTable(summary));
 }
 
-// A key/value table; nested objects become nested tables, arrays of objects
-// become row tables (the first 50 rows).
-function valueTable(obj) {
+// A key/value table. Only the top level's keys are field names to
+// humanise; nested keys are data (kernel names, node numbers) and are shown
+// as they are. An object of objects of numbers (tasks per node and type)
+// becomes a matrix; arrays of objects become row tables (50 rows at most).
+function valueTable(obj, nested = false) {
   return h('table', { class: 'kv' }, h('tbody', {}, Object.entries(obj).map(([k, v]) =>
-    h('tr', {}, h('th', { scope: 'row' }, humanize(k)), h('td', {}, valueCell(v))))));
+    h('tr', {}, h('th', { scope: 'row' }, nested ? k : humanize(k)), h('td', {}, valueCell(v))))));
+}
+
+function isMatrix(v) {
+  const rows = Object.values(v);
+  return rows.length > 0 && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r)
+    && Object.values(r).every((x) => typeof x === 'number'));
+}
+
+function matrixTable(obj) {
+  const cols = [...new Set(Object.values(obj).flatMap((r) => Object.keys(r)))].sort();
+  return h('table', { class: 'table compact' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), cols.map((c) => h('th', { scope: 'col', class: 'num verbatim' }, c)))),
+    h('tbody', {}, Object.entries(obj).map(([k, r]) => h('tr', {}, h('th', { scope: 'row' }, k),
+      cols.map((c) => h('td', { class: 'num' }, r[c] === undefined ? '—' : formatNumber(r[c])))))));
 }
 
 function valueCell(v) {
@@ -86,7 +102,8 @@ function valueCell(v) {
     if (v.every((x) => x === null || typeof x !== 'object')) return v.map(valueText).join(', ');
     return rowTable(v);
   }
-  return valueTable(v);
+  if (Object.keys(v).length === 0) return h('span', { class: 'muted' }, 'none');
+  return isMatrix(v) ? matrixTable(v) : valueTable(v, true);
 }
 
 function valueText(v) {
