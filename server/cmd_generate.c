@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gen/cholesky_sim.h"
+#include "version.h"
 
 static const char usage_text[] =
     "usage: ariadned generate --out DIR [options]\n"
@@ -32,7 +33,8 @@ static const char usage_text[] =
     "                         e.g. --nodes 30 --fewer-workers 7:1,21:1\n"
     "  --sorted               write paje.trace time-ordered (default: interleaved\n"
     "                         per-worker buffers, not time-ordered, like StarPU)\n"
-    "  --help                 show this help\n";
+    "  --help                 show this help\n"
+    "  --version              show the version\n";
 
 typedef struct gen_args {
     chol_options opt;
@@ -41,6 +43,7 @@ typedef struct gen_args {
     const char *slow_list;
     const char *fewer_list;
     int help;
+    int version;
 } gen_args;
 
 static int parse_int(const char *name, const char *v, long lo, long hi, int *out)
@@ -113,6 +116,8 @@ static int parse_args(int argc, char **argv, gen_args *g)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             g->help = 1;
+        } else if (strcmp(a, "--version") == 0) {
+            g->version = 1;
         } else if (strcmp(a, "--sorted") == 0) {
             g->opt.sorted = 1;
         } else if (option_value(argc, argv, &i, "--out", &v)) {
@@ -259,6 +264,10 @@ int cmd_generate(int argc, char **argv)
         return 2;
     if (g.help) {
         fputs(usage_text, stdout);
+        return 0;
+    }
+    if (g.version) {
+        printf("ariadned %s\n", ARIADNE_VERSION);
         return 0;
     }
     if (!g.opt.out_dir) {
