@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/store.h"
 #include "upload.h"
 
 /* A fresh directory under /tmp; remove it with ari_remove_tree. */
@@ -37,6 +38,37 @@ static inline const char *test_source_dir(void)
 {
     const char *dir = getenv("ARIADNE_SOURCE_DIR");
     return dir ? dir : ".";
+}
+
+/* A fresh database in a fresh directory (with a "work" subdirectory for
+ * imports), for cmocka setup/teardown: *state becomes a test_db. */
+typedef struct test_db {
+    char *dir, *db_path, *work;
+    ari_store *s;
+} test_db;
+
+static inline int test_db_setup(void **state)
+{
+    test_db *f = calloc(1, sizeof *f);
+    ari_error err = {0};
+    if (!f || !(f->dir = test_tmpdir()) || asprintf(&f->db_path, "%s/t.db", f->dir) < 0 ||
+        asprintf(&f->work, "%s/work", f->dir) < 0 || mkdir(f->work, 0700) != 0 ||
+        !(f->s = ari_store_open(f->db_path, &err)))
+        abort();
+    *state = f;
+    return 0;
+}
+
+static inline int test_db_teardown(void **state)
+{
+    test_db *f = *state;
+    ari_store_close(f->s);
+    ari_remove_tree(f->dir);
+    free(f->db_path);
+    free(f->work);
+    free(f->dir);
+    free(f);
+    return 0;
 }
 
 #endif

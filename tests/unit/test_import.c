@@ -30,35 +30,7 @@ static const char bad_trace[] =
     "%EventDef PajeSetState 3\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n"
     "0 P 0 Process\n1 S P State\n2 0 p1 P 0 p1\n3 0.5 S p1 Run\n3 1.0 S nowhere Run\n";
 
-typedef struct fixture {
-    char *dir, *db_path, *work;
-    ari_store *s;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->dir = test_tmpdir();
-    assert_true(asprintf(&f->db_path, "%s/t.db", f->dir) > 0);
-    assert_true(asprintf(&f->work, "%s/work", f->dir) > 0);
-    assert_int_equal(mkdir(f->work, 0700), 0);
-    ari_error err = {0};
-    assert_non_null(f->s = ari_store_open(f->db_path, &err));
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    ari_store_close(f->s);
-    ari_remove_tree(f->dir);
-    free(f->db_path);
-    free(f->work);
-    free(f->dir);
-    free(f);
-    return 0;
-}
+typedef test_db fixture;
 
 /* Sum of the row counts of every table: "exactly as before" in one number. */
 static int64_t all_rows(const char *db_path)
@@ -258,13 +230,13 @@ static void test_cancel(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_single_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_directory_name, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unknown_and_empty, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_atomic, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_archive, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unsafe_archive, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_single_file, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_directory_name, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_and_empty, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_atomic, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_archive, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_unsafe_archive, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_cancel, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

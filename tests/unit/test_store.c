@@ -10,34 +10,7 @@
 #include "store/store.h"
 #include "test_helpers.h"
 
-typedef struct fixture {
-    char *dir;
-    char *db_path;
-    ari_store *s;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->dir = test_tmpdir();
-    assert_true(asprintf(&f->db_path, "%s/t.db", f->dir) > 0);
-    ari_error err = {0};
-    f->s = ari_store_open(f->db_path, &err);
-    assert_non_null(f->s);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    ari_store_close(f->s);
-    ari_remove_tree(f->dir);
-    free(f->db_path);
-    free(f->dir);
-    free(f);
-    return 0;
-}
+typedef test_db fixture;
 
 static int64_t exec_int(const char *db_path, const char *sql)
 {
@@ -189,11 +162,11 @@ static void test_tokens(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_migrations, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_traces_list_filter_sort, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_trace_update_delete, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_jobs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrations, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_traces_list_filter_sort, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_trace_update_delete, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_jobs, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_tokens, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
