@@ -14,6 +14,8 @@ enum MHD_Result api_traces_get(ari_request *r);
 enum MHD_Result api_traces_patch(ari_request *r);
 enum MHD_Result api_traces_delete(ari_request *r);
 enum MHD_Result api_traces_upload(ari_request *r);
+/* api_progression.c */
+enum MHD_Result api_progression(ari_request *r);
 /* api_jobs.c */
 enum MHD_Result api_jobs_list(ari_request *r);
 enum MHD_Result api_jobs_get(ari_request *r);

@@ -15,6 +15,7 @@ static const ari_route routes[] = {
     {"GET", "/api/v1/traces/{}", ARI_SCOPE_READ, ARI_BODY_NONE, api_traces_get},
     {"PATCH", "/api/v1/traces/{}", ARI_SCOPE_WRITE, ARI_BODY_JSON, api_traces_patch},
     {"DELETE", "/api/v1/traces/{}", ARI_SCOPE_WRITE, ARI_BODY_NONE, api_traces_delete},
+    {"GET", "/api/v1/traces/{}/progression", ARI_SCOPE_READ, ARI_BODY_NONE, api_progression},
     {"GET", "/api/v1/jobs", ARI_SCOPE_READ, ARI_BODY_NONE, api_jobs_list},
     {"GET", "/api/v1/jobs/{}", ARI_SCOPE_READ, ARI_BODY_NONE, api_jobs_get},
     {"GET", "/api/v1/tokens", ARI_SCOPE_ADMIN, ARI_BODY_NONE, api_tokens_list},

@@ -2,3 +2,4 @@
 // registers itself with registerView() (js/trace.js). The tabs follow this
 // order. A new view is a new module in this folder plus one line here.
 import './overview.js';
+import './progression.js';
