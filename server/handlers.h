@@ -16,6 +16,15 @@ enum MHD_Result api_traces_delete(ari_request *r);
 enum MHD_Result api_traces_upload(ari_request *r);
 /* api_progression.c */
 enum MHD_Result api_progression(ari_request *r);
+/* task-trace analyses (filters.h): api_gantt.c, api_bounds.c, api_outliers.c,
+ * api_timeseries.c (timeseries, iterations), api_critical_path.c, api_compare.c */
+enum MHD_Result api_gantt(ari_request *r);
+enum MHD_Result api_bounds(ari_request *r);
+enum MHD_Result api_outliers(ari_request *r);
+enum MHD_Result api_timeseries(ari_request *r);
+enum MHD_Result api_iterations(ari_request *r);
+enum MHD_Result api_critical_path(ari_request *r);
+enum MHD_Result api_compare(ari_request *r);
 /* api_jobs.c */
 enum MHD_Result api_jobs_list(ari_request *r);
 enum MHD_Result api_jobs_get(ari_request *r);

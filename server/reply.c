@@ -60,6 +60,24 @@ enum MHD_Result ari_reply_empty(ari_request *r, unsigned status)
     return ari_queue(r, status, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT));
 }
 
+/* Replaces every byte that is not part of a valid UTF-8 sequence by '?':
+ * messages echo what the client sent, and JSON must be UTF-8. */
+static void utf8_sanitise(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int len = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
+        int ok = len > 0;
+        for (int i = 1; ok && i < len; i++)
+            ok = (p[i] & 0xc0) == 0x80;
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += len;
+    }
+}
+
 enum MHD_Result ari_reply_error(ari_request *r, unsigned status, const char *code, const char *fmt, ...)
 {
     char message[1024];
@@ -67,6 +85,7 @@ enum MHD_Result ari_reply_error(ari_request *r, unsigned status, const char *cod
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    utf8_sanitise(message);
     json_t *body = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", message);
     return ari_reply_json(r, status, body);
 }

@@ -194,6 +194,9 @@ int ari_abe_compute(const ari_abe_input *in, ari_abe_result *out, ari_error *err
         ari_abe_result_free(out);
     }
     glp_delete_prob(P);
+    /* GLPK keeps an environment per thread: free it, so that a server
+     * thread that solved an LP keeps nothing (GLPK re-creates it). */
+    glp_free_env();
     free(colmap);
     return rc;
 }

@@ -5,6 +5,7 @@
 //   #/upload                                 upload form
 //   #/traces/3                               trace 3, Overview tab
 //   #/traces/3/gantt?start=0&end=100         trace 3, view "gantt" + params
+//   #/compare?traces=3,4                     task traces side by side
 import { api } from './api.js';
 import { parseHash } from './router.js';
 import { h, clear } from './dom.js';
@@ -13,6 +14,7 @@ import { renderTraceList } from './traces.js';
 import { renderUpload } from './upload.js';
 import { renderTracePage } from './trace.js';
 import './views/index.js';
+import { renderCompare } from './compare.js';
 
 function setActiveNav(name) {
   for (const a of document.querySelectorAll('[data-nav]')) {
@@ -46,6 +48,9 @@ async function route() {
     } else if (page === 'upload' && id === undefined) {
       setActiveNav('upload');
       renderUpload(el);
+    } else if (page === 'compare' && id === undefined) {
+      setActiveNav('traces');
+      await renderCompare(el, params);
     } else if (page === 'traces' && segments.length <= 3) {
       setActiveNav('traces');
       await renderTracePage(el, id, view || 'overview', params);

@@ -1,12 +1,15 @@
 // traces.js: the trace list page (#/traces): a filter by name and kind, a
 // sort order, pagination, and per-trace rename and delete. The filters live
-// in the URL (#/traces?name=chol&kind=tasks&sort=name&page=2).
+// in the URL (#/traces?name=chol&kind=tasks&sort=name&page=2). Task traces
+// can be ticked (2 to 6) and compared side by side (#/compare?traces=3,4).
 import { api } from './api.js';
 import { h, clear, formatBytes, formatDate, formatNumber, modal, confirmDialog } from './dom.js';
 import { updateParams } from './router.js';
 import { errorBox } from './settings.js';
 
 const PAGE_SIZE = 25;
+const COMPARE_MAX = 6;
+const selected = new Map(); // id -> name of the task traces ticked for comparison
 
 export const KINDS = {
   tasks: 'Task-based runtime traces (StarPU, Paje): tasks on workers over time',
@@ -132,7 +135,8 @@ async function loadPage(results, subtitle, state, reload) {
     results.appendChild(filtered ? emptyFiltered() : emptyState());
     return;
   }
-  results.append(traceTable(body.traces, reload), pager(body, state, reload), kindLegend());
+  const bar = compareBar();
+  results.append(bar.el, traceTable(body.traces, reload, bar.update), pager(body, state, reload), kindLegend());
 }
 
 function emptyState() {
@@ -151,11 +155,38 @@ function emptyFiltered() {
       h('a', { href: '#/traces' }, 'Clear the filter'), '.'));
 }
 
-function traceTable(traces, reload) {
+// "Compare selected (n)": enabled with 2 to 6 ticked task traces.
+function compareBar() {
+  const button = h('a', { class: 'btn btn-small', id: 'compare-selected', role: 'button' });
+  const note = h('span', { class: 'muted small' });
+  const update = () => {
+    const n = selected.size;
+    const ok = n >= 2 && n <= COMPARE_MAX;
+    button.textContent = `Compare selected (${n})`;
+    button.setAttribute('aria-disabled', String(!ok));
+    button.classList.toggle('btn-primary', ok);
+    if (ok) button.href = `#/compare?traces=${[...selected.keys()].join(',')}`;
+    else button.removeAttribute('href');
+    note.textContent = n === 0 ? 'Tick 2 to 6 task traces to compare them side by side.'
+      : n > COMPARE_MAX ? `At most ${COMPARE_MAX} traces.` : [...selected.values()].join(', ');
+  };
+  update();
+  return { el: h('div', { class: 'compare-bar' }, button, note), update };
+}
+
+function selectBox(t, onChange) {
+  if (t.kind !== 'tasks') return null;
+  return h('input', { type: 'checkbox', class: 'select-trace', 'aria-label': `Select ${t.name} for comparison`,
+    checked: selected.has(t.id),
+    onchange: (e) => { if (e.target.checked) selected.set(t.id, t.name); else selected.delete(t.id); onChange(); } });
+}
+
+function traceTable(traces, reload, onSelect) {
   const head = h('thead', {}, h('tr', {},
-    ['Name', 'Kind', 'Format', 'Size', 'Uploaded (UTC)', 'Contents', 'Actions'].map((t, i) =>
-      h('th', { scope: 'col', class: i === 3 ? 'num' : null }, t))));
+    ['', 'Name', 'Kind', 'Format', 'Size', 'Uploaded (UTC)', 'Contents', 'Actions'].map((t, i) =>
+      h('th', { scope: 'col', class: i === 4 ? 'num' : i === 0 ? 'select' : null }, t || h('span', { class: 'sr-only' }, 'Compare')))));
   const rows = traces.map((t) => h('tr', { dataset: { traceId: t.id } },
+    h('td', { class: 'select' }, selectBox(t, onSelect)),
     h('td', { class: 'name' },
       h('a', { href: `#/traces/${t.id}` }, t.name),
       t.description ? h('div', { class: 'muted small' }, t.description) : null),

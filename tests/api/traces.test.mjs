@@ -122,7 +122,7 @@ test('list: sort orders', async () => {
 test('list: bad parameters are 400 invalid_parameter', async () => {
   const wrong = [];
   for (const qs of ['limit=0', 'limit=1001', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=', 'limit=10x',
-    'limit=99999999999999999999', 'limit=%2010', 'limit=10%20', 'offset=-1', 'offset=x', 'offset=1e3', 'offset=99999999999999999999999',
+    'limit=99999999999999999999', 'limit=%2010', 'limit=10%20', 'limit=%FF', 'sort=%C3%28', 'offset=-1', 'offset=x', 'offset=1e3', 'offset=99999999999999999999999',
     'kind=bogus', 'kind=', 'sort=bogus', 'sort=id', 'sort=--name', 'sort=']) {
     const r = await getJson(d.url, '/api/v1/traces?' + qs);
     if (r.status !== 400 || r.json?.error?.code !== 'invalid_parameter') wrong.push(`?${qs} -> ${r.status}`);

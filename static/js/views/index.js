@@ -2,4 +2,6 @@
 // registers itself with registerView() (js/trace.js). The tabs follow this
 // order. A new view is a new module in this folder plus one line here.
 import './overview.js';
+import './gantt.js';
+import './bounds.js';
 import './progression.js';

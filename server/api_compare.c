@@ -1,0 +1,202 @@
+/* api_compare.c: GET /api/v1/compare?traces=1,2,3: two to six task traces
+ * side by side: a common extent and type list, and per trace its name,
+ * makespan, bounds, idle share, outlier count, tasks and workers (the
+ * analysis filters apply to every trace). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filters.h"
+#include "handlers.h"
+#include "reply.h"
+
+#define MIN_TRACES 2
+#define MAX_TRACES 6
+
+static int parse_ids(ari_request *r, int64_t *ids, int *n)
+{
+    const char *s = ari_param(r, "traces");
+    *n = 0;
+    if (!s) {
+        ari_reply_error(r, 400, "invalid_parameter", "traces is required: %d to %d trace ids, e.g. traces=1,2",
+                        MIN_TRACES, MAX_TRACES);
+        return -1;
+    }
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        char item[32];
+        char *end = NULL;
+        long long v = 0;
+        if (len > 0 && len < sizeof item) {
+            memcpy(item, p, len);
+            item[len] = '\0';
+            errno = 0;
+            v = strtoll(item, &end, 10);
+        }
+        if (!end || *end || errno || v <= 0 || strspn(item, "0123456789") != len || *n == MAX_TRACES) {
+            char safe[ARI_PRINTABLE_SIZE];
+            ari_reply_error(r, 400, "invalid_parameter",
+                            "traces must list %d to %d trace ids (positive integers), got '%s'", MIN_TRACES,
+                            MAX_TRACES, ari_printable(s, safe));
+            return -1;
+        }
+        for (int i = 0; i < *n; i++) {
+            if (ids[i] == v) {
+                ari_reply_error(r, 400, "invalid_parameter", "trace %lld is listed twice", v);
+                return -1;
+            }
+        }
+        ids[(*n)++] = v;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    if (*n < MIN_TRACES) {
+        ari_reply_error(r, 400, "invalid_parameter", "traces must list %d to %d trace ids, got %d", MIN_TRACES,
+                        MAX_TRACES, *n);
+        return -1;
+    }
+    return 0;
+}
+
+/* The share of the window [t0, t1] the filtered rows spent idle (see the
+ * Gantt's rule), averaged over the rows. */
+static int idle_share(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, double t0, double t1,
+                      double *out, ari_error *err)
+{
+    ari_rows *rows = ari_rows_acquire(r->db, ctx->meta, ctx->trace.key, err);
+    if (!rows)
+        return -1;
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < ctx->meta->nworkers && t1 > t0; i++) {
+        if (!ari_task_filter_row(f, &ctx->meta->workers[i]))
+            continue;
+        const ari_row_tasks *row = &rows->rows[i];
+        double share = rows->has_idle_states ? ari_interval_set_covered(&row->idle, t0, t1) / (t1 - t0)
+                                             : 1 - ari_interval_set_covered(&row->busy, t0, t1) / (t1 - t0);
+        sum += fmin(1, fmax(0, share));
+        n++;
+    }
+    ari_rows_release(rows);
+    *out = n ? sum / n : NAN;
+    return 0;
+}
+
+static json_t *trace_json(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
+{
+    json_t *bounds = ari_bounds_get(r, ctx, f, err);
+    json_t *outliers = bounds ? ari_outliers_get(r, ctx, f, err) : NULL;
+    double t0 = isnan(f->start) ? ctx->meta->extent_start : f->start;
+    double t1 = isnan(f->end) ? ctx->meta->extent_end : f->end;
+    double idle = NAN;
+    json_t *doc = NULL;
+    if (outliers && idle_share(r, ctx, f, t0, t1, &idle, err) == 0)
+        doc = json_pack("{s:I,s:s,s:O,s:O,s:O,s:o,s:O,s:O,s:O}", "id", (json_int_t)ctx->trace.id, "name",
+                        ctx->trace.name, "makespan", json_object_get(bounds, "makespan"), "abe",
+                        json_object_get(bounds, "abe"), "cpe", json_object_get(bounds, "cpe"), "idle",
+                        ari_json_num(idle), "outliers", json_object_get(outliers, "count"), "tasks",
+                        json_object_get(bounds, "tasks"), "workers", json_object_get(bounds, "workers"));
+    if (outliers && !doc && !err->code[0])
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    json_decref(bounds);
+    json_decref(outliers);
+    return doc;
+}
+
+static int add_types(json_t *types, const ari_tq_meta *m)
+{
+    for (int k = 0; k < m->ntypes; k++) {
+        size_t i;
+        json_t *v;
+        int seen = 0;
+        json_array_foreach(types, i, v) seen |= strcmp(json_string_value(v), m->types[k]) == 0;
+        if (!seen && json_array_append_new(types, json_string(m->types[k])) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+}
+
+static json_t *sorted_types(ari_actx *ctxs, int n)
+{
+    json_t *types = json_array();
+    for (int i = 0; i < n; i++)
+        add_types(types, ctxs[i].meta);
+    size_t count = json_array_size(types);
+    json_t **items = malloc((count + 1) * sizeof *items);
+    if (!items) {
+        json_decref(types);
+        return NULL;
+    }
+    for (size_t i = 0; i < count; i++)
+        items[i] = json_incref(json_array_get(types, i));
+    qsort(items, count, sizeof *items, by_name);
+    json_t *sorted = json_array();
+    for (size_t i = 0; i < count; i++)
+        json_array_append_new(sorted, items[i]);
+    free(items);
+    json_decref(types);
+    return sorted;
+}
+
+static json_t *compare(ari_request *r, ari_actx *ctxs, int n, const ari_task_filter *f, ari_error *err)
+{
+    json_t *traces = json_array();
+    double start = INFINITY, end = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        json_t *one = trace_json(r, &ctxs[i], f, err);
+        if (!one) {
+            json_decref(traces);
+            return NULL;
+        }
+        json_array_append_new(traces, one);
+        start = fmin(start, ctxs[i].meta->extent_start);
+        end = fmax(end, ctxs[i].meta->extent_end);
+    }
+    if (!isnan(f->start))
+        start = f->start;
+    if (!isnan(f->end))
+        end = f->end;
+    const char *unit = ctxs[0].trace.time_unit;
+    for (int i = 1; i < n; i++)
+        if (strcmp(ctxs[i].trace.time_unit, unit) != 0)
+            unit = "mixed";
+    return json_pack("{s:s,s:{s:f,s:f},s:o,s:o}", "time_unit", unit, "extent", "start", start, "end", end,
+                     "types", sorted_types(ctxs, n), "traces", traces);
+}
+
+enum MHD_Result api_compare(ari_request *r)
+{
+    int64_t ids[MAX_TRACES];
+    int n;
+    if (parse_ids(r, ids, &n) < 0)
+        return MHD_YES;
+    ari_actx ctxs[MAX_TRACES];
+    ari_tq_meta *metas[MAX_TRACES];
+    int opened = 0;
+    ari_task_filter f;
+    memset(&f, 0, sizeof f);
+    enum MHD_Result res = MHD_YES;
+    for (; opened < n; opened++) {
+        if (ari_actx_open_trace(r, ids[opened], &ctxs[opened]) < 0)
+            break;
+        metas[opened] = ctxs[opened].meta;
+    }
+    if (opened == n && ari_filter_parse(r, &f) == 0) {
+        if (ari_filter_check(r, &f, metas, n) == 0) {
+            ari_error err = {0};
+            json_t *doc = compare(r, ctxs, n, &f, &err);
+            res = doc ? ari_reply_analysis(r, doc, 17) : ari_reply_from_error(r, &err);
+        }
+        ari_filter_free(&f);
+    }
+    for (int i = 0; i < opened; i++)
+        ari_actx_close(&ctxs[i]);
+    return res;
+}

@@ -1,0 +1,337 @@
+/* api_gantt.c: GET /api/v1/traces/{id}/gantt: one row per worker, each
+ * either its individual tasks in the window or per-pixel type shares
+ * (analysis/gantt.h decides), the share of the window each worker spent
+ * Idle, and the marks (makespan, ABE, CPE) of the same filters over the
+ * whole trace.
+ *
+ * Cost: the trace's rows come from the row cache (store/analysis_cache.h)
+ * so a request is O(log n + tasks in the window + width) per row; the
+ * tasks mode then reads the row's few tasks with the (trace, worker,
+ * start) index, from start - (the row's longest task) to the window's end.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gantt.h"
+#include "filters.h"
+#include "handlers.h"
+#include "reply.h"
+#include "util/log.h"
+
+#define MAX_WIDTH 10000
+#define MAX_TASKS_LIMIT 1000000
+#define GANTT_DIGITS 12
+
+/* One request's state. */
+typedef struct gantt {
+    ari_request *r;
+    ari_actx *ctx;
+    ari_rows *rows;
+    double t0, t1;
+    int width;
+    int64_t max_tasks;
+    unsigned char *type_ok;  /* [ntypes] the filter's types */
+    double *threshold;       /* [nrestypes * ntypes] outlier thresholds, NULL until needed */
+    int thresholds_failed;
+    /* the row being rendered: filtered window tasks */
+    double *start, *end;
+    int *type;
+    size_t cap;
+} gantt;
+
+static int task_ok(const gantt *g, int type, double start, double end)
+{
+    const ari_task_filter *f = &g->ctx->filter;
+    if (!g->type_ok[type] || !ari_overlaps(start, end, g->t0, g->t1))
+        return 0;
+    return isnan(f->min_duration) || end - start >= f->min_duration;
+}
+
+/* Index of the first task of the row starting at or after t. */
+static int64_t lower_bound(const ari_row_tasks *row, double t)
+{
+    int64_t lo = 0, hi = row->ntasks;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (row->start[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Collects the row's filtered tasks in the window into g->start/end/type,
+ * ends clamped to the next start so that the renderer sees no overlap. */
+static int64_t collect(gantt *g, const ari_row_tasks *row, double max_duration)
+{
+    int64_t lo = lower_bound(row, g->t0 - max_duration), hi = lower_bound(row, g->t1);
+    int64_t n = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        if (!task_ok(g, row->type[i], row->start[i], row->end[i]))
+            continue;
+        if ((size_t)n + 1 > g->cap) {
+            size_t cap = g->cap ? g->cap * 2 : 1024;
+            double *s = realloc(g->start, cap * sizeof *s);
+            if (s)
+                g->start = s;
+            double *e = s ? realloc(g->end, cap * sizeof *e) : NULL;
+            if (e)
+                g->end = e;
+            int *t = e ? realloc(g->type, cap * sizeof *t) : NULL;
+            if (!t)
+                return -1;
+            g->type = t;
+            g->cap = cap;
+        }
+        g->start[n] = row->start[i];
+        g->end[n] = row->end[i] >= row->start[i] ? row->end[i] : row->start[i];
+        g->type[n] = row->type[i];
+        if (n > 0 && g->end[n - 1] > g->start[n])
+            g->end[n - 1] = g->start[n] > g->start[n - 1] ? g->start[n] : g->start[n - 1];
+        n++;
+    }
+    return n;
+}
+
+/* The groups of the whole trace's outliers, cached apart: the outliers
+ * document lists every outlier task and is slow to parse on each request. */
+static json_t *compute_groups(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, const void *extra,
+                              ari_error *err)
+{
+    (void)extra;
+    json_t *outliers = ari_outliers_get(r, ctx, f, err);
+    json_t *doc = outliers ? json_pack("{s:O}", "groups", json_object_get(outliers, "groups")) : NULL;
+    json_decref(outliers);
+    return doc;
+}
+
+/* The outlier thresholds of the whole trace, per (resource type, type). */
+static void load_thresholds(gantt *g)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    ari_task_filter none = {.start = NAN, .end = NAN, .min_duration = NAN};
+    ari_error err = {0};
+    json_t *doc = ari_analysis_cached(g->r, g->ctx, "outlier_groups", &none, "", compute_groups, NULL, &err);
+    size_t cells = (size_t)m->nrestypes * (size_t)m->ntypes;
+    g->threshold = doc ? malloc((cells + 1) * sizeof *g->threshold) : NULL;
+    if (!g->threshold) {
+        ari_log(ARI_LOG_WARN, "gantt: no outlier thresholds: %s", err.message);
+        g->thresholds_failed = 1;
+        json_decref(doc);
+        return;
+    }
+    for (size_t c = 0; c < cells; c++)
+        g->threshold[c] = INFINITY;
+    size_t i;
+    json_t *grp;
+    json_array_foreach(json_object_get(doc, "groups"), i, grp) {
+        int k = ari_tq_type_id(m, json_string_value(json_object_get(grp, "type")));
+        int r = ari_tq_restype_id(m, json_string_value(json_object_get(grp, "resource_type")));
+        json_t *thr = json_object_get(grp, "threshold");
+        if (k >= 0 && r >= 0 && json_is_number(thr))
+            g->threshold[(size_t)r * (size_t)m->ntypes + (size_t)k] = json_number_value(thr);
+    }
+    json_decref(doc);
+}
+
+typedef struct detail_ctx {
+    gantt *g;
+    int restype;
+    json_t *list;
+} detail_ctx;
+
+static int add_detail(void *arg, const char *job_id, int type, double start, double end, double gflop,
+                      int64_t iteration)
+{
+    detail_ctx *d = arg;
+    gantt *g = d->g;
+    if (!task_ok(g, type, start, end))
+        return 0;
+    int outlier = 0;
+    if (g->threshold && d->restype >= 0) {
+        size_t cell = (size_t)d->restype * (size_t)g->ctx->meta->ntypes + (size_t)type;
+        outlier = ari_tq_duration(start, end) > g->threshold[cell];
+    }
+    json_t *task = json_pack("{s:s,s:i,s:f,s:f,s:o,s:o,s:b}", "job_id", job_id, "type", type, "start", start,
+                             "end", end, "gflop", ari_json_num(gflop), "iteration",
+                             iteration == ARI_TQ_NO_ITERATION ? json_null() : json_integer(iteration),
+                             "outlier", outlier);
+    return task ? json_array_append_new(d->list, task) : -1;
+}
+
+static json_t *tasks_json(gantt *g, const ari_tq_worker *w, ari_error *err)
+{
+    if (!g->threshold && !g->thresholds_failed)
+        load_thresholds(g);
+    detail_ctx d = {g, w->restype, json_array()};
+    if (ari_tq_worker_tasks(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0 - w->max_duration, g->t1,
+                            add_detail, &d, err) < 0) {
+        json_decref(d.list);
+        return NULL;
+    }
+    return d.list;
+}
+
+static json_t *pixels_json(const ari_gantt_result *res)
+{
+    json_t *shares = json_array(), *idle = json_array();
+    for (int64_t c = 0; c < res->ncells; c++) {
+        const ari_gantt_cell *cell = &res->cells[c];
+        json_t *triple = json_array();
+        json_array_append_new(triple, json_integer(cell->pixel));
+        json_array_append_new(triple, json_integer(cell->type));
+        json_array_append_new(triple, json_real(cell->share));
+        json_array_append_new(shares, triple);
+    }
+    for (int p = 0; p < res->width; p++)
+        json_array_append_new(idle, json_real(res->idle[p]));
+    return json_pack("{s:o,s:o}", "shares", shares, "idle", idle);
+}
+
+static double row_idle(const gantt *g, const ari_row_tasks *row)
+{
+    double len = g->t1 - g->t0;
+    double share = g->rows->has_idle_states ? ari_interval_set_covered(&row->idle, g->t0, g->t1) / len
+                                            : 1 - ari_interval_set_covered(&row->busy, g->t0, g->t1) / len;
+    return share < 0 ? 0 : share > 1 ? 1 : share;
+}
+
+static json_t *row_json(gantt *g, int i, ari_error *err)
+{
+    const ari_tq_worker *w = &g->ctx->meta->workers[i];
+    const ari_row_tasks *row = &g->rows->rows[i];
+    int64_t n = collect(g, row, w->max_duration);
+    if (n < 0) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    ari_gantt_row in = {n, g->start, g->end, g->type, g->ctx->meta->ntypes};
+    ari_gantt_result res = {0};
+    if (ari_gantt_render_row(&in, g->t0, g->t1, g->width, g->max_tasks, &res, err) < 0)
+        return NULL;
+    json_t *tasks = json_null(), *pixels = json_null();
+    if (res.mode == ARI_GANTT_TASKS)
+        tasks = tasks_json(g, w, err);
+    else
+        pixels = pixels_json(&res);
+    ari_gantt_result_free(&res);
+    if (!tasks || !pixels) {
+        json_decref(tasks);
+        json_decref(pixels);
+        return NULL;
+    }
+    return json_pack("{s:I,s:s,s:I,s:s,s:s,s:f,s:s,s:o,s:o}", "id", (json_int_t)w->id, "name", w->name, "node",
+                     (json_int_t)w->node, "resource_type", w->resource_type, "resource", w->resource, "idle",
+                     row_idle(g, row), "mode", json_is_null(tasks) ? "pixels" : "tasks", "tasks", tasks,
+                     "pixels", pixels);
+}
+
+static json_t *marks_json(gantt *g)
+{
+    ari_task_filter whole = ari_filter_without_window(&g->ctx->filter);
+    ari_error err = {0};
+    json_t *bounds = ari_bounds_get(g->r, g->ctx, &whole, &err);
+    if (!bounds) {
+        ari_log(ARI_LOG_WARN, "gantt: no marks: %s", err.message);
+        return json_null();
+    }
+    json_t *marks = json_pack("{s:O,s:O,s:O}", "makespan", json_object_get(bounds, "makespan"), "abe",
+                              json_object_get(bounds, "abe"), "cpe", json_object_get(bounds, "cpe"));
+    json_decref(bounds);
+    return marks ? marks : json_null();
+}
+
+static json_t *types_json(const ari_tq_meta *m)
+{
+    json_t *types = json_array();
+    for (int k = 0; k < m->ntypes; k++)
+        json_array_append_new(types, json_string(m->types[k]));
+    return types;
+}
+
+static json_t *render(gantt *g, ari_error *err)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    json_t *rows = json_array();
+    for (int i = 0; i < m->nworkers; i++) {
+        if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]))
+            continue;
+        json_t *row = row_json(g, i, err);
+        if (!row) {
+            json_decref(rows);
+            return NULL;
+        }
+        json_array_append_new(rows, row);
+    }
+    return json_pack("{s:s,s:f,s:f,s:i,s:{s:f,s:f},s:o,s:o,s:o}", "time_unit", g->ctx->trace.time_unit, "start",
+                     g->t0, "end", g->t1, "width", g->width, "extent", "start", m->extent_start, "end",
+                     m->extent_end, "types", types_json(m), "rows", rows, "marks", marks_json(g));
+}
+
+/* The window: start and end, each defaulting to the trace's extent. */
+static int window(ari_request *r, const ari_actx *ctx, double *t0, double *t1)
+{
+    const ari_task_filter *f = &ctx->filter;
+    *t0 = isnan(f->start) ? ctx->meta->extent_start : f->start;
+    *t1 = isnan(f->end) ? ctx->meta->extent_end : f->end;
+    if (*t1 > *t0 && isfinite(*t1 - *t0))
+        return 0;
+    if (isnan(f->start) && isnan(f->end)) { /* every task at one instant */
+        *t1 = *t0 + 1;
+        return 0;
+    }
+    ari_reply_error(r, 400, "invalid_parameter", "the window [%g, %g] is empty (the trace's tasks span %g..%g)",
+                    *t0, *t1, ctx->meta->extent_start, ctx->meta->extent_end);
+    return -1;
+}
+
+static int type_mask(gantt *g)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    const ari_task_filter *f = &g->ctx->filter;
+    g->type_ok = calloc((size_t)m->ntypes + 1, 1);
+    if (!g->type_ok)
+        return -1;
+    for (int k = 0; k < m->ntypes; k++)
+        g->type_ok[k] = !f->types;
+    for (size_t i = 0; i < f->ntypes; i++) {
+        int k = ari_tq_type_id(m, f->types[i]);
+        if (k >= 0)
+            g->type_ok[k] = 1;
+    }
+    return 0;
+}
+
+enum MHD_Result api_gantt(ari_request *r)
+{
+    ari_actx ctx;
+    if (ari_actx_open(r, &ctx) < 0)
+        return MHD_YES;
+    gantt g = {.r = r, .ctx = &ctx};
+    int64_t width;
+    enum MHD_Result res = MHD_YES;
+    if (ari_param_int(r, "width", 1000, 1, MAX_WIDTH, &width) < 0 ||
+        ari_param_int(r, "max_tasks", width / 2, 0, MAX_TASKS_LIMIT, &g.max_tasks) < 0 ||
+        window(r, &ctx, &g.t0, &g.t1) < 0) {
+        ari_actx_close(&ctx);
+        return MHD_YES;
+    }
+    g.width = (int)width;
+    ari_error err = {0};
+    if (type_mask(&g) < 0)
+        ari_error_set(&err, ARI_E_NOMEM, "out of memory");
+    else
+        g.rows = ari_rows_acquire(r->db, ctx.meta, ctx.trace.key, &err);
+    json_t *doc = g.rows ? render(&g, &err) : NULL;
+    res = doc ? ari_reply_analysis(r, doc, GANTT_DIGITS) : ari_reply_from_error(r, &err);
+    ari_rows_release(g.rows);
+    free(g.type_ok);
+    free(g.threshold);
+    free(g.start);
+    free(g.end);
+    free(g.type);
+    ari_actx_close(&ctx);
+    return res;
+}

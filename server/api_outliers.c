@@ -1,0 +1,142 @@
+/* api_outliers.c: GET /api/v1/traces/{id}/outliers: StarVZ's anomalous
+ * tasks (analysis/outliers.h): durations above Q3 + 1.5 IQR of their
+ * (type, resource type) group. The full result is cached per filter;
+ * `limit` only caps the tasks listed in the answer. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/outliers.h"
+#include "filters.h"
+#include "handlers.h"
+#include "reply.h"
+
+#define DEFAULT_LIMIT 1000
+#define MAX_LIMIT 1000000
+
+static json_t *groups_json(const ari_tq_meta *m, const ari_outlier_result *res)
+{
+    json_t *list = json_array();
+    for (int k = 0; k < m->ntypes; k++) {
+        for (int r = 0; r < m->nrestypes; r++) {
+            const ari_outlier_group *g = &res->groups[(size_t)r * (size_t)m->ntypes + (size_t)k];
+            if (g->count == 0)
+                continue;
+            json_array_append_new(list, json_pack("{s:s,s:s,s:I,s:o,s:o,s:o,s:o,s:I}", "type", m->types[k],
+                                                  "resource_type", m->restypes[r], "tasks",
+                                                  (json_int_t)g->count, "q1", ari_json_num(g->q1), "q3",
+                                                  ari_json_num(g->q3), "iqr", ari_json_num(g->iqr),
+                                                  "threshold", ari_json_num(g->threshold), "outliers",
+                                                  (json_int_t)g->noutliers));
+        }
+    }
+    return list;
+}
+
+static int by_start(const void *a, const void *b, void *ctx)
+{
+    const ari_tq_tasks *t = ctx;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (t->start[x] != t->start[y])
+        return t->start[x] < t->start[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* The outlier tasks' indices by start time. */
+static int64_t *outlier_order(const ari_tq_tasks *t, const ari_outlier_result *res)
+{
+    int64_t *idx = malloc((res->noutliers + 1) * sizeof *idx);
+    if (!idx)
+        return NULL;
+    int64_t n = 0;
+    for (int64_t i = 0; i < t->n; i++)
+        if (res->is_outlier[i])
+            idx[n++] = i;
+    qsort_r(idx, (size_t)n, sizeof *idx, by_start, (void *)t);
+    return idx;
+}
+
+static json_t *tasks_json(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_outlier_result *res)
+{
+    int64_t *idx = outlier_order(t, res);
+    if (!idx)
+        return NULL;
+    json_t *list = json_array();
+    for (size_t j = 0; j < res->noutliers; j++) {
+        int64_t i = idx[j];
+        size_t cell = (size_t)t->restype[i] * (size_t)m->ntypes + (size_t)t->type[i];
+        json_t *task = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:o}", "job_id", ari_tq_job_id(t, i), "type",
+                                 m->types[t->type[i]], "resource_type", m->restypes[t->restype[i]], "worker",
+                                 m->workers[t->worker[i]].name, "start", t->start[i], "end", t->end[i],
+                                 "duration", ari_tq_duration(t->start[i], t->end[i]), "threshold",
+                                 ari_json_num(res->groups[cell].threshold));
+        json_array_append_new(list, task);
+    }
+    free(idx);
+    return list;
+}
+
+static json_t *compute_outliers(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
+                                const void *extra, ari_error *err)
+{
+    (void)extra;
+    const ari_tq_meta *m = ctx->meta;
+    ari_tq_tasks t;
+    if (ari_tq_tasks_load(r->db, ctx->trace.id, m, f, 0, &t, err) < 0)
+        return NULL;
+    double *duration = malloc(((size_t)t.n + 1) * sizeof *duration);
+    json_t *doc = NULL;
+    if (!duration) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    } else {
+        for (int64_t i = 0; i < t.n; i++) {
+            duration[i] = ari_tq_duration(t.start[i], t.end[i]);
+        }
+        ari_outlier_input in = {(size_t)t.n, duration, t.type, t.restype, m->ntypes, m->nrestypes};
+        ari_outlier_result res = {0};
+        if (ari_outliers_compute(&in, &res, err) == 0) {
+            json_t *tasks = tasks_json(m, &t, &res);
+            doc = tasks ? json_pack("{s:I,s:o,s:o}", "count", (json_int_t)res.noutliers, "groups",
+                                    groups_json(m, &res), "tasks", tasks)
+                        : NULL;
+            if (!doc)
+                ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+        ari_outlier_result_free(&res);
+    }
+    free(duration);
+    ari_tq_tasks_free(&t);
+    return doc;
+}
+
+json_t *ari_outliers_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
+{
+    return ari_analysis_cached(r, ctx, "outliers", f, "", compute_outliers, NULL, err);
+}
+
+enum MHD_Result api_outliers(ari_request *r)
+{
+    int64_t limit;
+    ari_actx ctx;
+    if (ari_actx_open(r, &ctx) < 0)
+        return MHD_YES;
+    if (ari_param_int(r, "limit", DEFAULT_LIMIT, 0, MAX_LIMIT, &limit) < 0) {
+        ari_actx_close(&ctx);
+        return MHD_YES;
+    }
+    ari_error err = {0};
+    json_t *doc = ari_outliers_get(r, &ctx, &ctx.filter, &err);
+    enum MHD_Result res;
+    if (!doc) {
+        res = ari_reply_from_error(r, &err);
+    } else {
+        json_t *tasks = json_object_get(doc, "tasks");
+        while (json_array_size(tasks) > (size_t)limit)
+            json_array_remove(tasks, json_array_size(tasks) - 1);
+        json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
+        json_object_set_new(doc, "limit", json_integer(limit));
+        res = ari_reply_analysis(r, doc, 17);
+    }
+    ari_actx_close(&ctx);
+    return res;
+}

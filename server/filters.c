@@ -1,0 +1,499 @@
+/* filters.c: the common filters of the task-trace analyses, their
+ * canonical form, opening a trace for analysis, and the analysis cache
+ * wrapper (see filters.h). */
+#include "filters.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reply.h"
+
+/* ---- numbers ---- */
+
+/* A decimal number: digits, sign, point and exponent only (strtod alone
+ * would also take "nan", "inf", hex and leading blanks). */
+static int parse_number(const char *s, double *out)
+{
+    if (!s || !*s || strlen(s) > 64 || strspn(s, "0123456789+-.eE") != strlen(s))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || end == s || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+const char *ari_printable(const char *s, char *buf)
+{
+    size_t n = 0;
+    for (; s && s[n] && n < 64; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 || (unsigned char)s[n] >= 0x7f ? '?' : s[n];
+    if (s && s[n]) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+int ari_param_number(ari_request *r, const char *name, double def, double min, double max,
+                     double *out)
+{
+    const char *s = ari_param(r, name);
+    if (!s) {
+        *out = def;
+        return 0;
+    }
+    if (parse_number(s, out) < 0 || *out < min || *out > max) {
+        char safe[ARI_PRINTABLE_SIZE];
+        ari_reply_error(r, 400, "invalid_parameter", "%s must be a number in %g..%g, got '%s'", name, min, max,
+                        ari_printable(s, safe));
+        return -1;
+    }
+    return 0;
+}
+
+json_t *ari_json_num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+enum MHD_Result ari_reply_analysis(ari_request *r, json_t *body, int digits)
+{
+    if (!body)
+        return ari_reply_error(r, 500, "internal", "could not build the response");
+    char *text = json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(digits));
+    json_decref(body);
+    if (!text)
+        return ari_reply_error(r, 500, "internal", "could not encode the response");
+    enum MHD_Result rc = ari_reply_text_json(r, 200, text);
+    free(text);
+    return rc;
+}
+
+/* ---- lists ---- */
+
+static void free_strings(char **list, size_t n)
+{
+    for (size_t i = 0; list && i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+void ari_filter_free(ari_task_filter *f)
+{
+    free_strings(f->types, f->ntypes);
+    free_strings(f->resources, f->nresources);
+    free(f->nodes);
+    memset(f, 0, sizeof *f);
+    f->start = f->end = f->min_duration = NAN;
+}
+
+/* Splits "a,b,c" into trimmed, non-empty items. Returns the count, or -1
+ * (with why set) when an item is empty or too long, or there are too many. */
+static long split_list(const char *s, char ***out, const char **why)
+{
+    *out = NULL;
+    size_t n = 0, cap = 0;
+    const char *p = s;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        const char *a = p, *b = p + len;
+        while (a < b && *a == ' ')
+            a++;
+        while (b > a && b[-1] == ' ')
+            b--;
+        *why = a == b ? "has an empty item" : (size_t)(b - a) > ARI_FILTER_MAX_ITEM_LEN ? "has a too long item"
+               : n >= ARI_FILTER_MAX_ITEMS ? "has too many items" : NULL;
+        if (!*why && n == cap) {
+            cap = cap ? cap * 2 : 8;
+            char **grown = realloc(*out, cap * sizeof *grown);
+            if (!grown)
+                *why = "is too large (out of memory)";
+            else
+                *out = grown;
+        }
+        if (!*why && !((*out)[n] = strndup(a, (size_t)(b - a))))
+            *why = "is too large (out of memory)";
+        if (*why) {
+            free_strings(*out, n);
+            *out = NULL;
+            return -1;
+        }
+        n++;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    return (long)n;
+}
+
+static int parse_strings(ari_request *r, const char *name, char ***list, size_t *n)
+{
+    const char *s = ari_param(r, name);
+    if (!s)
+        return 0;
+    const char *why = NULL;
+    long count = split_list(s, list, &why);
+    if (count < 0) {
+        char safe[ARI_PRINTABLE_SIZE];
+        ari_reply_error(r, 400, "invalid_parameter", "%s %s (a comma-separated list is expected), got '%s'",
+                        name, why, ari_printable(s, safe));
+        return -1;
+    }
+    *n = (size_t)count;
+    return 0;
+}
+
+static int parse_nodes(ari_request *r, ari_task_filter *f)
+{
+    char **items = NULL;
+    size_t n = 0;
+    if (parse_strings(r, "nodes", &items, &n) < 0)
+        return -1;
+    if (!items)
+        return 0;
+    f->nodes = malloc(n * sizeof *f->nodes);
+    int rc = f->nodes ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(items[i], &end, 10);
+        if (errno || *end || end == items[i] || v < 0 || v > INT32_MAX ||
+            strspn(items[i], "0123456789") != strlen(items[i])) {
+            char safe[ARI_PRINTABLE_SIZE];
+            ari_reply_error(r, 400, "invalid_parameter",
+                            "nodes must list node numbers (integers >= 0), got '%s'", ari_printable(items[i], safe));
+            rc = -2;
+        }
+        f->nodes[i] = v;
+    }
+    free_strings(items, n);
+    if (rc == -1)
+        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+    if (rc < 0)
+        return -1;
+    f->nnodes = n;
+    return 0;
+}
+
+int ari_filter_parse(ari_request *r, ari_task_filter *f)
+{
+    memset(f, 0, sizeof *f);
+    f->start = f->end = f->min_duration = NAN;
+    if (parse_strings(r, "types", &f->types, &f->ntypes) < 0 ||
+        parse_strings(r, "resources", &f->resources, &f->nresources) < 0 || parse_nodes(r, f) < 0 ||
+        ari_param_number(r, "start", NAN, -DBL_MAX, DBL_MAX, &f->start) < 0 ||
+        ari_param_number(r, "end", NAN, -DBL_MAX, DBL_MAX, &f->end) < 0 ||
+        ari_param_number(r, "min_duration", NAN, 0, DBL_MAX, &f->min_duration) < 0) {
+        ari_filter_free(f);
+        return -1;
+    }
+    if (!isnan(f->start) && !isnan(f->end) && !(f->start < f->end)) {
+        ari_reply_error(r, 400, "invalid_parameter", "start (%g) must be less than end (%g)", f->start, f->end);
+        ari_filter_free(f);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- checking names against the traces ---- */
+
+/* Appends "a, b, c" (the valid names) to buf, truncated with "...". */
+static void list_names(char *buf, size_t size, char *const *names, int n, const int64_t *nums)
+{
+    size_t used = strlen(buf);
+    for (int i = 0; i < n && used + 1 < size; i++) {
+        int w = nums ? snprintf(buf + used, size - used, "%s%lld", used ? ", " : "", (long long)nums[i])
+                     : snprintf(buf + used, size - used, "%s%s", used ? ", " : "", names[i]);
+        if (w < 0 || (size_t)w >= size - used) {
+            snprintf(buf + (size > 5 ? size - 5 : 0), size > 5 ? 5 : size, "...");
+            return;
+        }
+        used += (size_t)w;
+    }
+}
+
+static int has_name(char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int check_names(ari_request *r, const char *what, char *const *items, size_t nitems,
+                       ari_tq_meta *const *metas, int n, int restypes)
+{
+    for (size_t i = 0; i < nitems; i++) {
+        int found = 0;
+        for (int m = 0; m < n && !found; m++)
+            found = restypes ? has_name(metas[m]->restypes, metas[m]->nrestypes, items[i])
+                             : has_name(metas[m]->types, metas[m]->ntypes, items[i]);
+        if (found)
+            continue;
+        char valid[600] = "";
+        for (int m = 0; m < n; m++)
+            list_names(valid, sizeof valid, restypes ? metas[m]->restypes : metas[m]->types,
+                       restypes ? metas[m]->nrestypes : metas[m]->ntypes, NULL);
+        char safe[ARI_PRINTABLE_SIZE];
+        ari_reply_error(r, 400, "invalid_parameter", "unknown %s '%s' (valid: %s)", what,
+                        ari_printable(items[i], safe), valid);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_nodes(ari_request *r, const ari_task_filter *f, ari_tq_meta *const *metas, int n)
+{
+    for (size_t i = 0; i < f->nnodes; i++) {
+        int found = 0;
+        for (int m = 0; m < n && !found; m++)
+            for (int k = 0; k < metas[m]->nnodes && !found; k++)
+                found = metas[m]->nodes[k] == f->nodes[i];
+        if (found)
+            continue;
+        char valid[600] = "";
+        for (int m = 0; m < n; m++)
+            list_names(valid, sizeof valid, NULL, metas[m]->nnodes, metas[m]->nodes);
+        ari_reply_error(r, 400, "invalid_parameter", "unknown node %lld (valid: %s)", (long long)f->nodes[i],
+                        valid);
+        return -1;
+    }
+    return 0;
+}
+
+int ari_filter_check(ari_request *r, const ari_task_filter *f, ari_tq_meta *const *metas, int n)
+{
+    if (check_names(r, "task type", f->types, f->ntypes, metas, n, 0) < 0 ||
+        check_names(r, "resource type", f->resources, f->nresources, metas, n, 1) < 0 ||
+        check_nodes(r, f, metas, n) < 0)
+        return -1;
+    return 0;
+}
+
+/* ---- canonical form ---- */
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A growing string; on allocation failure it becomes NULL and stays so. */
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *text)
+{
+    if (!b->s && b->cap)
+        return;
+    size_t n = strlen(text);
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(b->s, cap);
+        if (!grown) {
+            free(b->s);
+            b->s = NULL;
+            b->cap = 1;
+            return;
+        }
+        b->s = grown;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, text, n + 1);
+    b->len += n;
+}
+
+static void sb_strings(sbuf *b, const char *key, char *const *items, size_t n)
+{
+    if (!items)
+        return;
+    char **sorted = malloc((n + 1) * sizeof *sorted);
+    if (!sorted) {
+        free(b->s);
+        b->s = NULL;
+        b->cap = 1;
+        return;
+    }
+    memcpy(sorted, items, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_cstr);
+    sb_add(b, b->len ? ";" : "");
+    sb_add(b, key);
+    sb_add(b, "=");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
+            continue;
+        sb_add(b, i ? "," : "");
+        sb_add(b, sorted[i]);
+    }
+    free(sorted);
+}
+
+static void sb_number(sbuf *b, const char *key, double v)
+{
+    if (isnan(v))
+        return;
+    char num[64];
+    snprintf(num, sizeof num, "%.17g", v == 0 ? 0.0 : v); /* -0 is 0 */
+    sb_add(b, b->len ? ";" : "");
+    sb_add(b, key);
+    sb_add(b, "=");
+    sb_add(b, num);
+}
+
+char *ari_filter_canonical(const ari_task_filter *f, int with_window)
+{
+    sbuf b = {0};
+    sb_strings(&b, "types", f->types, f->ntypes);
+    sb_strings(&b, "resources", f->resources, f->nresources);
+    if (f->nodes) {
+        int64_t *sorted = malloc((f->nnodes + 1) * sizeof *sorted);
+        if (!sorted) {
+            free(b.s);
+            return NULL;
+        }
+        memcpy(sorted, f->nodes, f->nnodes * sizeof *sorted);
+        qsort(sorted, f->nnodes, sizeof *sorted, cmp_int64);
+        sb_add(&b, b.len ? ";nodes=" : "nodes=");
+        for (size_t i = 0; i < f->nnodes; i++) {
+            if (i > 0 && sorted[i] == sorted[i - 1])
+                continue;
+            char num[32];
+            snprintf(num, sizeof num, "%s%lld", i ? "," : "", (long long)sorted[i]);
+            sb_add(&b, num);
+        }
+        free(sorted);
+    }
+    if (with_window) {
+        sb_number(&b, "start", f->start);
+        sb_number(&b, "end", f->end);
+    }
+    sb_number(&b, "min_duration", f->min_duration);
+    sb_add(&b, "");
+    return b.s;
+}
+
+int ari_filter_has_window(const ari_task_filter *f)
+{
+    return !isnan(f->start) || !isnan(f->end);
+}
+
+ari_task_filter ari_filter_without_window(const ari_task_filter *f)
+{
+    ari_task_filter g = *f;
+    g.start = g.end = NAN;
+    return g;
+}
+
+/* ---- opening a trace ---- */
+
+void ari_actx_close(ari_actx *ctx)
+{
+    ari_tq_trace_free(&ctx->trace);
+    ari_tq_meta_free(ctx->meta);
+    ari_filter_free(&ctx->filter);
+    ctx->meta = NULL;
+}
+
+int ari_actx_open_trace(ari_request *r, int64_t id, ari_actx *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->filter.start = ctx->filter.end = ctx->filter.min_duration = NAN;
+    ari_error err = {0};
+    int rc = ari_tq_trace_get(r->db, id, &ctx->trace, &err);
+    if (rc < 0) {
+        ari_reply_from_error(r, &err);
+        return -1;
+    }
+    if (rc == 1) {
+        ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+        return -1;
+    }
+    if (!ctx->trace.has_tasks) {
+        ari_reply_error(r, 409, "no_tasks", "trace %lld (kind %s) has no application tasks: the task "
+                        "analyses need a StarPU bundle or a StarVZ CSV set", (long long)id, ctx->trace.kind);
+        ari_actx_close(ctx);
+        return -1;
+    }
+    if (ari_tq_meta_get(r->db, id, &ctx->meta, &err) < 0) {
+        ari_reply_from_error(r, &err);
+        ari_actx_close(ctx);
+        return -1;
+    }
+    if (ctx->meta->ntasks == 0) {
+        ari_reply_error(r, 409, "no_tasks", "trace %lld has no task on a known worker", (long long)id);
+        ari_actx_close(ctx);
+        return -1;
+    }
+    return 0;
+}
+
+int ari_actx_open(ari_request *r, ari_actx *ctx)
+{
+    int64_t id;
+    memset(ctx, 0, sizeof *ctx);
+    if (ari_path_id(r, 0, &id) < 0 || ari_actx_open_trace(r, id, ctx) < 0)
+        return -1;
+    if (ari_filter_parse(r, &ctx->filter) < 0 ||
+        ari_filter_check(r, &ctx->filter, &ctx->meta, 1) < 0) {
+        ari_actx_close(ctx);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the cache wrapper ---- */
+
+json_t *ari_analysis_cached(ari_request *r, const ari_actx *ctx, const char *analysis,
+                            const ari_task_filter *f, const char *extra_params,
+                            ari_compute_fn compute, const void *extra, ari_error *err)
+{
+    int cacheable = !ari_filter_has_window(f);
+    char *params = NULL;
+    if (cacheable) {
+        char *canon = ari_filter_canonical(f, 0);
+        if (!canon || asprintf(&params, "%s%s%s", canon, *canon && *extra_params ? ";" : "", extra_params) < 0) {
+            free(canon);
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+            return NULL;
+        }
+        free(canon);
+        char *text = NULL;
+        int rc = ari_cache_get(r->db, ctx->trace.id, analysis, params, &text, err);
+        if (rc < 0) {
+            free(params);
+            return NULL;
+        }
+        json_t *doc = rc == 0 ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        if (doc) {
+            free(params);
+            return doc;
+        }
+    }
+    json_t *doc = compute(r, ctx, f, extra, err);
+    if (doc && cacheable) {
+        char *text = json_dumps(doc, JSON_COMPACT);
+        if (text)
+            ari_cache_put(r->db, ctx->trace.id, analysis, params, text);
+        free(text);
+    }
+    free(params);
+    return doc;
+}

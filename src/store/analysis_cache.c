@@ -1,0 +1,369 @@
+/* analysis_cache.c: the database cache of analysis results (table
+ * analysis_cache, sql/004_analysis.sql) and the in-memory row cache of the
+ * Gantt chart (see analysis_cache.h). */
+#include "store/analysis_cache.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+#include "util/log.h"
+
+/* store.c's busy timeout, restored after a cache write. */
+#define STORE_BUSY_TIMEOUT_MS 10000
+/* How long a cache write may wait for an import's write lock. */
+#define CACHE_WRITE_TIMEOUT_MS 200
+
+/* ---- database cache ---- */
+
+int ari_cache_get(ari_store *s, int64_t trace_id, const char *analysis, const char *params,
+                  char **json_out, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT result_json FROM analysis_cache WHERE trace_id = ?1 AND analysis = ?2 AND params = ?3",
+        err);
+    if (!st)
+        return -1;
+    char name[96];
+    snprintf(name, sizeof name, "%s@" ARI_CACHE_VERSION, analysis);
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, params, -1, SQLITE_TRANSIENT);
+    return ari_store_query_text(s, st, json_out, err);
+}
+
+int ari_cache_put(ari_store *s, int64_t trace_id, const char *analysis, const char *params,
+                  const char *json)
+{
+    ari_error err = {0};
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "INSERT OR REPLACE INTO analysis_cache(trace_id, analysis, params, result_json)"
+        " SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM traces WHERE id = ?1)", &err);
+    if (!st) {
+        ari_log(ARI_LOG_WARN, "analysis cache: %s", err.message);
+        return -1;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "%s@" ARI_CACHE_VERSION, analysis);
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, params, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, json, -1, SQLITE_TRANSIENT);
+    sqlite3_busy_timeout(s->db, CACHE_WRITE_TIMEOUT_MS);
+    int rc = sqlite3_step(st);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    if (rc != SQLITE_DONE) {
+        ari_log(ARI_LOG_INFO, "analysis cache: not stored (%s): %s", analysis, sqlite3_errmsg(s->db));
+        sqlite3_reset(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* ---- interval sets ---- */
+
+double ari_interval_set_covered(const ari_interval_set *set, double t0, double t1)
+{
+    if (set->n == 0 || !(t1 > t0))
+        return 0;
+    /* first interval ending after t0 (ends are sorted: disjoint, sorted) */
+    int64_t lo = 0, hi = set->n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (set->end[mid] <= t0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t first = lo;
+    /* first interval starting at or after t1 */
+    lo = first;
+    hi = set->n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (set->start[mid] < t1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t last = lo; /* intervals [first, last) overlap the window */
+    if (last <= first)
+        return 0;
+    double sum = set->cum[last] - set->cum[first];
+    if (set->start[first] < t0)
+        sum -= t0 - set->start[first];
+    if (set->end[last - 1] > t1)
+        sum -= set->end[last - 1] - t1;
+    return sum > 0 ? sum : 0;
+}
+
+/* Appends [s, e] to a set being built from intervals sorted by start,
+ * merging it with the last one when they overlap. */
+typedef struct set_builder {
+    ari_interval_set *set;
+    size_t cap;
+} set_builder;
+
+static int set_add(set_builder *b, double s, double e)
+{
+    ari_interval_set *set = b->set;
+    if (!(e >= s))
+        e = s;
+    if (set->n > 0 && s <= set->end[set->n - 1]) {
+        if (e > set->end[set->n - 1])
+            set->end[set->n - 1] = e;
+        return 0;
+    }
+    if ((size_t)set->n + 2 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        double *ns = realloc(set->start, cap * sizeof *ns);
+        if (ns)
+            set->start = ns;
+        double *ne = ns ? realloc(set->end, cap * sizeof *ne) : NULL;
+        if (!ne)
+            return -1;
+        set->end = ne;
+        b->cap = cap;
+    }
+    set->start[set->n] = s;
+    set->end[set->n] = e;
+    set->n++;
+    return 0;
+}
+
+static int set_finish(ari_interval_set *set)
+{
+    set->cum = malloc(((size_t)set->n + 1) * sizeof *set->cum);
+    if (!set->cum)
+        return -1;
+    set->cum[0] = 0;
+    for (int64_t i = 0; i < set->n; i++)
+        set->cum[i + 1] = set->cum[i] + (set->end[i] - set->start[i]);
+    return 0;
+}
+
+static void set_free(ari_interval_set *set)
+{
+    free(set->start);
+    free(set->end);
+    free(set->cum);
+}
+
+/* ---- loading a trace's rows ---- */
+
+static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
+                          ari_row_tasks *row, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT start, end, type FROM tasks WHERE trace_id = ?1 AND worker_id = ?2"
+        " ORDER BY start, end", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int64(st, 2, row->worker_id);
+    size_t cap = 0;
+    set_builder busy = {&row->busy, 0};
+    const char *last_type = NULL;
+    int last_id = -1, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 2);
+        if (!last_type || !type || strcmp(type, last_type) != 0) {
+            last_id = ari_tq_type_id(meta, type);
+            last_type = last_id >= 0 ? meta->types[last_id] : NULL;
+        }
+        if (last_id < 0)
+            continue;
+        if ((size_t)row->ntasks + 1 > cap) {
+            cap = cap ? cap * 2 : 256;
+            double *ns = realloc(row->start, cap * sizeof *ns);
+            if (ns)
+                row->start = ns;
+            double *ne = ns ? realloc(row->end, cap * sizeof *ne) : NULL;
+            if (ne)
+                row->end = ne;
+            int *nt = ne ? realloc(row->type, cap * sizeof *nt) : NULL;
+            if (!nt) {
+                sqlite3_reset(st);
+                return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+            }
+            row->type = nt;
+        }
+        double start = sqlite3_column_double(st, 0), end = sqlite3_column_double(st, 1);
+        row->start[row->ntasks] = start;
+        row->end[row->ntasks] = end;
+        row->type[row->ntasks] = last_id;
+        row->ntasks++;
+        if (set_add(&busy, start, end) < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+    }
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "read row tasks");
+    sqlite3_reset(st);
+    return set_finish(&row->busy) < 0 ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : 0;
+}
+
+static int load_row_idle(ari_store *s, int64_t trace_id, int64_t idle_value, ari_row_tasks *row,
+                         ari_error *err)
+{
+    set_builder idle = {&row->idle, 0};
+    if (idle_value >= 0) {
+        sqlite3_stmt *st = ari_store_stmt(s,
+            "SELECT start, end FROM states WHERE trace_id = ?1 AND container_id = ?2"
+            " AND value_id = ?3 ORDER BY start", err);
+        if (!st)
+            return -1;
+        sqlite3_bind_int64(st, 1, trace_id);
+        sqlite3_bind_int64(st, 2, row->worker_id);
+        sqlite3_bind_int64(st, 3, idle_value);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            if (set_add(&idle, sqlite3_column_double(st, 0), sqlite3_column_double(st, 1)) < 0) {
+                sqlite3_reset(st);
+                return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+            }
+        }
+        if (rc != SQLITE_DONE)
+            return ari_store_fail(s, err, "read Idle states");
+        sqlite3_reset(st);
+    }
+    return set_finish(&row->idle) < 0 ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : 0;
+}
+
+static void rows_free(ari_rows *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->nrows; i++) {
+        free(r->rows[i].start);
+        free(r->rows[i].end);
+        free(r->rows[i].type);
+        set_free(&r->rows[i].idle);
+        set_free(&r->rows[i].busy);
+    }
+    free(r->rows);
+    free(r);
+}
+
+static ari_rows *rows_load(ari_store *s, const ari_tq_meta *meta, int64_t trace_id, ari_error *err)
+{
+    ari_rows *r = calloc(1, sizeof *r);
+    if (!r || !(r->rows = calloc((size_t)meta->nworkers + 1, sizeof *r->rows))) {
+        free(r);
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    r->trace_id = trace_id;
+    r->nrows = meta->nworkers;
+    r->bytes = sizeof *r;
+    for (int i = 0; i < r->nrows; i++) {
+        ari_row_tasks *row = &r->rows[i];
+        row->worker_id = meta->workers[i].id;
+        if (load_row_tasks(s, trace_id, meta, row, err) < 0 ||
+            load_row_idle(s, trace_id, meta->idle_value, row, err) < 0) {
+            rows_free(r);
+            return NULL;
+        }
+        if (row->idle.n > 0 && row->idle.cum[row->idle.n] > 0)
+            r->has_idle_states = 1;
+        r->bytes += sizeof *row + (size_t)row->ntasks * (2 * sizeof(double) + sizeof(int)) +
+                    (size_t)(row->idle.n + row->busy.n) * 3 * sizeof(double);
+    }
+    return r;
+}
+
+/* ---- the row cache ---- */
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static ari_rows *cache_head;
+static size_t cache_bytes;
+static size_t cache_budget = (size_t)1 << 30;
+static uint64_t cache_clock;
+
+/* Drops unused entries, oldest first, while over budget. Lock held. */
+static void evict_locked(size_t budget)
+{
+    while (cache_bytes > budget) {
+        ari_rows **victim = NULL;
+        for (ari_rows **p = &cache_head; *p; p = &(*p)->next)
+            if ((*p)->refs == 0 && (!victim || (*p)->last_use < (*victim)->last_use))
+                victim = p;
+        if (!victim)
+            return;
+        ari_rows *r = *victim;
+        *victim = r->next;
+        cache_bytes -= r->bytes;
+        rows_free(r);
+    }
+}
+
+static ari_rows *find_locked(const char *key)
+{
+    for (ari_rows *r = cache_head; r; r = r->next) {
+        if (strcmp(r->key, key) == 0) {
+            r->refs++;
+            r->last_use = ++cache_clock;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+ari_rows *ari_rows_acquire(ari_store *s, const ari_tq_meta *meta, const char *key, ari_error *err)
+{
+    pthread_mutex_lock(&cache_mu);
+    ari_rows *hit = find_locked(key);
+    pthread_mutex_unlock(&cache_mu);
+    if (hit)
+        return hit;
+    int64_t trace_id = strtoll(key, NULL, 10);
+    ari_rows *fresh = rows_load(s, meta, trace_id, err);
+    if (!fresh)
+        return NULL;
+    snprintf(fresh->key, sizeof fresh->key, "%s", key);
+    pthread_mutex_lock(&cache_mu);
+    hit = find_locked(key); /* another request may have loaded it meanwhile */
+    if (hit) {
+        pthread_mutex_unlock(&cache_mu);
+        rows_free(fresh);
+        return hit;
+    }
+    fresh->refs = 1;
+    fresh->last_use = ++cache_clock;
+    fresh->next = cache_head;
+    cache_head = fresh;
+    cache_bytes += fresh->bytes;
+    evict_locked(cache_budget);
+    pthread_mutex_unlock(&cache_mu);
+    return fresh;
+}
+
+void ari_rows_release(ari_rows *rows)
+{
+    if (!rows)
+        return;
+    pthread_mutex_lock(&cache_mu);
+    rows->refs--;
+    evict_locked(cache_budget);
+    pthread_mutex_unlock(&cache_mu);
+}
+
+void ari_rows_set_budget(size_t bytes)
+{
+    pthread_mutex_lock(&cache_mu);
+    cache_budget = bytes;
+    evict_locked(cache_budget);
+    pthread_mutex_unlock(&cache_mu);
+}
+
+void ari_rows_flush(void)
+{
+    pthread_mutex_lock(&cache_mu);
+    evict_locked(0);
+    pthread_mutex_unlock(&cache_mu);
+}

@@ -1,0 +1,1049 @@
+/* task_queries.c: reading what the task-trace analyses need (see
+ * task_queries.h): the trace, its cached metadata, the filtered tasks with
+ * their contracted dependencies, means, one worker's tasks in a range,
+ * and the scheduler variables. Every statement is prepared once (the
+ * store's statement cache) and uses an index of sql/002 or sql/003. */
+#include "store/task_queries.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/analysis_cache.h"
+#include "store/store_internal.h"
+#include "util/strmap.h"
+
+#define MAX_CONTRACTED_EDGES ((int64_t)1 << 28)
+
+/* ---- small helpers ---- */
+
+static int nomem(ari_error *err)
+{
+    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+/* Grows *p (elements of size `size`) to hold at least `need`; *cap is
+ * updated. Returns 0 or -1. */
+static int grow(void **p, size_t size, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static char *dup_text(sqlite3_stmt *st, int col)
+{
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    return strdup(t ? t : "");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* "CPU2" < "CPU10": runs of digits compare as numbers. */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            size_t la = 0, lb = 0;
+            while (isdigit((unsigned char)a[la]))
+                la++;
+            while (isdigit((unsigned char)b[lb]))
+                lb++;
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            int c = strncmp(a, b, la);
+            if (c)
+                return c;
+            a += la;
+            b += lb;
+        } else {
+            if (*a != *b)
+                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++;
+            b++;
+        }
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static int cmp_worker(const void *pa, const void *pb)
+{
+    const ari_tq_worker *a = pa, *b = pb;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    int c = strcmp(a->resource_type, b->resource_type);
+    if (c)
+        return c;
+    c = natural_cmp(a->resource, b->resource);
+    if (c)
+        return c;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+int64_t ari_tq_node_of_name(const char *name)
+{
+    const char *p = name;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p > name && p - name < 10 && *p == '_' && isalpha((unsigned char)p[1]))
+        return strtoll(name, NULL, 10);
+    return 0;
+}
+
+/* ---- the trace ---- */
+
+int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT name, kind, time_unit, created_at, sha256,"
+        " EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1) FROM traces WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        return 1;
+    if (rc != SQLITE_ROW)
+        return ari_store_fail(s, err, "read trace");
+    out->id = id;
+    out->name = dup_text(st, 0);
+    snprintf(out->kind, sizeof out->kind, "%s", (const char *)sqlite3_column_text(st, 1));
+    snprintf(out->time_unit, sizeof out->time_unit, "%s", (const char *)sqlite3_column_text(st, 2));
+    snprintf(out->key, sizeof out->key, "%lld/%s/%s", (long long)id,
+             (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4));
+    out->has_tasks = sqlite3_column_int(st, 5);
+    sqlite3_reset(st);
+    if (!out->name)
+        return nomem(err);
+    return 0;
+}
+
+void ari_tq_trace_free(ari_tq_trace *t)
+{
+    free(t->name);
+    t->name = NULL;
+}
+
+/* ---- metadata ---- */
+
+void ari_tq_meta_free(ari_tq_meta *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->ntypes; i++)
+        free(m->types[i]);
+    for (int i = 0; i < m->nrestypes; i++)
+        free(m->restypes[i]);
+    for (int i = 0; i < m->nworkers; i++) {
+        free(m->workers[i].name);
+        free(m->workers[i].resource_type);
+        free(m->workers[i].resource);
+    }
+    free(m->types);
+    free(m->restypes);
+    free(m->nodes);
+    free(m->workers);
+    free(m);
+}
+
+static int find_str(char *const *list, int n, const char *name)
+{
+    if (!name || n == 0)
+        return -1;
+    char *const *hit = bsearch(&name, list, (size_t)n, sizeof *list, cmp_str);
+    return hit ? (int)(hit - list) : -1;
+}
+
+int ari_tq_type_id(const ari_tq_meta *m, const char *type)
+{
+    return find_str(m->types, m->ntypes, type);
+}
+
+int ari_tq_restype_id(const ari_tq_meta *m, const char *restype)
+{
+    return find_str(m->restypes, m->nrestypes, restype);
+}
+
+int ari_tq_worker_index(const ari_tq_meta *m, int64_t worker_id)
+{
+    for (int i = 0; i < m->nworkers; i++)
+        if (m->workers[i].id == worker_id)
+            return i;
+    return -1;
+}
+
+/* Adds a string to a sorted-later list if it is new (map: name -> 1). */
+static int add_name(ari_strmap *seen, char ***list, int *n, size_t *cap, const char *name)
+{
+    size_t len = strlen(name);
+    if (ari_strmap_get(seen, name, len))
+        return 0;
+    char *copy = strdup(name);
+    if (!copy || grow((void **)list, sizeof **list, cap, (size_t)*n + 1) < 0 ||
+        !ari_strmap_put(seen, name, len, (void *)1)) {
+        free(copy);
+        return -1;
+    }
+    (*list)[(*n)++] = copy;
+    return 0;
+}
+
+static int add_node(int64_t **nodes, int *n, size_t *cap, int64_t node)
+{
+    for (int i = 0; i < *n; i++)
+        if ((*nodes)[i] == node)
+            return 0;
+    if (grow((void **)nodes, sizeof **nodes, cap, (size_t)*n + 1) < 0)
+        return -1;
+    (*nodes)[(*n)++] = node;
+    return 0;
+}
+
+static int load_workers(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_strmap *seen,
+                        size_t *restype_cap, size_t *node_cap, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT container_id, node, resource_type, resource, name FROM workers WHERE trace_id = ?1",
+        err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&m->workers, sizeof *m->workers, &cap, (size_t)m->nworkers + 1) < 0)
+            return nomem(err);
+        ari_tq_worker *w = &m->workers[m->nworkers];
+        memset(w, 0, sizeof *w);
+        m->nworkers++;
+        w->id = sqlite3_column_int64(st, 0);
+        w->node = sqlite3_column_int64(st, 1);
+        w->resource_type = dup_text(st, 2);
+        w->resource = dup_text(st, 3);
+        w->name = dup_text(st, 4);
+        if (!w->resource_type || !w->resource || !w->name ||
+            add_name(seen, &m->restypes, &m->nrestypes, restype_cap, w->resource_type) < 0 ||
+            add_node(&m->nodes, &m->nnodes, node_cap, w->node) < 0)
+            return nomem(err);
+    }
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "read workers");
+    return 0;
+}
+
+/* One grouped scan of the tasks: types, nodes, per-worker counts, first
+ * start, last end and longest task. */
+static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size_t *node_cap,
+                            ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT worker_id, type, node, count(*), min(start), max(end), max(end - start)"
+        " FROM tasks WHERE trace_id = ?1 AND worker_id IS NOT NULL GROUP BY worker_id, type, node",
+        err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    ari_strmap *seen = ari_strmap_new();
+    if (!seen)
+        return nomem(err);
+    size_t type_cap = 0;
+    int rc, failed = 0;
+    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int wi = ari_tq_worker_index(m, sqlite3_column_int64(st, 0));
+        if (wi < 0)
+            continue; /* not a known worker: ignored */
+        ari_tq_worker *w = &m->workers[wi];
+        const char *type = (const char *)sqlite3_column_text(st, 1);
+        int64_t count = sqlite3_column_int64(st, 3);
+        double first = sqlite3_column_double(st, 4), last = sqlite3_column_double(st, 5);
+        double longest = sqlite3_column_double(st, 6);
+        if (add_name(seen, &m->types, &m->ntypes, &type_cap, type ? type : "") < 0 ||
+            add_node(&m->nodes, &m->nnodes, node_cap, sqlite3_column_int64(st, 2)) < 0) {
+            failed = 1;
+            break;
+        }
+        if (w->ntasks == 0 || first < w->first_start)
+            w->first_start = first;
+        if (w->ntasks == 0 || last > w->last_end)
+            w->last_end = last;
+        if (w->ntasks == 0 || longest > w->max_duration)
+            w->max_duration = longest;
+        w->ntasks += count;
+    }
+    ari_strmap_free(seen);
+    if (failed)
+        return nomem(err);
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "scan tasks");
+    sqlite3_reset(st);
+    return 0;
+}
+
+static int find_idle_value(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT id FROM names WHERE trace_id = ?1 AND name = 'Idle' ORDER BY id LIMIT 1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    int rc = sqlite3_step(st);
+    m->idle_value = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "find Idle");
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* Sorts the lists, assigns restype ids and the extent. */
+static void meta_finish(ari_tq_meta *m)
+{
+    qsort(m->types, (size_t)m->ntypes, sizeof *m->types, cmp_str);
+    qsort(m->restypes, (size_t)m->nrestypes, sizeof *m->restypes, cmp_str);
+    qsort(m->nodes, (size_t)m->nnodes, sizeof *m->nodes, cmp_i64);
+    qsort(m->workers, (size_t)m->nworkers, sizeof *m->workers, cmp_worker);
+    m->ntasks = 0;
+    for (int i = 0; i < m->nworkers; i++) {
+        ari_tq_worker *w = &m->workers[i];
+        w->restype = ari_tq_restype_id(m, w->resource_type);
+        if (w->ntasks == 0)
+            continue;
+        if (m->ntasks == 0 || w->first_start < m->extent_start)
+            m->extent_start = w->first_start;
+        if (m->ntasks == 0 || w->last_end > m->extent_end)
+            m->extent_end = w->last_end;
+        m->ntasks += w->ntasks;
+    }
+}
+
+static int meta_compute(ari_store *s, int64_t trace_id, ari_tq_meta **out, ari_error *err)
+{
+    ari_tq_meta *m = calloc(1, sizeof *m);
+    ari_strmap *seen = ari_strmap_new();
+    if (!m || !seen) {
+        free(m);
+        ari_strmap_free(seen);
+        return nomem(err);
+    }
+    size_t restype_cap = 0, node_cap = 0;
+    int rc = load_workers(s, trace_id, m, seen, &restype_cap, &node_cap, err);
+    ari_strmap_free(seen);
+    if (rc == 0)
+        rc = scan_task_groups(s, trace_id, m, &node_cap, err);
+    if (rc == 0)
+        rc = find_idle_value(s, trace_id, m, err);
+    if (rc < 0) {
+        ari_tq_meta_free(m);
+        return -1;
+    }
+    meta_finish(m);
+    *out = m;
+    return 0;
+}
+
+static json_t *str_array(char *const *list, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(list[i]));
+    return a;
+}
+
+static char *meta_to_json(const ari_tq_meta *m)
+{
+    json_t *nodes = json_array(), *workers = json_array();
+    for (int i = 0; i < m->nnodes; i++)
+        json_array_append_new(nodes, json_integer(m->nodes[i]));
+    for (int i = 0; i < m->nworkers; i++) {
+        const ari_tq_worker *w = &m->workers[i];
+        json_array_append_new(workers, json_pack("[I,I,s,s,s,I,f,f,f]", (json_int_t)w->id,
+                                                 (json_int_t)w->node, w->name, w->resource_type,
+                                                 w->resource, (json_int_t)w->ntasks, w->first_start,
+                                                 w->last_end, w->max_duration));
+    }
+    json_t *doc = json_pack("{s:o,s:o,s:o,s:o,s:I}", "types", str_array(m->types, m->ntypes),
+                            "restypes", str_array(m->restypes, m->nrestypes), "nodes", nodes,
+                            "workers", workers, "idle_value", (json_int_t)m->idle_value);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    return text;
+}
+
+static int strings_from_json(json_t *a, char ***list, int *n)
+{
+    if (!json_is_array(a))
+        return -1;
+    *n = (int)json_array_size(a);
+    *list = calloc((size_t)*n + 1, sizeof **list);
+    if (!*list)
+        return -1;
+    for (int i = 0; i < *n; i++) {
+        const char *v = json_string_value(json_array_get(a, (size_t)i));
+        if (!v || !((*list)[i] = strdup(v)))
+            return -1;
+    }
+    return 0;
+}
+
+static int worker_from_json(json_t *a, ari_tq_worker *w)
+{
+    json_int_t id, node, ntasks;
+    const char *name, *rtype, *res;
+    if (json_unpack(a, "[I,I,s,s,s,I,F,F,F]", &id, &node, &name, &rtype, &res, &ntasks,
+                    &w->first_start, &w->last_end, &w->max_duration) != 0)
+        return -1;
+    w->id = id;
+    w->node = node;
+    w->ntasks = ntasks;
+    w->name = strdup(name);
+    w->resource_type = strdup(rtype);
+    w->resource = strdup(res);
+    return w->name && w->resource_type && w->resource ? 0 : -1;
+}
+
+/* Parses the cached document; NULL when it is not what meta_to_json wrote. */
+static ari_tq_meta *meta_from_json(const char *text)
+{
+    json_t *doc = json_loads(text, 0, NULL);
+    ari_tq_meta *m = calloc(1, sizeof *m);
+    json_t *nodes = json_object_get(doc, "nodes"), *workers = json_object_get(doc, "workers");
+    int ok = doc && m && json_is_array(nodes) && json_is_array(workers) &&
+             json_is_integer(json_object_get(doc, "idle_value")) &&
+             strings_from_json(json_object_get(doc, "types"), &m->types, &m->ntypes) == 0 &&
+             strings_from_json(json_object_get(doc, "restypes"), &m->restypes, &m->nrestypes) == 0;
+    if (ok) {
+        m->idle_value = json_integer_value(json_object_get(doc, "idle_value"));
+        m->nnodes = (int)json_array_size(nodes);
+        m->nworkers = (int)json_array_size(workers);
+        m->nodes = calloc((size_t)m->nnodes + 1, sizeof *m->nodes);
+        m->workers = calloc((size_t)m->nworkers + 1, sizeof *m->workers);
+        ok = m->nodes && m->workers;
+        for (int i = 0; ok && i < m->nnodes; i++) {
+            json_t *v = json_array_get(nodes, (size_t)i);
+            ok = json_is_integer(v);
+            m->nodes[i] = json_integer_value(v);
+        }
+        for (int i = 0; ok && i < m->nworkers; i++)
+            ok = worker_from_json(json_array_get(workers, (size_t)i), &m->workers[i]) == 0;
+    }
+    json_decref(doc);
+    if (!ok) {
+        ari_tq_meta_free(m);
+        return NULL;
+    }
+    meta_finish(m);
+    return m;
+}
+
+int ari_tq_meta_get(ari_store *s, int64_t trace_id, ari_tq_meta **out, ari_error *err)
+{
+    char *cached = NULL;
+    int rc = ari_cache_get(s, trace_id, "meta", "", &cached, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        *out = meta_from_json(cached);
+        free(cached);
+        if (*out)
+            return 0;
+    }
+    if (meta_compute(s, trace_id, out, err) < 0)
+        return -1;
+    char *text = meta_to_json(*out);
+    if (text)
+        ari_cache_put(s, trace_id, "meta", "", text);
+    free(text);
+    return 0;
+}
+
+/* ---- filters ---- */
+
+int ari_overlaps(double start, double end, double t0, double t1)
+{
+    if (end > start)
+        return start < t1 && end > t0;
+    return start >= t0 && start < t1;
+}
+
+static int listed(char *const *list, size_t n, const char *name)
+{
+    if (!list)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int node_listed(const ari_task_filter *f, int64_t node)
+{
+    if (!f->nodes)
+        return 1;
+    for (size_t i = 0; i < f->nnodes; i++)
+        if (f->nodes[i] == node)
+            return 1;
+    return 0;
+}
+
+int ari_task_filter_row(const ari_task_filter *f, const ari_tq_worker *w)
+{
+    return !f || (listed(f->resources, f->nresources, w->resource_type) && node_listed(f, w->node));
+}
+
+int ari_task_filter_pass(const ari_task_filter *f, const char *type, const char *restype,
+                         int64_t node, double start, double end)
+{
+    if (!f)
+        return 1;
+    if (!listed(f->types, f->ntypes, type) || !listed(f->resources, f->nresources, restype) ||
+        !node_listed(f, node))
+        return 0;
+    if (!isnan(f->min_duration) && !(end - start >= f->min_duration))
+        return 0;
+    if (!isnan(f->start) || !isnan(f->end)) {
+        double t0 = isnan(f->start) ? -INFINITY : f->start;
+        double t1 = isnan(f->end) ? INFINITY : f->end;
+        if (!ari_overlaps(start, end, t0, t1))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- tasks ---- */
+
+void ari_tq_tasks_free(ari_tq_tasks *t)
+{
+    free(t->type);
+    free(t->restype);
+    free(t->worker);
+    free(t->node);
+    free(t->start);
+    free(t->end);
+    free(t->gflop);
+    free(t->iteration);
+    free(t->ids);
+    free(t->id_off);
+    free(t->pred_offset);
+    free(t->pred);
+    memset(t, 0, sizeof *t);
+}
+
+const char *ari_tq_job_id(const ari_tq_tasks *t, int64_t i)
+{
+    return t->ids + t->id_off[i];
+}
+
+ari_dag ari_tq_dag(const ari_tq_tasks *t)
+{
+    ari_dag d = {t->n, t->pred_offset, t->pred};
+    return d;
+}
+
+typedef struct worker_key {
+    int64_t id;
+    int index;
+} worker_key;
+
+static int cmp_worker_key(const void *a, const void *b)
+{
+    int64_t x = ((const worker_key *)a)->id, y = ((const worker_key *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Load state: the output arrays with their capacity, and for the
+ * dependencies a map job id -> (index + 1), or EXCLUDED for tasks the
+ * filter left out. */
+#define EXCLUDED ((void *)(intptr_t)-1)
+
+typedef struct loader {
+    ari_tq_tasks *t;
+    size_t cap, ids_cap, ids_len;
+    ari_strmap *map;
+    worker_key *wkeys;
+    int nworkers;
+} loader;
+
+/* Reallocates every column to hold cap tasks. */
+static int grow_columns(ari_tq_tasks *t, size_t cap)
+{
+    void **cols[] = {(void **)&t->type, (void **)&t->restype, (void **)&t->worker, (void **)&t->node,
+                     (void **)&t->start, (void **)&t->end, (void **)&t->gflop, (void **)&t->iteration,
+                     (void **)&t->id_off};
+    size_t sizes[] = {sizeof *t->type, sizeof *t->restype, sizeof *t->worker, sizeof *t->node,
+                      sizeof *t->start, sizeof *t->end, sizeof *t->gflop, sizeof *t->iteration,
+                      sizeof *t->id_off};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        void *q = realloc(*cols[c], cap * sizes[c]);
+        if (!q)
+            return -1;
+        *cols[c] = q;
+    }
+    return 0;
+}
+
+static int append_task(loader *L, sqlite3_stmt *st, int type, int wi, const ari_tq_meta *m)
+{
+    ari_tq_tasks *t = L->t;
+    if ((size_t)t->n + 1 > L->cap) {
+        size_t cap = L->cap ? L->cap * 2 : 1024;
+        if (grow_columns(t, cap) < 0)
+            return -1;
+        L->cap = cap;
+    }
+    const char *job = (const char *)sqlite3_column_text(st, 0);
+    size_t len = strlen(job ? job : "");
+    if (grow((void **)&t->ids, 1, &L->ids_cap, L->ids_len + len + 1) < 0)
+        return -1;
+    int64_t i = t->n;
+    memcpy(t->ids + L->ids_len, job ? job : "", len + 1);
+    t->id_off[i] = L->ids_len;
+    L->ids_len += len + 1;
+    t->type[i] = type;
+    t->worker[i] = wi;
+    t->restype[i] = m->workers[wi].restype;
+    t->node[i] = sqlite3_column_int64(st, 3);
+    t->start[i] = sqlite3_column_double(st, 4);
+    t->end[i] = sqlite3_column_double(st, 5);
+    t->gflop[i] = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
+    t->iteration[i] = sqlite3_column_type(st, 7) == SQLITE_NULL ? ARI_TQ_NO_ITERATION
+                                                                : sqlite3_column_int64(st, 7);
+    t->n++;
+    if (L->map && !ari_strmap_put(L->map, job ? job : "", len, (void *)(intptr_t)(i + 1)))
+        return -1;
+    return 0;
+}
+
+static int worker_of(const loader *L, int64_t id)
+{
+    worker_key key = {id, 0};
+    const worker_key *hit = bsearch(&key, L->wkeys, (size_t)L->nworkers, sizeof key, cmp_worker_key);
+    return hit ? hit->index : -1;
+}
+
+static int scan_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m,
+                      const ari_task_filter *f, loader *L, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT job_id, type, worker_id, node, start, end, gflop, iteration FROM tasks"
+        " WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int wi = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : worker_of(L, sqlite3_column_int64(st, 2));
+        const char *type_name = (const char *)sqlite3_column_text(st, 1);
+        int type = ari_tq_type_id(m, type_name);
+        int keep = wi >= 0 && type >= 0 &&
+                   ari_task_filter_pass(f, type_name, m->workers[wi].resource_type,
+                                        sqlite3_column_int64(st, 3), sqlite3_column_double(st, 4),
+                                        sqlite3_column_double(st, 5));
+        if (keep) {
+            if (append_task(L, st, type, wi, m) < 0) {
+                sqlite3_reset(st);
+                return nomem(err);
+            }
+        } else if (L->map) {
+            const char *job = (const char *)sqlite3_column_text(st, 0);
+            if (job && !ari_strmap_get(L->map, job, strlen(job)) &&
+                !ari_strmap_put(L->map, job, strlen(job), EXCLUDED)) {
+                sqlite3_reset(st);
+                return nomem(err);
+            }
+        }
+    }
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "read tasks");
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* The dependency graph over every name of the deps table: loaded tasks are
+ * nodes 0..n-1, names that are not tasks get n, n+1, ...; edges touching
+ * an excluded task are dropped. Edges are (succ, pred) pairs. */
+typedef struct raw_graph {
+    int64_t nnodes;
+    int64_t nedges;
+    size_t cap;
+    int64_t *succ, *pred;
+} raw_graph;
+
+static int64_t node_of(loader *L, raw_graph *g, const char *name)
+{
+    size_t len = strlen(name);
+    void *v = ari_strmap_get(L->map, name, len);
+    if (v == EXCLUDED)
+        return -1;
+    if (v)
+        return (int64_t)(intptr_t)v - 1;
+    int64_t id = g->nnodes++;
+    if (!ari_strmap_put(L->map, name, len, (void *)(intptr_t)(id + 1)))
+        return -2;
+    return id;
+}
+
+static int read_edges(ari_store *s, int64_t trace_id, loader *L, raw_graph *g, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *a = (const char *)sqlite3_column_text(st, 0);
+        const char *b = (const char *)sqlite3_column_text(st, 1);
+        int64_t succ = node_of(L, g, a ? a : ""), pred = node_of(L, g, b ? b : "");
+        if (succ == -2 || pred == -2) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        if (succ < 0 || pred < 0 || succ == pred)
+            continue;
+        if ((size_t)g->nedges + 1 > g->cap) {
+            size_t cap = g->cap ? g->cap * 2 : 1024;
+            int64_t *succs = realloc(g->succ, cap * sizeof *succs);
+            if (succs)
+                g->succ = succs;
+            int64_t *preds = succs ? realloc(g->pred, cap * sizeof *preds) : NULL;
+            if (!preds) {
+                sqlite3_reset(st);
+                return nomem(err);
+            }
+            g->pred = preds;
+            g->cap = cap;
+        }
+        g->succ[g->nedges] = succ;
+        g->pred[g->nedges] = pred;
+        g->nedges++;
+    }
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "read dependencies");
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* CSR of predecessors over all g->nnodes nodes. */
+static int raw_csr(const raw_graph *g, int64_t **off_out, int64_t **adj_out)
+{
+    int64_t *off = calloc((size_t)g->nnodes + 1, sizeof *off);
+    int64_t *adj = malloc(((size_t)g->nedges + 1) * sizeof *adj);
+    if (!off || !adj) {
+        free(off);
+        free(adj);
+        return -1;
+    }
+    for (int64_t e = 0; e < g->nedges; e++)
+        off[g->succ[e] + 1]++;
+    for (int64_t v = 0; v < g->nnodes; v++)
+        off[v + 1] += off[v];
+    int64_t *fill = malloc(((size_t)g->nnodes + 1) * sizeof *fill);
+    if (!fill) {
+        free(off);
+        free(adj);
+        return -1;
+    }
+    memcpy(fill, off, (size_t)g->nnodes * sizeof *fill);
+    for (int64_t e = 0; e < g->nedges; e++)
+        adj[fill[g->succ[e]]++] = g->pred[e];
+    free(fill);
+    *off_out = off;
+    *adj_out = adj;
+    return 0;
+}
+
+/* Pushes the predecessors of u on the stack. */
+static int push_preds(const int64_t *off, const int64_t *adj, int64_t u, int64_t **stack,
+                      size_t *depth, size_t *cap)
+{
+    size_t k = (size_t)(off[u + 1] - off[u]);
+    if (grow((void **)stack, sizeof **stack, cap, *depth + k + 1) < 0)
+        return -1;
+    for (int64_t e = off[u]; e < off[u + 1]; e++)
+        (*stack)[(*depth)++] = adj[e];
+    return 0;
+}
+
+/* For each loaded task, its task predecessors, walking through non-task
+ * nodes (depth-first, each node once per task). */
+static int contract(ari_tq_tasks *t, const raw_graph *g, ari_error *err)
+{
+    int64_t *off = NULL, *adj = NULL;
+    if (raw_csr(g, &off, &adj) < 0)
+        return nomem(err);
+    int64_t n = t->n, np = 0;
+    int64_t *stamp = calloc((size_t)g->nnodes + 1, sizeof *stamp);
+    int64_t *stack = NULL;
+    size_t stack_cap = 0, pred_cap = 0;
+    t->pred_offset = calloc((size_t)n + 1, sizeof *t->pred_offset);
+    int failed = !stamp || !t->pred_offset, too_many = 0;
+    for (int64_t v = 0; v < n && !failed; v++) {
+        size_t depth = 0;
+        stamp[v] = v + 1;
+        failed = push_preds(off, adj, v, &stack, &depth, &stack_cap) < 0;
+        while (depth > 0 && !failed) {
+            int64_t u = stack[--depth];
+            if (stamp[u] == v + 1)
+                continue;
+            stamp[u] = v + 1;
+            if (u >= n) {
+                failed = push_preds(off, adj, u, &stack, &depth, &stack_cap) < 0;
+                continue;
+            }
+            too_many = np >= MAX_CONTRACTED_EDGES;
+            if (too_many || grow((void **)&t->pred, sizeof *t->pred, &pred_cap, (size_t)np + 1) < 0)
+                failed = 1;
+            else
+                t->pred[np++] = u;
+        }
+        t->pred_offset[v + 1] = np;
+    }
+    free(stamp);
+    free(stack);
+    free(off);
+    free(adj);
+    if (too_many)
+        return ari_error_set(err, ARI_E_TOO_LARGE, "more than %lld dependencies after contraction",
+                             (long long)MAX_CONTRACTED_EDGES);
+    if (failed || (!t->pred && !(t->pred = malloc(sizeof *t->pred))))
+        return nomem(err);
+    return 0;
+}
+
+static int load_deps(ari_store *s, int64_t trace_id, loader *L, ari_error *err)
+{
+    raw_graph g = {.nnodes = L->t->n};
+    int rc = read_edges(s, trace_id, L, &g, err);
+    if (rc == 0)
+        rc = contract(L->t, &g, err);
+    free(g.succ);
+    free(g.pred);
+    return rc;
+}
+
+int ari_tq_tasks_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
+                      const ari_task_filter *f, int with_deps, ari_tq_tasks *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    loader L = {.t = out, .nworkers = meta->nworkers};
+    L.wkeys = malloc(((size_t)meta->nworkers + 1) * sizeof *L.wkeys);
+    if (with_deps)
+        L.map = ari_strmap_new();
+    int rc = 0;
+    if (!L.wkeys || (with_deps && !L.map)) {
+        rc = nomem(err);
+    } else {
+        for (int i = 0; i < meta->nworkers; i++)
+            L.wkeys[i] = (worker_key){meta->workers[i].id, i};
+        qsort(L.wkeys, (size_t)meta->nworkers, sizeof *L.wkeys, cmp_worker_key);
+        rc = scan_tasks(s, trace_id, meta, f, &L, err);
+        if (rc == 0 && !out->ids && !(out->ids = calloc(1, 1)))
+            rc = nomem(err);
+        if (rc == 0 && with_deps)
+            rc = load_deps(s, trace_id, &L, err);
+    }
+    free(L.wkeys);
+    ari_strmap_free(L.map);
+    if (rc < 0)
+        ari_tq_tasks_free(out);
+    return rc;
+}
+
+int ari_tq_means(const ari_tq_tasks *t, const ari_tq_meta *m, const unsigned char *keep,
+                 double **count_out, double **mean_out, ari_error *err)
+{
+    size_t cells = (size_t)m->nrestypes * (size_t)m->ntypes;
+    double *count = calloc(cells + 1, sizeof *count), *mean = calloc(cells + 1, sizeof *mean);
+    if (!count || !mean) {
+        free(count);
+        free(mean);
+        return nomem(err);
+    }
+    for (int64_t i = 0; i < t->n; i++) {
+        if (keep && !keep[i])
+            continue;
+        size_t c = (size_t)t->restype[i] * (size_t)m->ntypes + (size_t)t->type[i];
+        count[c] += 1;
+        mean[c] += t->end[i] - t->start[i];
+    }
+    for (size_t c = 0; c < cells; c++)
+        mean[c] = count[c] > 0 ? mean[c] / count[c] : NAN;
+    *count_out = count;
+    *mean_out = mean;
+    return 0;
+}
+
+double ari_tq_duration(double start, double end)
+{
+    double d = end - start;
+    if (!(d > 0) || !isfinite(d))
+        return 0;
+    double scale = pow(10, 9 - floor(log10(d)));
+    double rounded = round(d * scale) / scale;
+    return isfinite(rounded) ? rounded : d;
+}
+
+/* ---- one worker's tasks ---- */
+
+int ari_tq_worker_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
+                        double lo, double hi, ari_tq_detail_fn fn, void *ctx, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT job_id, type, start, end, gflop, iteration FROM tasks"
+        " WHERE trace_id = ?1 AND worker_id = ?2 AND start >= ?3 AND start < ?4 ORDER BY start, end",
+        err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int64(st, 2, worker_id);
+    sqlite3_bind_double(st, 3, lo);
+    sqlite3_bind_double(st, 4, hi);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *job = (const char *)sqlite3_column_text(st, 0);
+        int type = ari_tq_type_id(meta, (const char *)sqlite3_column_text(st, 1));
+        double gflop = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+        int64_t it = sqlite3_column_type(st, 5) == SQLITE_NULL ? ARI_TQ_NO_ITERATION
+                                                               : sqlite3_column_int64(st, 5);
+        if (type < 0)
+            continue;
+        if (fn(ctx, job ? job : "", type, sqlite3_column_double(st, 2), sqlite3_column_double(st, 3),
+               gflop, it) != 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+    }
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "read worker tasks");
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* ---- scheduler variables ---- */
+
+void ari_tq_series_free(ari_tq_series *series, int n)
+{
+    for (int i = 0; series && i < n; i++) {
+        free(series[i].times);
+        free(series[i].values);
+    }
+    free(series);
+}
+
+static int series_points(ari_store *s, int64_t trace_id, int64_t type_id, double t0, double t1,
+                         ari_tq_series *out, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT start, value FROM variables WHERE trace_id = ?1 AND container_id = ?2 AND type_id = ?3"
+        " AND start >= coalesce((SELECT max(start) FROM variables WHERE trace_id = ?1"
+        "   AND container_id = ?2 AND type_id = ?3 AND start <= ?4), ?4)"
+        " AND start < ?5 ORDER BY start", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int64(st, 2, out->container_id);
+    sqlite3_bind_int64(st, 3, type_id);
+    sqlite3_bind_double(st, 4, t0);
+    sqlite3_bind_double(st, 5, t1);
+    size_t cap = 0, cap2 = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&out->times, sizeof *out->times, &cap, (size_t)out->n + 1) < 0 ||
+            grow((void **)&out->values, sizeof *out->values, &cap2, (size_t)out->n + 1) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        out->times[out->n] = sqlite3_column_double(st, 0);
+        out->values[out->n] = sqlite3_column_double(st, 1);
+        out->n++;
+    }
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "read variables");
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* The variable types carrying the series and the containers having them. */
+static int series_containers(ari_store *s, int64_t trace_id, ari_tq_variable which,
+                             const ari_task_filter *f, ari_tq_series **out, int *n,
+                             int64_t **types_out, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT c.id, c.name, v.id FROM entity_types v JOIN containers c"
+        " ON c.trace_id = v.trace_id AND c.type_id = v.parent_id"
+        " WHERE v.trace_id = ?1 AND v.nature = 'variable'"
+        " AND (v.name IN (?2, ?3) OR v.alias = ?4) ORDER BY c.id", err);
+    if (!st)
+        return -1;
+    static const char *const names[2][3] = {
+        {"Number of Ready Tasks", "Ready", "nready"},
+        {"Number of Submitted Uncompleted Tasks", "Submitted", "nsubmitted"},
+    };
+    sqlite3_bind_int64(st, 1, trace_id);
+    for (int i = 0; i < 3; i++)
+        sqlite3_bind_text(st, 2 + i, names[which][i], -1, SQLITE_STATIC);
+    size_t cap = 0, cap2 = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        int64_t node = ari_tq_node_of_name(name ? name : "");
+        if (!node_listed(f, node))
+            continue;
+        if (grow((void **)out, sizeof **out, &cap, (size_t)*n + 1) < 0 ||
+            grow((void **)types_out, sizeof **types_out, &cap2, (size_t)*n + 1) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        memset(&(*out)[*n], 0, sizeof **out);
+        (*out)[*n].container_id = sqlite3_column_int64(st, 0);
+        (*out)[*n].node = node;
+        (*types_out)[*n] = sqlite3_column_int64(st, 2);
+        (*n)++;
+    }
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "find variables");
+    sqlite3_reset(st);
+    return 0;
+}
+
+int ari_tq_series_load(ari_store *s, int64_t trace_id, ari_tq_variable which,
+                       const ari_task_filter *f, double t0, double t1, ari_tq_series **out,
+                       int *n, ari_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    int64_t *types = NULL;
+    int rc = series_containers(s, trace_id, which, f, out, n, &types, err);
+    for (int i = 0; rc == 0 && i < *n; i++)
+        rc = series_points(s, trace_id, types[i], t0, t1, &(*out)[i], err);
+    free(types);
+    if (rc < 0) {
+        ari_tq_series_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}

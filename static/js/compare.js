@@ -1,0 +1,163 @@
+// compare.js: the comparison page (#/compare?traces=1,2,3): two to six task
+// traces side by side (the VPA 2016 paper's Fig. 4 and 6) with one time
+// scale, one colour map and aligned rows (the union of the traces' workers,
+// in the same order in every chart), zoomed and panned together, above a
+// table of makespan, ABE, CPE, idle share and outlier count per trace
+// (GET /api/v1/compare). The window, the filters and the layout are in the
+// URL.
+import { api } from './api.js';
+import { h, clear, formatNumber } from './dom.js';
+import { updateParams } from './router.js';
+import { errorBox } from './settings.js';
+import { typeColor } from './colors.js';
+import {
+  GanttChart, readFilters, filterQuery, filterBar, unionRows, fmtTime, fmtPercent,
+} from './views/gantt.js';
+
+const DEBOUNCE_MS = 150;
+
+function parseIds(text) {
+  const ids = String(text || '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (!ids.every((s) => /^[1-9][0-9]*$/.test(s))) return null;
+  return [...new Set(ids.map(Number))];
+}
+
+export async function renderCompare(el, params) {
+  document.title = 'Compare traces · ariadne';
+  const ids = parseIds(params.traces);
+  el.appendChild(h('p', { class: 'breadcrumb' }, h('a', { href: '#/traces' }, 'Traces'), ' / Compare'));
+  if (!ids || ids.length < 2 || ids.length > 6) {
+    el.appendChild(h('div', { class: 'panel empty-state' }, h('h1', {}, 'Choose 2 to 6 task traces to compare'),
+      h('p', {}, 'Tick the traces in the list, then press “Compare selected”. ',
+        'The address has the form #/compare?traces=3,4.'),
+      h('a', { class: 'btn btn-primary', href: '#/traces?kind=tasks' }, 'Go to the task traces')));
+    return;
+  }
+  let filters = readFilters(params);
+  let stacked = params.layout === 'stacked';
+  const heading = h('div', { class: 'page-header' }, h('div', {}, h('h1', {}, `Comparing ${ids.length} traces`),
+    h('p', { class: 'page-subtitle' }, 'One time scale, one colour map, aligned rows. Zooming one chart zooms them all.')));
+  const message = h('div');
+  const tableEl = h('div', { class: 'compare-table' }, h('p', { class: 'muted' }, 'Loading…'));
+  const filtersEl = h('div');
+  const grid = h('div', { class: 'compare-grid' });
+  const layoutBtn = h('button', { type: 'button', class: 'btn btn-small', 'aria-pressed': String(stacked) });
+  const tools = h('div', { class: 'compare-tools' }, layoutBtn,
+    h('span', { class: 'muted small' }, 'Wheel: zoom · drag: pan · shift+drag: zoom to a range · double-click: whole extent'));
+  el.append(heading, filtersEl, message, tableEl);
+
+  let cmp;
+  try {
+    cmp = await api.get('/compare', { traces: ids.join(','), ...filterQuery(filters) });
+  } catch (e) {
+    clear(tableEl);
+    message.appendChild(e.code === 'no_tasks'
+      ? h('div', { class: 'alert alert-info', role: 'alert' }, h('strong', {}, 'One of these traces has no tasks'),
+        h('p', {}, e.message),
+        h('p', {}, 'Only traces with application tasks (StarPU bundles, StarVZ CSV sets) can be compared; a plain Paje trace cannot.'))
+      : errorBox(e, 'compare the traces'));
+    return;
+  }
+  const unit = cmp.time_unit || '';
+  let domain = [cmp.extent.start, cmp.extent.end];
+  const ps = Number.parseFloat(params.start), pe = Number.parseFloat(params.end);
+  if (Number.isFinite(ps) && Number.isFinite(pe) && ps < pe) domain = [ps, pe];
+  renderTable(tableEl, cmp, unit);
+  el.append(tools, grid);
+
+  const allResources = new Set(), allNodes = new Set();
+  let charts = [];
+  let timer = 0;
+  const writeUrl = () => {
+    const full = domain[0] <= cmp.extent.start && domain[1] >= cmp.extent.end;
+    updateParams({ traces: ids.join(','), ...(full ? {} : { start: +domain[0].toPrecision(10), end: +domain[1].toPrecision(10) }),
+      ...filterQuery(filters), layout: stacked ? 'stacked' : '' });
+  };
+  const setDomain = (d) => {
+    domain = charts[0] ? charts[0].clamp(d) : d;
+    for (const c of charts) c.setDomain(domain);
+    clearTimeout(timer);
+    timer = setTimeout(() => { for (const c of charts) c.fetch(); writeUrl(); }, DEBOUNCE_MS);
+  };
+
+  // each chart's lines are its trace's row of the comparison table
+  const setChartMarks = () => cmp.traces.forEach((t, i) => {
+    if (charts[i]) charts[i].setMarks({ makespan: t.makespan, abe: t.abe, cpe: t.cpe });
+  });
+
+  async function buildCharts() {
+    clear(grid);
+    grid.classList.toggle('stacked', stacked);
+    grid.style.setProperty('--cols', stacked ? 1 : ids.length <= 4 ? 2 : 3);
+    layoutBtn.textContent = stacked ? 'Side by side' : 'Stack vertically';
+    layoutBtn.setAttribute('aria-pressed', String(stacked));
+    charts = cmp.traces.map((t) => new GanttChart({
+      traceId: t.id, unit, filters, extent: cmp.extent, label: `Gantt chart of ${t.name}`, onDomain: setDomain,
+      fixedMarks: true,
+    }));
+    setChartMarks();
+    cmp.traces.forEach((t, i) => {
+      const c = charts[i];
+      c.domain = domain;
+      grid.appendChild(h('section', { class: 'panel compare-cell', 'aria-label': t.name, dataset: { traceId: t.id } },
+        h('h2', { class: 'compare-title' }, h('a', { href: `#/traces/${t.id}/gantt` }, t.name),
+          h('span', { class: 'muted small' }, ` makespan ${fmtTime(t.makespan, unit)}`)),
+        c.el));
+    });
+    // first answers give the rows; then every chart gets the union layout
+    const bodies = await Promise.all(charts.map((c) => c.fetch().catch((e) => e)));
+    const failed = bodies.find((b) => b instanceof Error);
+    if (failed) { clear(message).appendChild(errorBox(failed, 'load a Gantt chart')); return; }
+    for (const b of bodies) for (const r of b.rows) { allResources.add(r.resource_type); allNodes.add(String(r.node)); }
+    const layout = unionRows(bodies.map((b) => b.rows));
+    const avail = stacked ? 300 / Math.min(ids.length, 3) + 60 : 360;
+    const rh = Math.max(3, Math.min(18, Math.floor(avail / Math.max(1, layout.length))));
+    for (const c of charts) { c.setLayout(layout, rh); c.accept(c.data); }
+  }
+  layoutBtn.addEventListener('click', () => { stacked = !stacked; writeUrl(); buildCharts(); });
+  await buildCharts();
+  filtersEl.appendChild(filterBar({
+    types: cmp.types || [], resources: [...allResources].sort(), nodes: [...allNodes].sort((a, b) => a - b), unit, filters,
+    onChange: async (f) => {
+      filters = f;
+      for (const c of charts) c.setFilters(f);
+      writeUrl();
+      try {
+        cmp = await api.get('/compare', { traces: ids.join(','), ...filterQuery(filters) });
+        renderTable(tableEl, cmp, unit);
+        setChartMarks();
+      } catch (e) { clear(tableEl).appendChild(errorBox(e, 'compare the traces')); }
+      for (const c of charts) c.fetch();
+    },
+  }));
+  let lastW = grid.clientWidth;
+  const ro = new ResizeObserver(() => {
+    if (!grid.isConnected) { ro.disconnect(); return; }
+    if (grid.clientWidth === lastW) return;
+    lastW = grid.clientWidth;
+    for (const c of charts) { c.draw(); c.scheduleFetch(); }
+  });
+  ro.observe(grid);
+}
+
+function renderTable(el, cmp, unit) {
+  const best = Math.min(...cmp.traces.map((t) => t.makespan));
+  const cols = ['Trace', `Makespan (${unit})`, `ABE (${unit})`, `CPE (${unit})`, 'vs bound', 'Idle', 'Outliers', 'Tasks', 'Workers'];
+  clear(el).appendChild(h('div', { class: 'table-wrap' }, h('table', { class: 'table compact', 'aria-label': 'Comparison' },
+    h('thead', {}, h('tr', {}, cols.map((c, i) => h('th', { scope: 'col', class: i ? 'num' : null }, c)))),
+    h('tbody', {}, cmp.traces.map((t) => {
+      const bound = Math.max(t.abe || 0, t.cpe || 0);
+      return h('tr', { dataset: { traceId: t.id } },
+        h('th', { scope: 'row' }, h('a', { href: `#/traces/${t.id}/gantt` }, t.name)),
+        h('td', { class: `num ${t.makespan === best ? 'best' : ''}`, title: t.makespan === best ? 'shortest makespan' : null },
+          fmtTime(t.makespan)),
+        h('td', { class: 'num' }, fmtTime(t.abe)), h('td', { class: 'num' }, fmtTime(t.cpe)),
+        h('td', { class: 'num', title: 'makespan above the tighter of ABE and CPE' },
+          bound > 0 ? `+${fmtPercent(t.makespan / bound - 1)}` : '—'),
+        h('td', { class: 'num' }, fmtPercent(t.idle)),
+        h('td', { class: 'num' }, formatNumber(t.outliers)),
+        h('td', { class: 'num' }, formatNumber(t.tasks)), h('td', { class: 'num' }, formatNumber(t.workers)));
+    })))),
+  h('div', { class: 'legend' }, (cmp.types || []).map((t) => h('span', { class: 'legend-item' },
+    h('span', { class: 'swatch', style: `background:${typeColor(t)}` }), t))));
+}

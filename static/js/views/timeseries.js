@@ -1,0 +1,235 @@
+// views/timeseries.js: the panels under the Gantt chart (the VPA 2016
+// paper's Fig. 3 b-d), on the Gantt's time axis and zoom: the iteration
+// panel (one horizontal segment per outer-loop iteration, from the first
+// start to the last end of its tasks), and the ready and submitted task
+// counts (StarPU's variables, per-pixel min/max from the server) with the
+// periods when fewer tasks were ready than workers shaded.
+//
+// Not a tab of its own: views/gantt.js creates a TimePanels under its chart
+// and forwards its window; the panels re-request the time series for each
+// new window (debounced) and redraw what they have meanwhile.
+import { api } from '../api.js';
+import { h, clear } from '../dom.js';
+import { getD3 } from '../d3.js';
+import { LABEL_W, IDLE_W, fmtTime, filterQuery, attachTimeInteractions } from './gantt.js';
+
+const ITER_H = 96;
+const SERIES_H = 64;
+const GAP = 8;
+const DEBOUNCE_MS = 150;
+
+export class TimePanels {
+  // opts: traceId, unit, filters, domain, onDomain(d), reset()
+  constructor(opts) {
+    this.o = opts;
+    this.filters = opts.filters;
+    this.domain = opts.domain;
+    this.iterations = null;
+    this.series = null;
+    this.seq = 0;
+    this.note = h('p', { class: 'muted small panel-note' });
+    this.svgEl = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    this.svgEl.setAttribute('class', 'time-panels-svg');
+    this.tooltip = h('div', { class: 'gantt-tooltip', role: 'tooltip', hidden: true });
+    this.holder = h('div', { class: 'time-panels-plot' }, this.svgEl, this.tooltip);
+    this.el = h('section', { class: 'panel time-panels', 'aria-label': 'Iterations, ready and submitted tasks' },
+      this.holder, this.note);
+    attachTimeInteractions(this.holder, {
+      plotBox: () => this.plotBox(),
+      getDomain: () => this.domain,
+      setDomain: (d) => opts.onDomain(d),
+      reset: () => opts.reset(),
+      onHover: (x, y) => this.hover(x, y),
+      onLeave: () => { this.tooltip.hidden = true; },
+      brushHost: () => this.svgEl,
+    });
+  }
+
+  plotBox() {
+    const w = this.holder.clientWidth || 900;
+    return { left: LABEL_W, top: 0, width: Math.max(50, w - LABEL_W - IDLE_W), height: this.height || 0 };
+  }
+
+  setDomain(d) { this.domain = d; this.draw(); }
+  setFilters(f) { this.filters = f; this.iterations = null; }
+
+  scheduleFetch() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fetch(), DEBOUNCE_MS);
+  }
+
+  async fetch() {
+    clearTimeout(this.timer);
+    const seq = ++this.seq;
+    const q = filterQuery(this.filters);
+    const width = Math.min(10000, Math.max(1, Math.round(this.plotBox().width)));
+    const jobs = [api.get(`/traces/${this.o.traceId}/timeseries`, { ...q, start: this.domain[0], end: this.domain[1], width })
+      .then((b) => ({ ok: b }), (e) => ({ err: e }))];
+    if (!this.iterations) {
+      jobs.push(api.get(`/traces/${this.o.traceId}/iterations`, q).then((b) => ({ ok: b }), (e) => ({ err: e })));
+    }
+    const [ts, it] = await Promise.all(jobs);
+    if (seq !== this.seq) return;
+    this.series = ts.ok || null;
+    this.seriesError = ts.err || null;
+    if (it) { this.iterations = it.ok || { iterations: [] }; this.iterError = it.err || null; }
+    this.draw();
+  }
+
+  draw() {
+    if (!this.domain || (!this.series && !this.iterations && !this.seriesError)) return;
+    const d3 = getD3();
+    const box = this.plotBox();
+    const x = d3.scaleLinear().domain(this.domain).range([box.left, box.left + box.width]);
+    this.x = x;
+    const s = d3.select(this.svgEl);
+    s.selectAll('*').remove();
+    let y = 6;
+    const notes = [];
+    const iters = (this.iterations && this.iterations.iterations) || [];
+    this.iterBox = null;
+    if (iters.length) { this.drawIterations(s, x, y, iters); y += ITER_H + GAP; }
+    else notes.push(this.iterError ? `Iterations: ${this.iterError.message}` : 'No iteration numbers in this trace (tasks.rec Iteration or the StarVZ Iteration column).');
+    this.seriesBoxes = [];
+    const series = (this.series && this.series.series) || [];
+    for (const name of ['ready', 'submitted']) {
+      const sr = series.filter((q) => q.name === name);
+      if (!sr.length || !sr.some((q) => q.points && q.points.length)) continue;
+      this.drawSeries(s, x, y, name, sr[0], name === 'ready' ? this.series : null);
+      y += SERIES_H + GAP;
+    }
+    if (this.seriesError) notes.push(`Ready/submitted tasks: ${this.seriesError.message}`);
+    else if (this.series && !this.seriesBoxes.length) notes.push('This trace records no ready or submitted task counts (StarPU variables).');
+    this.height = y;
+    s.attr('width', this.holder.clientWidth).attr('height', Math.max(1, y));
+    this.holder.style.height = `${Math.max(1, y)}px`;
+    this.note.textContent = notes.join(' ');
+    this.note.hidden = notes.length === 0;
+    this.el.hidden = y <= 6 && notes.length === 0;
+  }
+
+  drawIterations(s, x, y0, iters) {
+    const d3 = getD3();
+    const g = s.append('g').attr('class', 'ts-panel iterations').attr('data-count', iters.length);
+    const ys = d3.scaleBand().domain(iters.map((i) => i.iteration)).range([y0 + 4, y0 + ITER_H - 4]).paddingInner(0.25);
+    this.iterBox = { y0, y1: y0 + ITER_H, iters, ys };
+    panelFrame(g, x, y0, ITER_H, 'Iteration');
+    const clipId = `clip-it-${this.o.traceId}`;
+    s.append('clipPath').attr('id', clipId).append('rect').attr('x', x.range()[0]).attr('y', y0)
+      .attr('width', x.range()[1] - x.range()[0]).attr('height', ITER_H);
+    const inner = g.append('g').attr('clip-path', `url(#${clipId})`);
+    const bh = Math.max(1, Math.min(8, ys.bandwidth()));
+    inner.selectAll('rect.iter').data(iters).join('rect').attr('class', 'iter')
+      .attr('data-iteration', (d) => d.iteration)
+      .attr('x', (d) => x(d.start)).attr('width', (d) => Math.max(1, x(d.end) - x(d.start)))
+      .attr('y', (d) => ys(d.iteration) + (ys.bandwidth() - bh) / 2).attr('height', bh);
+    // a few iteration numbers on the left axis
+    const step = Math.ceil(iters.length / Math.max(1, Math.floor(ITER_H / 12)));
+    g.selectAll('text.tick-label').data(iters.filter((d, i) => i % step === 0)).join('text').attr('class', 'tick-label')
+      .attr('x', x.range()[0] - 6).attr('y', (d) => ys(d.iteration) + ys.bandwidth() / 2).attr('dy', '0.35em')
+      .attr('text-anchor', 'end').text((d) => d.iteration);
+    const maxPar = maxConcurrent(iters);
+    g.append('text').attr('class', 'panel-side').attr('x', x.range()[1] + 6).attr('y', y0 + 14).text(`${iters.length} it.`);
+    g.append('text').attr('class', 'panel-side muted').attr('x', x.range()[1] + 6).attr('y', y0 + 28)
+      .text(`≤${maxPar} at once`).append('title').text(`At most ${maxPar} iterations overlap in time`);
+  }
+
+  drawSeries(s, x, y0, name, series, ready) {
+    const d3 = getD3();
+    const pts = series.points.filter((p) => Array.isArray(p) && p.length >= 4);
+    const g = s.append('g').attr('class', `ts-panel series-${name}`).attr('data-points', pts.length);
+    const maxV = Math.max(1, d3.max(pts, (p) => p[2]) || 0, ready ? ready.threshold || 0 : 0);
+    const ys = d3.scaleLinear().domain([0, maxV]).nice(3).range([y0 + SERIES_H, y0 + 4]);
+    this.seriesBoxes.push({ name, y0, y1: y0 + SERIES_H, pts, ys });
+    panelFrame(g, x, y0, SERIES_H, name === 'ready' ? 'Ready tasks' : 'Submitted');
+    const clipId = `clip-${name}-${this.o.traceId}`;
+    s.append('clipPath').attr('id', clipId).append('rect').attr('x', x.range()[0]).attr('y', y0)
+      .attr('width', x.range()[1] - x.range()[0]).attr('height', SERIES_H);
+    const inner = g.append('g').attr('clip-path', `url(#${clipId})`);
+    if (ready) {
+      inner.selectAll('rect.starved').data(ready.starved || []).join('rect').attr('class', 'starved')
+        .attr('x', (d) => x(d[0])).attr('width', (d) => Math.max(1, x(d[1]) - x(d[0])))
+        .attr('y', y0).attr('height', SERIES_H)
+        .append('title').text((d) => `Not enough ready tasks (< ${ready.threshold}) from ${fmtTime(d[0])} to ${fmtTime(d[1], this.o.unit)}`);
+      if (typeof ready.threshold === 'number') {
+        inner.append('line').attr('class', 'threshold').attr('x1', x.range()[0]).attr('x2', x.range()[1])
+          .attr('y1', ys(ready.threshold)).attr('y2', ys(ready.threshold));
+      }
+    }
+    // per-pixel points: [t, min, max, last]; the band is min..max
+    const dt = pts.length > 1 ? pts[1][0] - pts[0][0] : 0;
+    const area = d3.area().curve(d3.curveStepAfter).x((p) => x(p[0])).y0((p) => ys(p[1])).y1((p) => ys(p[2]));
+    const line = d3.line().curve(d3.curveStepAfter).x((p) => x(p[0])).y((p) => ys(p[3]));
+    const ext = pts.length ? [...pts, [pts[pts.length - 1][0] + dt, ...pts[pts.length - 1].slice(1)]] : pts;
+    inner.append('path').attr('class', `ts-area ts-${name}`).attr('d', area(ext));
+    inner.append('path').attr('class', `ts-line ts-${name}`).attr('d', line(ext));
+    const axis = g.append('g').attr('class', 'axis').attr('transform', `translate(${x.range()[0]},0)`)
+      .call(d3.axisLeft(ys).ticks(3).tickSizeOuter(0).tickFormat(d3.format('~s')));
+    axis.select('.domain').remove();
+    if (ready) {
+      const total = (ready.starved || []).reduce((a, d) => a + Math.max(0, Math.min(d[1], this.domain[1]) - Math.max(d[0], this.domain[0])), 0);
+      g.append('text').attr('class', 'panel-side').attr('x', x.range()[1] + 6).attr('y', y0 + 14)
+        .text(`threshold ${formatCount(ready.threshold)}`).append('title').text('Fewer ready tasks than this (by default the number of workers in the shown rows) is shaded as starved');
+      g.append('text').attr('class', `panel-side starved-share${total > 0 ? '' : ' muted'}`).attr('x', x.range()[1] + 6).attr('y', y0 + 28)
+        .attr('data-value', total / (this.domain[1] - this.domain[0]))
+        .text(`${Math.round(100 * total / (this.domain[1] - this.domain[0]))}% starved`);
+    }
+  }
+
+  hover(px, py) {
+    const box = this.plotBox();
+    if (!this.x || px < box.left || px > box.left + box.width) { this.tooltip.hidden = true; return; }
+    const t = this.x.invert(px);
+    let content = null;
+    if (this.iterBox && py >= this.iterBox.y0 && py <= this.iterBox.y1) {
+      const { iters, ys } = this.iterBox;
+      const it = iters.find((d) => py >= ys(d.iteration) - 2 && py <= ys(d.iteration) + ys.bandwidth() + 2
+        && t >= d.start - (this.domain[1] - this.domain[0]) / 200 && t <= d.end + (this.domain[1] - this.domain[0]) / 200);
+      if (it) {
+        content = [h('div', { class: 'tt-title' }, `Iteration ${it.iteration}`),
+          h('table', {}, h('tr', {}, h('th', {}, 'From'), h('td', {}, fmtTime(it.start, this.o.unit))),
+            h('tr', {}, h('th', {}, 'To'), h('td', {}, fmtTime(it.end, this.o.unit))),
+            h('tr', {}, h('th', {}, 'Span'), h('td', {}, fmtTime(it.end - it.start, this.o.unit))),
+            h('tr', {}, h('th', {}, 'Tasks'), h('td', {}, String(it.tasks))),
+            it.types ? h('tr', {}, h('th', {}, 'Types'), h('td', {}, Object.entries(it.types).map(([k, v]) => `${k} ${v}`).join(', '))) : null)];
+      }
+    }
+    for (const b of this.seriesBoxes || []) {
+      if (py < b.y0 || py > b.y1 || !b.pts.length) continue;
+      let i = b.pts.findIndex((p) => p[0] > t) - 1;
+      if (i < -1) i = b.pts.length - 1;
+      const p = b.pts[Math.max(0, i)];
+      content = [h('div', { class: 'tt-title' }, b.name === 'ready' ? 'Ready tasks' : 'Submitted, not completed'),
+        h('div', { class: 'tt-sub' }, `at ${fmtTime(p[0], this.o.unit)}`),
+        h('table', {}, h('tr', {}, h('th', {}, 'min'), h('td', {}, formatCount(p[1]))),
+          h('tr', {}, h('th', {}, 'max'), h('td', {}, formatCount(p[2]))),
+          h('tr', {}, h('th', {}, 'last'), h('td', {}, formatCount(p[3]))))];
+    }
+    if (!content) { this.tooltip.hidden = true; return; }
+    clear(this.tooltip).append(...content);
+    this.tooltip.hidden = false;
+    const tw = this.tooltip.offsetWidth;
+    this.tooltip.style.left = `${px + 14 + tw > this.holder.clientWidth ? px - tw - 14 : px + 14}px`;
+    this.tooltip.style.top = `${Math.max(0, py - 10)}px`;
+  }
+}
+
+function panelFrame(g, x, y0, height, label) {
+  g.append('rect').attr('class', 'ts-frame').attr('x', x.range()[0]).attr('y', y0)
+    .attr('width', x.range()[1] - x.range()[0]).attr('height', height);
+  g.append('text').attr('class', 'ts-label').attr('x', 6).attr('y', y0 + 14).text(label);
+}
+
+function formatCount(v) {
+  return typeof v === 'number' && Number.isFinite(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(1)) : '—';
+}
+
+// The largest number of iterations whose [start, end] overlap.
+function maxConcurrent(iters) {
+  const ev = [];
+  for (const i of iters) { ev.push([i.start, 1]); ev.push([i.end, -1]); }
+  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let cur = 0, max = 0;
+  for (const [, d] of ev) { cur += d; max = Math.max(max, cur); }
+  return max;
+}
