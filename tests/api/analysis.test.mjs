@@ -466,3 +466,29 @@ test('StarVZ LU sample: known values', { skip: !existsSync(luDir) && 'no shared 
   assert.equal(ts.series.length, 4, 'ready and submitted for each of the 2 nodes');
   for (const s of ts.series) assert.ok(s.points.length > 0, `${s.name} node ${s.node} has points`);
 });
+
+// The ABE of real runs against glpsol on the same LP (issue 4's first
+// check): the StarVZ LU and qr_mumps samples and a real CPU+GPU StarPU
+// bundle. For LU (one resource type) also against the closed form
+// sum over types of n_k * mean_k / workers, from the Gantt's own tasks.
+const realRuns = [
+  ['StarVZ LU', luDir],
+  ['StarVZ qr_mumps', join(shared, 'starvz', 'extra_data', 'qr_trace')],
+  ['StarPU Cholesky CPU+GPU', join(shared, 'starpu', 'chol_implicit_dmdas_N11520_nb24')],
+];
+for (const [label, path] of realRuns) {
+  test(`${label}: ABE equals glpsol`, { skip: (!existsSync(path) && 'no shared data') || (!existsSync(GLPSOL) && 'no glpsol') },
+    async () => {
+      const id = importPath(path, label);
+      const b = await ok(`/api/v1/traces/${id}/bounds`);
+      assert.ok(b.abe > 0 && b.abe <= b.makespan, `${label}: 0 < ABE ${b.abe} <= makespan ${b.makespan}`);
+      close(b.abe, glpsolAbe(b), 1e-6, `${label}: ABE vs glpsol`);
+      for (const nd of b.nodes) close(nd.abe, glpsolAbe(nd), 1e-6, `${label}: node ${nd.node} ABE vs glpsol`);
+      if (label !== 'StarVZ LU') return;
+      const g = await ok(`/api/v1/traces/${id}/gantt?width=1920&max_tasks=1000`);
+      const sum = new Map();
+      for (const r of g.rows) for (const t of r.tasks) sum.set(t.type, (sum.get(t.type) ?? 0) + (t.end - t.start));
+      const closed = [...sum.values()].reduce((a, x) => a + x, 0) / g.rows.length;
+      close(b.abe, closed, 1e-6, 'LU: ABE vs closed form');
+    });
+}
