@@ -16,6 +16,8 @@ enum MHD_Result api_traces_delete(ari_request *r);
 enum MHD_Result api_traces_upload(ari_request *r);
 /* api_progression.c */
 enum MHD_Result api_progression(ari_request *r);
+/* api_supergraph.c */
+enum MHD_Result api_supergraph(ari_request *r);
 /* task-trace analyses (filters.h): api_gantt.c, api_bounds.c, api_outliers.c,
  * api_timeseries.c (timeseries, iterations), api_critical_path.c, api_compare.c */
 enum MHD_Result api_gantt(ari_request *r);
@@ -32,6 +34,11 @@ enum MHD_Result api_jobs_get(ari_request *r);
 enum MHD_Result api_tokens_list(ari_request *r);
 enum MHD_Result api_tokens_create(ari_request *r);
 enum MHD_Result api_tokens_revoke(ari_request *r);
+/* api_profiles.c */
+enum MHD_Result api_profiles_cct(ari_request *r);
+enum MHD_Result api_profiles_node_ranks(ari_request *r);
+enum MHD_Result api_profiles_scatter(ari_request *r);
+enum MHD_Result api_profiles_tree(ari_request *r);
 /* static_files.c: everything outside /api/ */
 enum MHD_Result ari_serve_static(ari_request *r);
 

@@ -3,6 +3,7 @@
 #include "ingest/formats.h"
 
 #include "ingest/format_paje.h"
+#include "ingest/format_profiles.h"
 #include "ingest/format_starpu.h"
 #include "ingest/format_starvz.h"
 
@@ -13,7 +14,12 @@
 const ari_format *const ari_formats[] = {
     &ari_format_starpu,
     &ari_format_starvz,
+    &ari_format_hpctoolkit,
     &ari_format_paje,
+    &ari_format_cali,
+    &ari_format_hatchet_json,
+    &ari_format_caliper_split,
+    &ari_format_caliper_records,
     NULL,
 };
 

@@ -160,11 +160,22 @@ static void bind_id_or_null(sqlite3_stmt *st, int col, int64_t id)
 
 /* ---- callbacks ---- */
 
+static int add_root(ari_trace_writer *w, ari_error *err);
+
+/* The root container "0" exists as soon as the trace has Paje entities;
+ * traces of other kinds (profiles) have none. */
+static int ensure_root(ari_trace_writer *w)
+{
+    return w->root_added ? 0 : add_root(w, &w->error);
+}
+
 static const char *nature_names[] = {"container", "state", "variable", "link", "event", "value"};
 
 static int on_type(void *ctx, const ari_type_def *t)
 {
     ari_trace_writer *w = ctx;
+    if (ensure_root(w) < 0)
+        return -1;
     sqlite3_stmt *st = ari_store_stmt(w->store,
         "INSERT INTO entity_types(trace_id, id, nature, alias, name, parent_id, start_type_id,"
         " end_type_id, color) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &w->error);
@@ -196,7 +207,7 @@ static int on_type(void *ctx, const ari_type_def *t)
 static int on_container(void *ctx, const ari_container *c)
 {
     ari_trace_writer *w = ctx;
-    if (tick(w) < 0)
+    if (tick(w) < 0 || ensure_root(w) < 0)
         return -1;
     int64_t type_id = require(w, w->types, c->type, "container type");
     if (!type_id)
@@ -371,6 +382,7 @@ static int add_root(ari_trace_writer *w, ari_error *err)
         return ari_store_fail(w->store, err, "insert root container");
     w->next_container = 1;
     w->counts.containers = 1;
+    w->root_added = 1;
     return remember(w, w->containers, "0", 1) < 0 ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : 0;
 }
 
@@ -394,7 +406,7 @@ int ari_trace_sink_init(ari_trace_writer *w, ari_error *err)
         .on_event = on_event,
         .on_progress = on_progress,
     };
-    return add_root(w, err);
+    return 0;
 }
 
 const ari_sink *ari_trace_writer_sink(ari_trace_writer *w)
@@ -402,7 +414,8 @@ const ari_sink *ari_trace_writer_sink(ari_trace_writer *w)
     return &w->sink;
 }
 
-int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err)
+/* Counts and summary of the Paje entities, for traces that have some. */
+static int finish_paje(ari_trace_writer *w, ari_error *err)
 {
     const ari_entity_counts *c = &w->counts;
     int timed = w->t_min <= w->t_max;
@@ -425,6 +438,13 @@ int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err)
     sqlite3_bind_double(st, 9, timed ? w->t_max : 0);
     if (sqlite3_step(st) != SQLITE_DONE)
         return ari_store_fail(w->store, err, "update trace counts");
+    return 0;
+}
+
+int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err)
+{
+    if (w->root_added && finish_paje(w, err) < 0)
+        return -1;
     return ari_task_writer_finish(w, err);
 }
 

@@ -25,6 +25,7 @@ struct ari_trace_writer {
     ari_strmap *containers; /* alias and name -> container id */
     ari_strmap *names;      /* value -> names id */
     int64_t next_type, next_container, next_name;
+    int root_added;         /* the Paje root "0", added with the first type */
     ari_entity_counts counts;
     double t_min, t_max;    /* span of the timed entities */
     uint64_t calls;         /* sink calls, to poll cancellation now and then */

@@ -5,3 +5,5 @@ import './overview.js';
 import './gantt.js';
 import './bounds.js';
 import './progression.js';
+import './sankey.js';
+import './cct_table.js';

@@ -1,0 +1,1092 @@
+/* caliper_json.c: Caliper json-split and JSON record lists (see
+ * caliper_json.h). A small pull tokenizer streams the "data" rows of
+ * json-split through a 64 KiB buffer (libarchive's raw format undoes any
+ * compression); the other members are captured as text and parsed with
+ * jansson. */
+#include "ingest/caliper_json.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CAPTURE ((size_t)1 << 29) /* one non-data member, as text */
+#define MAX_DEPTH 256
+#define MAX_COLUMNS 4096
+
+/* ---- byte source ---- */
+
+typedef struct jsrc {
+    struct archive *a;     /* NULL for a memory source */
+    const char *mem;
+    size_t mem_len, mem_pos;
+    char buf[1 << 16];
+    size_t pos, len;
+    int eof;
+    uint64_t line;         /* 1-based, for messages */
+    uint64_t total;        /* compressed file size, 0 if unknown */
+    const char *name;
+    ari_error *err;
+    int failed;
+    const ari_profile_sink *k;
+    uint64_t fills;
+} jsrc;
+
+static int src_fail(jsrc *s, const char *what)
+{
+    if (!s->failed)
+        ari_error_set(s->err, ARI_E_INVALID_INPUT, "%s:%llu: %s", s->name,
+                      (unsigned long long)s->line, what);
+    s->failed = 1;
+    return -1;
+}
+
+static void src_fill(jsrc *s)
+{
+    s->pos = 0;
+    s->len = 0;
+    if (s->eof)
+        return;
+    if (!s->a) {
+        size_t n = s->mem_len - s->mem_pos;
+        if (n > sizeof s->buf)
+            n = sizeof s->buf;
+        memcpy(s->buf, s->mem + s->mem_pos, n);
+        s->mem_pos += n;
+        s->len = n;
+        s->eof = n == 0;
+        return;
+    }
+    la_ssize_t r = archive_read_data(s->a, s->buf, sizeof s->buf);
+    if (r < 0) {
+        ari_error_set(s->err, ARI_E_IO, "%s: %s", s->name, archive_error_string(s->a));
+        s->failed = 1;
+        s->eof = 1;
+        return;
+    }
+    s->len = (size_t)r;
+    s->eof = r == 0;
+    if (s->k && s->k->on_progress && s->total && (++s->fills & 63) == 0)
+        s->k->on_progress(s->k->ctx, (double)archive_filter_bytes(s->a, -1) / (double)s->total);
+}
+
+static int peek(jsrc *s)
+{
+    if (s->pos == s->len)
+        src_fill(s);
+    return s->pos < s->len ? (unsigned char)s->buf[s->pos] : -1;
+}
+
+static int next(jsrc *s)
+{
+    int c = peek(s);
+    if (c >= 0) {
+        s->pos++;
+        if (c == '\n')
+            s->line++;
+    }
+    return c;
+}
+
+static int skip_ws(jsrc *s)
+{
+    int c;
+    while ((c = peek(s)) == ' ' || c == '\n' || c == '\t' || c == '\r')
+        next(s);
+    if (c == 0)
+        return src_fail(s, "a NUL byte: binary data, not JSON");
+    return c;
+}
+
+static int expect(jsrc *s, int want, const char *what)
+{
+    if (skip_ws(s) != want) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected %s", what);
+        return src_fail(s, msg);
+    }
+    next(s);
+    return 0;
+}
+
+static int open_file(jsrc *s, const char *path)
+{
+    s->a = archive_read_new();
+    if (!s->a)
+        return ari_error_set(s->err, ARI_E_NOMEM, "out of memory");
+    archive_read_support_filter_all(s->a);
+    archive_read_support_format_raw(s->a);
+    archive_read_support_format_empty(s->a);
+    struct archive_entry *e;
+    if (archive_read_open_filename(s->a, path, 1 << 16) != ARCHIVE_OK)
+        return ari_error_set(s->err, ARI_E_IO, "%s: %s", s->name, archive_error_string(s->a));
+    int rc = archive_read_next_header(s->a, &e);
+    if (rc == ARCHIVE_EOF)
+        s->eof = 1;
+    else if (rc != ARCHIVE_OK)
+        return ari_error_set(s->err, ARI_E_IO, "%s: %s", s->name, archive_error_string(s->a));
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > 0)
+            s->total = (uint64_t)ftell(f);
+        fclose(f);
+    }
+    return 0;
+}
+
+static void close_src(jsrc *s)
+{
+    if (s->a)
+        archive_read_free(s->a);
+    s->a = NULL;
+}
+
+/* ---- growable text ---- */
+
+typedef struct text {
+    char *p;
+    size_t len, cap, max;
+} text;
+
+static int text_add(text *t, char c)
+{
+    if (t->len + 2 > t->cap) {
+        if (t->cap >= t->max)
+            return -1;
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        char *grown = realloc(t->p, cap);
+        if (!grown)
+            return -1;
+        t->p = grown;
+        t->cap = cap;
+    }
+    t->p[t->len++] = c;
+    t->p[t->len] = '\0';
+    return 0;
+}
+
+/* ---- tokens ---- */
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int add_utf8(text *t, unsigned cp)
+{
+    if (cp < 0x80)
+        return text_add(t, (char)cp);
+    if (cp < 0x800)
+        return text_add(t, (char)(0xc0 | (cp >> 6))) | text_add(t, (char)(0x80 | (cp & 0x3f)));
+    return text_add(t, (char)(0xe0 | (cp >> 12))) | text_add(t, (char)(0x80 | ((cp >> 6) & 0x3f))) |
+           text_add(t, (char)(0x80 | (cp & 0x3f)));
+}
+
+/* Reads a string (after skipping blanks) into t (decoded; t may be NULL
+ * to skip it). With raw set, the text is copied as written, quotes
+ * included, for capture. */
+static int read_string(jsrc *s, text *t, int raw)
+{
+    if (skip_ws(s) != '"')
+        return src_fail(s, "expected a string");
+    next(s);
+    if (raw && t && text_add(t, '"') < 0)
+        return src_fail(s, "value too large");
+    for (;;) {
+        int c = next(s);
+        if (c < 0)
+            return src_fail(s, "unterminated string (truncated file?)");
+        if (c == 0 || c == '\n')
+            return src_fail(s, "control character in a string");
+        if (raw && t && text_add(t, (char)c) < 0)
+            return src_fail(s, "value too large");
+        if (c == '"')
+            return 0;
+        if (c != '\\') {
+            if (!raw && t && text_add(t, (char)c) < 0)
+                return src_fail(s, "string too long");
+            continue;
+        }
+        int e = next(s);
+        if (e < 0)
+            return src_fail(s, "unterminated string (truncated file?)");
+        if (raw) {
+            if (t && text_add(t, (char)e) < 0)
+                return src_fail(s, "value too large");
+            continue;
+        }
+        char out;
+        switch (e) {
+        case '"': out = '"'; break;
+        case '\\': out = '\\'; break;
+        case '/': out = '/'; break;
+        case 'b': out = '\b'; break;
+        case 'f': out = '\f'; break;
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
+        case 'u': {
+            unsigned cp = 0;
+            for (int i = 0; i < 4; i++) {
+                int h = hexval(next(s));
+                if (h < 0)
+                    return src_fail(s, "bad \\u escape");
+                cp = cp * 16 + (unsigned)h;
+            }
+            if (cp == 0)
+                cp = '?';
+            if (t && add_utf8(t, cp) < 0)
+                return src_fail(s, "string too long");
+            continue;
+        }
+        default:
+            return src_fail(s, "bad escape in a string");
+        }
+        if (t && text_add(t, out) < 0)
+            return src_fail(s, "string too long");
+    }
+}
+
+/* A bare token (number, true, false, null) into buf. */
+static int read_bare(jsrc *s, char *buf, size_t size)
+{
+    size_t n = 0;
+    int c;
+    skip_ws(s);
+    while ((c = peek(s)) >= 0 && (c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9') ||
+                                  (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+        if (n + 1 >= size)
+            return src_fail(s, "token too long");
+        buf[n++] = (char)next(s);
+    }
+    buf[n] = '\0';
+    return n ? 0 : src_fail(s, "expected a value");
+}
+
+/* Skips (or, with t, copies) one value of any type. */
+static int copy_value(jsrc *s, text *t)
+{
+    int depth = 0;
+    do {
+        int c = skip_ws(s);
+        if (c < 0)
+            return src_fail(s, "unexpected end of file (truncated?)");
+        if (c == '"') {
+            if (read_string(s, t, 1) < 0)
+                return -1;
+        } else if (c == '[' || c == '{') {
+            if (++depth > MAX_DEPTH)
+                return src_fail(s, "nested too deep");
+            next(s);
+            if (t && text_add(t, (char)c) < 0)
+                return src_fail(s, "value too large");
+            continue; /* the first element (or the close) follows */
+        } else if (c == ']' || c == '}') {
+            if (depth == 0)
+                return src_fail(s, "unexpected bracket");
+            next(s);
+            depth--;
+            if (t && text_add(t, (char)c) < 0)
+                return src_fail(s, "value too large");
+        } else {
+            char tok[128];
+            if (read_bare(s, tok, sizeof tok) < 0)
+                return -1;
+            for (char *p = tok; t && *p; p++)
+                if (text_add(t, *p) < 0)
+                    return src_fail(s, "value too large");
+        }
+        /* after a value: a separator, or closes */
+        while (depth > 0) {
+            c = skip_ws(s);
+            if (c == ',' || c == ':') {
+                next(s);
+                if (t && text_add(t, (char)c) < 0)
+                    return src_fail(s, "value too large");
+                break;
+            }
+            if (c == ']' || c == '}') {
+                next(s);
+                depth--;
+                if (t && text_add(t, (char)c) < 0)
+                    return src_fail(s, "value too large");
+                continue;
+            }
+            return src_fail(s, c < 0 ? "unexpected end of file (truncated?)" : "expected ',' or a closing bracket");
+        }
+    } while (depth > 0);
+    return 0;
+}
+
+/* ---- json-split ---- */
+
+typedef struct column {
+    char *name;
+    int is_value;
+    char *unit;
+    int metric;   /* sink metric index, or -1 */
+} column;
+
+typedef struct cell {
+    int null;
+    double v;
+} cell;
+
+/* A buffered row of a sampled profile (sourceloc column present). */
+typedef struct srow {
+    int64_t nid, sloc, module;
+    int proc;
+    double *vals; /* [ncols] */
+} srow;
+
+typedef struct split {
+    const ari_profile_sink *k;
+    ari_error *err;
+    const char *name;
+    column *cols;
+    int ncols;
+    int have_cols, have_meta, set_up;
+    json_t *nodes;
+    int path_col, rank_col, sloc_col, module_col;
+    const char *node_kind;
+    int *rank_proc;      /* rank -> proc + 1 */
+    int64_t nranks_cap;
+    cell *row;
+    int data_deferred, data_done;
+    int64_t rows;
+    srow *srows;
+    size_t nsrows, srows_cap;
+} split;
+
+const char *ari_caliper_metric_name(const char *column, int *inclusive)
+{
+    *inclusive = strstr(column, "inclusive") != NULL || strstr(column, "(inc)") != NULL;
+    if (strcmp(column, "sum#time.duration") == 0 || strcmp(column, "sum#avg#sum#time.duration") == 0 ||
+        strcmp(column, "sum#sum#time.duration") == 0)
+        return "time";
+    if (strcmp(column, "inclusive#sum#time.duration") == 0 ||
+        strcmp(column, "sum#avg#inclusive#sum#time.duration") == 0 ||
+        strcmp(column, "inclusive#time.duration") == 0)
+        return "time (inc)";
+    return column;
+}
+
+static int sink_fail(split *sp)
+{
+    if (sp->err && !sp->err->code[0])
+        ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: the profile was refused", sp->name);
+    return -1;
+}
+
+static int is_order_column(const char *name)
+{
+    return strcmp(name, "Node order") == 0 || strcmp(name, "min#min#aggregate.slot") == 0;
+}
+
+static int parse_columns(split *sp, json_t *v)
+{
+    if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > MAX_COLUMNS)
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: \"columns\" is not a list of names", sp->name);
+    sp->ncols = (int)json_array_size(v);
+    sp->cols = calloc((size_t)sp->ncols, sizeof *sp->cols);
+    sp->row = calloc((size_t)sp->ncols, sizeof *sp->row);
+    if (!sp->cols || !sp->row)
+        return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
+    for (int i = 0; i < sp->ncols; i++) {
+        const char *name = json_string_value(json_array_get(v, (size_t)i));
+        if (!name)
+            return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: column %d is not a string", sp->name, i);
+        sp->cols[i].name = strdup(name);
+        sp->cols[i].metric = -1;
+        if (!sp->cols[i].name)
+            return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
+    }
+    sp->have_cols = 1;
+    return 0;
+}
+
+static int parse_column_metadata(split *sp, json_t *v)
+{
+    if (!json_is_array(v))
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: \"column_metadata\" is not a list", sp->name);
+    if (!sp->have_cols || json_array_size(v) != (size_t)sp->ncols)
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT,
+                             "%s: \"column_metadata\" does not match \"columns\"", sp->name);
+    if (sp->have_meta)
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: \"column_metadata\" twice", sp->name);
+    for (int i = 0; i < sp->ncols; i++) {
+        json_t *m = json_array_get(v, (size_t)i);
+        sp->cols[i].is_value = json_is_true(json_object_get(m, "is_value"));
+        const char *unit = json_string_value(json_object_get(m, "attribute.unit"));
+        sp->cols[i].unit = unit ? strdup(unit) : NULL;
+    }
+    sp->have_meta = 1;
+    return 0;
+}
+
+static int find_column(const split *sp, const char *name)
+{
+    for (int i = 0; i < sp->ncols; i++)
+        if (strcmp(sp->cols[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Once columns are known: the hierarchy column, rank and metrics. */
+static int setup_columns(split *sp)
+{
+    if (!sp->have_meta) /* no metadata: value columns are the non-hierarchy ones */
+        for (int i = 0; i < sp->ncols; i++)
+            sp->cols[i].is_value = strcmp(sp->cols[i].name, "path") != 0 && !strchr(sp->cols[i].name, '#');
+    sp->path_col = find_column(sp, "source.function#callpath.address");
+    sp->node_kind = "function";
+    if (sp->path_col < 0) {
+        sp->path_col = find_column(sp, "path");
+        sp->node_kind = "region";
+    }
+    if (sp->path_col < 0)
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT,
+                             "%s: no hierarchy column (\"path\" or \"source.function#callpath.address\")", sp->name);
+    sp->cols[sp->path_col].is_value = 0;
+    sp->rank_col = find_column(sp, "mpi.rank");
+    sp->sloc_col = find_column(sp, "sourceloc#cali.sampler.pc");
+    sp->module_col = find_column(sp, "module#cali.sampler.pc");
+    for (int i = 0; i < sp->ncols; i++) {
+        column *c = &sp->cols[i];
+        if (!c->is_value || i == sp->rank_col || is_order_column(c->name))
+            continue;
+        int inclusive;
+        const char *mname = ari_caliper_metric_name(c->name, &inclusive);
+        ari_profile_metric m = {mname, c->name, c->unit, inclusive, NULL};
+        if (sp->k->on_metric(sp->k->ctx, &m, &c->metric) != 0)
+            return sink_fail(sp);
+    }
+    return 0;
+}
+
+static int proc_of_rank(split *sp, double rank, int *proc)
+{
+    if (isnan(rank) || rank < 0 || rank >= ARI_PROFILE_MAX_PROCS || rank != floor(rank))
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: bad mpi.rank %g", sp->name, rank);
+    int64_t r = (int64_t)rank;
+    if (r >= sp->nranks_cap) {
+        int64_t cap = sp->nranks_cap ? sp->nranks_cap : 64;
+        while (cap <= r)
+            cap *= 2;
+        int *grown = realloc(sp->rank_proc, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
+        memset(grown + sp->nranks_cap, 0, (size_t)(cap - sp->nranks_cap) * sizeof *grown);
+        sp->rank_proc = grown;
+        sp->nranks_cap = cap;
+    }
+    if (!sp->rank_proc[r]) {
+        int p;
+        if (sp->k->on_proc(sp->k->ctx, r, 0, &p) != 0)
+            return sink_fail(sp);
+        sp->rank_proc[r] = p + 1;
+    }
+    *proc = sp->rank_proc[r] - 1;
+    return 0;
+}
+
+static int buffer_row(split *sp, int64_t nid, int proc)
+{
+    if (sp->nsrows == sp->srows_cap) {
+        size_t cap = sp->srows_cap ? 2 * sp->srows_cap : 256;
+        srow *grown = realloc(sp->srows, cap * sizeof *grown);
+        if (!grown)
+            return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
+        sp->srows = grown;
+        sp->srows_cap = cap;
+    }
+    srow *r = &sp->srows[sp->nsrows];
+    r->nid = nid;
+    r->proc = proc;
+    r->sloc = sp->row[sp->sloc_col].null ? -1 : (int64_t)sp->row[sp->sloc_col].v;
+    r->module = sp->module_col < 0 || sp->row[sp->module_col].null ? -1 : (int64_t)sp->row[sp->module_col].v;
+    r->vals = malloc((size_t)sp->ncols * sizeof *r->vals);
+    if (!r->vals)
+        return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
+    for (int i = 0; i < sp->ncols; i++)
+        r->vals[i] = sp->row[i].null ? NAN : sp->row[i].v;
+    sp->nsrows++;
+    return 0;
+}
+
+static int emit_row(split *sp)
+{
+    const cell *path = &sp->row[sp->path_col];
+    if (path->null)
+        return 0; /* Hatchet drops rows without a path */
+    if (path->v < 0 || path->v != floor(path->v) || path->v > (double)ARI_PROFILE_MAX_NODE_ID)
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: row %lld: bad node index %g", sp->name,
+                             (long long)sp->rows, path->v);
+    int proc = 0;
+    if (sp->rank_col >= 0 && !sp->row[sp->rank_col].null) {
+        if (proc_of_rank(sp, sp->row[sp->rank_col].v, &proc) < 0)
+            return -1;
+    } else if (proc_of_rank(sp, 0, &proc) < 0) {
+        return -1;
+    }
+    int64_t nid = (int64_t)path->v;
+    if (sp->sloc_col >= 0)
+        return buffer_row(sp, nid, proc);
+    for (int i = 0; i < sp->ncols; i++) {
+        if (sp->cols[i].metric < 0 || sp->row[i].null)
+            continue;
+        if (sp->k->on_value(sp->k->ctx, sp->cols[i].metric, nid, proc, sp->row[i].v) != 0)
+            return sink_fail(sp);
+    }
+    return 0;
+}
+
+/* Streams the rows of "data" (the '[' not yet read). */
+static int stream_data(jsrc *s, split *sp)
+{
+    if (expect(s, '[', "'[' to open \"data\"") < 0)
+        return -1;
+    if (skip_ws(s) == ']') {
+        next(s);
+        return 0;
+    }
+    for (;;) {
+        if (expect(s, '[', "'[' to open a data row") < 0)
+            return -1;
+        int n = 0;
+        if (skip_ws(s) == ']') {
+            next(s);
+        } else {
+            for (;;) {
+                if (n >= sp->ncols)
+                    return src_fail(s, "a data row has more values than there are columns");
+                int c = skip_ws(s);
+                cell *ce = &sp->row[n++];
+                if (c == '"') { /* a label where an index is expected: keep as absent */
+                    if (read_string(s, NULL, 0) < 0)
+                        return -1;
+                    ce->null = 1;
+                } else {
+                    char tok[128], *end;
+                    if (read_bare(s, tok, sizeof tok) < 0)
+                        return -1;
+                    if (strcmp(tok, "null") == 0) {
+                        ce->null = 1;
+                    } else if (strcmp(tok, "true") == 0 || strcmp(tok, "false") == 0) {
+                        ce->null = 0;
+                        ce->v = tok[0] == 't';
+                    } else {
+                        ce->v = strtod(tok, &end);
+                        ce->null = 0;
+                        if (*end)
+                            return src_fail(s, "a data value is not a number");
+                    }
+                }
+                c = skip_ws(s);
+                next(s);
+                if (c == ']')
+                    break;
+                if (c != ',')
+                    return src_fail(s, c < 0 ? "unexpected end of file in a data row (truncated?)"
+                                             : "expected ',' or ']' in a data row");
+            }
+        }
+        if (n != sp->ncols)
+            return src_fail(s, "a data row has fewer values than there are columns");
+        sp->rows++;
+        if (emit_row(sp) < 0)
+            return -1;
+        int c = skip_ws(s);
+        next(s);
+        if (c == ']')
+            return 0;
+        if (c != ',')
+            return src_fail(s, c < 0 ? "unexpected end of file in \"data\" (truncated?)"
+                                     : "expected ',' or ']' after a data row");
+    }
+}
+
+static int capture(jsrc *s, json_t **out)
+{
+    text t = {NULL, 0, 0, MAX_CAPTURE};
+    if (copy_value(s, &t) < 0) {
+        free(t.p);
+        return -1;
+    }
+    json_error_t jerr;
+    *out = json_loadb(t.p ? t.p : "", t.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    free(t.p);
+    if (!*out)
+        return src_fail(s, jerr.text);
+    return 0;
+}
+
+static int meta_entry(split *sp, const char *key, json_t *v)
+{
+    char *dump = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!dump)
+        return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
+    int rc = sp->k->on_meta ? sp->k->on_meta(sp->k->ctx, key, dump) : 0;
+    free(dump);
+    return rc ? sink_fail(sp) : 0;
+}
+
+/* One pass over the top-level object. In the second pass (rows_only) only
+ * "data" is read. */
+static int read_object(jsrc *s, split *sp, int rows_only)
+{
+    int c = skip_ws(s);
+    if (c < 0)
+        return src_fail(s, "empty file: no JSON object");
+    if (c != '{')
+        return src_fail(s, "not a Caliper json-split object (expected '{')");
+    next(s);
+    if (skip_ws(s) == '}')
+        return src_fail(s, "empty object: no \"data\", \"columns\" or \"nodes\"");
+    text key = {NULL, 0, 0, 1 << 20};
+    int rc = 0;
+    for (;;) {
+        key.len = 0;
+        if (read_string(s, &key, 0) < 0 || expect(s, ':', "':' after a key") < 0) {
+            rc = -1;
+            break;
+        }
+        const char *k = key.p ? key.p : "";
+        if (strcmp(k, "data") == 0 && !sp->data_done && (rows_only || (sp->have_cols && sp->have_meta))) {
+            if (!sp->set_up && (rc = setup_columns(sp)) < 0)
+                break;
+            sp->set_up = 1;
+            rc = stream_data(s, sp);
+            sp->data_done = 1;
+        } else if (strcmp(k, "data") == 0 || rows_only) {
+            sp->data_deferred |= strcmp(k, "data") == 0;
+            rc = copy_value(s, NULL);
+        } else {
+            json_t *v = NULL;
+            rc = capture(s, &v);
+            if (rc == 0) {
+                if (strcmp(k, "columns") == 0)
+                    rc = sp->have_cols ? src_fail(s, "\"columns\" twice") : parse_columns(sp, v);
+                else if (strcmp(k, "column_metadata") == 0)
+                    rc = sp->have_cols ? parse_column_metadata(sp, v)
+                                       : ari_error_set(sp->err, ARI_E_INVALID_INPUT,
+                                                       "%s: \"column_metadata\" before \"columns\"", sp->name);
+                else if (strcmp(k, "nodes") == 0)
+                    rc = json_is_array(v) ? (json_decref(sp->nodes), sp->nodes = json_incref(v), 0)
+                                          : ari_error_set(sp->err, ARI_E_INVALID_INPUT,
+                                                          "%s: \"nodes\" is not a list", sp->name);
+                else
+                    rc = meta_entry(sp, k, v);
+            }
+            json_decref(v);
+        }
+        if (rc < 0)
+            break;
+        c = skip_ws(s);
+        next(s);
+        if (c == '}')
+            break;
+        if (c != ',') {
+            rc = src_fail(s, c < 0 ? "unexpected end of file (truncated?)" : "expected ',' or '}'");
+            break;
+        }
+    }
+    free(key.p);
+    if (rc == 0 && skip_ws(s) >= 0)
+        rc = src_fail(s, "data after the end of the JSON object");
+    return rc;
+}
+
+/* "file.c:12" -> file "file.c", line 12. */
+static void split_sourceloc(const char *label, char *file, size_t size, int *line)
+{
+    const char *colon = strrchr(label, ':');
+    *line = 0;
+    if (colon && colon[1]) {
+        char *end;
+        long l = strtol(colon + 1, &end, 10);
+        if (!*end) {
+            *line = (int)l;
+            snprintf(file, size, "%.*s", (int)(colon - label), label);
+            return;
+        }
+    }
+    snprintf(file, size, "%s", label);
+}
+
+static const char *node_label(const split *sp, int64_t idx)
+{
+    if (idx < 0 || (size_t)idx >= json_array_size(sp->nodes))
+        return NULL;
+    return json_string_value(json_object_get(json_array_get(sp->nodes, (size_t)idx), "label"));
+}
+
+static int cmp_srow(const void *a, const void *b)
+{
+    const srow *x = a, *y = b;
+    if (x->nid != y->nid)
+        return x->nid < y->nid ? -1 : 1;
+    return 0;
+}
+
+typedef struct node_extra {
+    const char *module;
+    char file[512];
+    int line;
+} node_extra;
+
+/* Sampled profiles: a node whose rows name several source lines gets one
+ * statement child per line (Hatchet's split), holding those rows. */
+static int flush_sampled(split *sp, node_extra *extra, int64_t nnodes)
+{
+    qsort(sp->srows, sp->nsrows, sizeof *sp->srows, cmp_srow); /* stable enough: by node */
+    int64_t next_id = nnodes;
+    for (size_t i = 0; i < sp->nsrows;) {
+        size_t j = i;
+        int64_t nid = sp->srows[i].nid;
+        int distinct = 0;
+        int lines[64];
+        char file[512];
+        int line;
+        for (; j < sp->nsrows && sp->srows[j].nid == nid; j++) {
+            const char *l = node_label(sp, sp->srows[j].sloc);
+            split_sourceloc(l ? l : "", file, sizeof file, &line);
+            int seen = 0;
+            for (int d = 0; d < distinct; d++)
+                seen |= lines[d] == line;
+            if (!seen && distinct < 64)
+                lines[distinct++] = line;
+        }
+        if (nid < nnodes && extra[nid].file[0] == '\0') {
+            const char *l = node_label(sp, sp->srows[i].sloc);
+            split_sourceloc(l ? l : "", extra[nid].file, sizeof extra[nid].file, &extra[nid].line);
+            extra[nid].module = node_label(sp, sp->srows[i].module);
+        }
+        /* one statement child per distinct line when there are several */
+        for (int d = 0; d < distinct; d++) {
+            int64_t target = nid;
+            if (distinct > 1) {
+                target = next_id++;
+                char fname[512], sname[600];
+                for (size_t r = i; r < j; r++) {
+                    const char *l = node_label(sp, sp->srows[r].sloc);
+                    split_sourceloc(l ? l : "", file, sizeof file, &line);
+                    if (line == lines[d])
+                        break;
+                }
+                snprintf(fname, sizeof fname, "%s", file);
+                const char *base = strrchr(fname, '/');
+                snprintf(sname, sizeof sname, "%s:%d", base ? base + 1 : fname, lines[d]);
+                ari_profile_node n = {target, nid, sname, NULL, fname, lines[d], "statement"};
+                if (sp->k->on_node(sp->k->ctx, &n) != 0)
+                    return sink_fail(sp);
+            }
+            for (size_t r = i; r < j; r++) {
+                const char *l = node_label(sp, sp->srows[r].sloc);
+                split_sourceloc(l ? l : "", file, sizeof file, &line);
+                if (line != lines[d] && distinct > 1)
+                    continue;
+                for (int c = 0; c < sp->ncols; c++) {
+                    if (sp->cols[c].metric < 0 || isnan(sp->srows[r].vals[c]))
+                        continue;
+                    if (sp->k->on_value(sp->k->ctx, sp->cols[c].metric, target, sp->srows[r].proc,
+                                        sp->srows[r].vals[c]) != 0)
+                        return sink_fail(sp);
+                }
+            }
+        }
+        i = j;
+    }
+    return 0;
+}
+
+static int declare_nodes(split *sp)
+{
+    if (!sp->nodes)
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: no \"nodes\" member", sp->name);
+    int64_t n = (int64_t)json_array_size(sp->nodes);
+    if (n > ARI_PROFILE_MAX_NODE_ID)
+        return ari_error_set(sp->err, ARI_E_TOO_LARGE, "%s: too many nodes", sp->name);
+    node_extra *extra = calloc(n ? (size_t)n : 1, sizeof *extra);
+    if (!extra)
+        return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
+    int rc = 0;
+    const char *path_name = sp->cols[sp->path_col].name;
+    if (sp->sloc_col >= 0) { /* node attributes come from the buffered rows */
+        for (size_t i = 0; i < sp->nsrows; i++)
+            if (sp->srows[i].nid >= n)
+                rc = ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: a row names node %lld of %lld",
+                                   sp->name, (long long)sp->srows[i].nid, (long long)n);
+    }
+    int unknown = 0;
+    for (int64_t i = 0; i < n && rc == 0; i++) {
+        json_t *node = json_array_get(sp->nodes, (size_t)i);
+        const char *column = json_string_value(json_object_get(node, "column"));
+        const char *label = json_string_value(json_object_get(node, "label"));
+        if (!json_is_object(node) || !column)
+            rc = ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: node %lld has no \"column\"", sp->name,
+                               (long long)i);
+        if (rc || strcmp(column, path_name) != 0)
+            continue;
+        json_t *parent = json_object_get(node, "parent");
+        if (parent && !json_is_integer(parent)) {
+            rc = ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: node %lld: bad parent", sp->name, (long long)i);
+            break;
+        }
+        char unknown_label[32];
+        if (!label || !*label) {
+            snprintf(unknown_label, sizeof unknown_label, "UNKNOWN %d", unknown++);
+            label = unknown_label;
+        }
+        ari_profile_node pn = {i, parent ? json_integer_value(parent) : -1, label, NULL, NULL, 0, sp->node_kind};
+        if (pn.parent < -1 || pn.parent >= n) {
+            rc = ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: node %lld: parent out of range", sp->name,
+                               (long long)i);
+            break;
+        }
+        if (sp->sloc_col >= 0) { /* attributes are only known after the rows */
+            continue;
+        }
+        if (sp->k->on_node(sp->k->ctx, &pn) != 0)
+            rc = sink_fail(sp);
+    }
+    if (rc == 0 && sp->sloc_col >= 0) {
+        /* first the file/line/module of each node, then nodes, then splits */
+        for (size_t i = 0; i < sp->nsrows; i++) {
+            node_extra *e = &extra[sp->srows[i].nid];
+            if (e->file[0])
+                continue;
+            const char *l = node_label(sp, sp->srows[i].sloc);
+            split_sourceloc(l ? l : "", e->file, sizeof e->file, &e->line);
+            e->module = node_label(sp, sp->srows[i].module);
+        }
+        unknown = 0;
+        for (int64_t i = 0; i < n && rc == 0; i++) {
+            json_t *node = json_array_get(sp->nodes, (size_t)i);
+            if (strcmp(json_string_value(json_object_get(node, "column")), path_name) != 0)
+                continue;
+            const char *label = json_string_value(json_object_get(node, "label"));
+            char unknown_label[32];
+            if (!label || !*label) {
+                snprintf(unknown_label, sizeof unknown_label, "UNKNOWN %d", unknown++);
+                label = unknown_label;
+            }
+            json_t *parent = json_object_get(node, "parent");
+            ari_profile_node pn = {i, parent ? json_integer_value(parent) : -1, label, extra[i].module,
+                                   extra[i].file, extra[i].line, sp->node_kind};
+            if (sp->k->on_node(sp->k->ctx, &pn) != 0)
+                rc = sink_fail(sp);
+        }
+        if (rc == 0)
+            rc = flush_sampled(sp, extra, n);
+    }
+    free(extra);
+    return rc;
+}
+
+static void split_free(split *sp)
+{
+    for (int i = 0; i < sp->ncols; i++) {
+        free(sp->cols[i].name);
+        free(sp->cols[i].unit);
+    }
+    free(sp->cols);
+    free(sp->row);
+    free(sp->rank_proc);
+    for (size_t i = 0; i < sp->nsrows; i++)
+        free(sp->srows[i].vals);
+    free(sp->srows);
+    json_decref(sp->nodes);
+}
+
+static int split_read(const char *path, const char *data, size_t len, const char *name,
+                      const ari_profile_sink *k, ari_error *err)
+{
+    split sp;
+    memset(&sp, 0, sizeof sp);
+    sp.k = k;
+    sp.err = err;
+    sp.name = name;
+    jsrc *s = calloc(1, sizeof *s);
+    if (!s)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int rc = 0;
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        memset(s, 0, sizeof *s);
+        s->name = name;
+        s->err = err;
+        s->line = 1;
+        s->k = k;
+        s->mem = data;
+        s->mem_len = len;
+        if (path && (rc = open_file(s, path)) < 0)
+            break;
+        rc = read_object(s, &sp, pass == 1);
+        close_src(s);
+        if (rc < 0)
+            break;
+        if (pass == 0 && !sp.have_cols)
+            rc = ari_error_set(err, ARI_E_INVALID_INPUT, "%s: no \"columns\" member", name);
+        if (pass == 0 && !sp.data_deferred && !sp.data_done)
+            rc = ari_error_set(err, ARI_E_INVALID_INPUT, "%s: no \"data\" member", name);
+        if (rc == 0 && sp.data_done)
+            break; /* rows already streamed: no second pass */
+    }
+    if (rc == 0 && !sp.set_up)
+        rc = setup_columns(&sp); /* an empty "data": columns still declare metrics */
+    if (rc == 0)
+        rc = declare_nodes(&sp);
+    if (rc == 0 && k->on_progress)
+        k->on_progress(k->ctx, 1.0);
+    free(s);
+    split_free(&sp);
+    return rc;
+}
+
+int ari_caliper_json_split_read(const char *path, const char *name, const ari_profile_sink *k,
+                                ari_error *err)
+{
+    return split_read(path, NULL, 0, name, k, err);
+}
+
+int ari_caliper_json_split_read_mem(const char *data, size_t len, const char *name,
+                                    const ari_profile_sink *k, ari_error *err)
+{
+    return split_read(NULL, data, len, name, k, err);
+}
+
+/* ---- probes ---- */
+
+static const char *skip_blank(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+int ari_caliper_json_split_probe(const char *head, size_t n)
+{
+    const char *end = head + n, *p = skip_blank(head, end);
+    if (p == end || *p != '{' || memchr(head, '\0', n))
+        return 0;
+    return (memmem(head, n, "\"data\"", 6) || memmem(head, n, "\"columns\"", 9)) &&
+           !memmem(head, n, "\"graph\"", 7) && !memmem(head, n, "\"traceEvents\"", 13);
+}
+
+int ari_caliper_json_records_probe(const char *head, size_t n)
+{
+    const char *end = head + n, *p = skip_blank(head, end);
+    if (p == end || *p != '[' || memchr(head, '\0', n))
+        return 0;
+    p = skip_blank(p + 1, end);
+    if (p == end || *p != '{')
+        return 0;
+    return memmem(head, n, "\"path\"", 6) != NULL ||
+           memmem(head, n, "\"source.function#callpath.address\"", 34) != NULL;
+}
+
+/* ---- record lists ---- */
+
+typedef struct records {
+    const ari_profile_sink *k;
+    ari_error *err;
+    const char *name;
+    json_t *paths;   /* full path -> node id */
+    int64_t next_id;
+} records;
+
+/* The node of "a/b/c" (declaring its missing ancestors). */
+static int path_node(records *rs, const char *path, int64_t *id)
+{
+    size_t len = strlen(path);
+    int64_t parent = -1;
+    for (size_t start = 0; start <= len;) {
+        const char *slash = strchr(path + start, '/');
+        size_t stop = slash ? (size_t)(slash - path) : len;
+        char *prefix = strndup(path, stop);
+        if (!prefix)
+            return ari_error_set(rs->err, ARI_E_NOMEM, "out of memory");
+        json_t *known = json_object_get(rs->paths, prefix);
+        if (known) {
+            parent = json_integer_value(known);
+        } else {
+            char *label = strndup(path + start, stop - start);
+            ari_profile_node n = {rs->next_id, parent, label ? label : "", NULL, NULL, 0, "region"};
+            int rc = label ? rs->k->on_node(rs->k->ctx, &n) : -1;
+            free(label);
+            if (rc != 0) {
+                free(prefix);
+                return rs->err && rs->err->code[0] ? -1
+                       : ari_error_set(rs->err, ARI_E_INVALID_INPUT, "%s: the profile was refused", rs->name);
+            }
+            json_object_set_new(rs->paths, prefix, json_integer(rs->next_id));
+            parent = rs->next_id++;
+        }
+        free(prefix);
+        start = stop + 1;
+    }
+    *id = parent;
+    return 0;
+}
+
+static int record_values(records *rs, json_t *rec, int64_t node)
+{
+    int proc = 0;
+    json_t *rank = json_object_get(rec, "mpi.rank");
+    if (rs->k->on_proc(rs->k->ctx, json_is_number(rank) ? (int64_t)json_number_value(rank) : 0, 0, &proc) != 0)
+        return -1;
+    const char *key;
+    json_t *v;
+    json_object_foreach(rec, key, v) {
+        if (!json_is_number(v) || strcmp(key, "mpi.rank") == 0 || is_order_column(key))
+            continue;
+        int inclusive, m;
+        const char *mname = ari_caliper_metric_name(key, &inclusive);
+        ari_profile_metric pm = {mname, key, NULL, inclusive, NULL};
+        if (rs->k->on_metric(rs->k->ctx, &pm, &m) != 0 ||
+            rs->k->on_value(rs->k->ctx, m, node, proc, json_number_value(v)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ari_caliper_json_records_read(const char *path, const char *name, const ari_profile_sink *k,
+                                  ari_error *err)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_DECODE_ANY, &jerr);
+    if (!root)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s:%d: %s", name, jerr.line, jerr.text);
+    records rs = {k, err, name, json_object(), 0};
+    int rc = json_is_array(root) ? 0
+             : ari_error_set(err, ARI_E_INVALID_INPUT, "%s: not a list of Caliper records", name);
+    size_t i;
+    json_t *rec;
+    json_array_foreach(root, i, rec) {
+        if (rc < 0)
+            break;
+        const char *p = json_string_value(json_object_get(rec, "source.function#callpath.address"));
+        if (!p)
+            p = json_string_value(json_object_get(rec, "path"));
+        if (!json_is_object(rec) || !p || !*p)
+            continue; /* records without a path are not part of the tree */
+        int64_t node = -1;
+        rc = path_node(&rs, p, &node);
+        if (rc == 0 && record_values(&rs, rec, node) != 0)
+            rc = err && err->code[0] ? -1 : ari_error_set(err, ARI_E_INVALID_INPUT, "%s: record %zu refused", name, i);
+    }
+    if (rc == 0 && rs.next_id == 0)
+        rc = ari_error_set(err, ARI_E_INVALID_INPUT, "%s: no record has a path", name);
+    json_decref(rs.paths);
+    json_decref(root);
+    return rc;
+}

@@ -1,0 +1,894 @@
+/* profile_writer.c: the store's ari_profile_sink (see profile_writer.h and
+ * sql/005_profiles.sql). Three phases: gather (callbacks fill per-node
+ * value arrays indexed by the reader's node ids), shape (depth-first
+ * numbering, process order, metric pairing and derivation, on dense
+ * per-metric arrays), write (rows and BLOBs, summary, metadata). */
+#include "store/profile_writer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/trace_writer_internal.h"
+
+typedef struct pw_node {
+    int declared;
+    int64_t parent;        /* reader id, -1 root */
+    char *name, *module, *file, *kind;
+    int line;
+    int nmetrics;          /* length of vals */
+    int cap;               /* processes each vals[m] has room for */
+    double **vals;         /* [nmetrics][cap], NaN = absent */
+    int64_t new_id;        /* after numbering, -1 if unreached */
+} pw_node;
+
+typedef struct pw_metric {
+    char *name, *source, *unit, *partner_name;
+    int inclusive;
+    int partner;           /* resolved at finish */
+    int derived;
+    double *dense;         /* [nnodes * nprocs] in final order, at finish */
+} pw_metric;
+
+struct ari_profile_writer {
+    ari_store *store;
+    ari_trace_writer *tw;  /* NULL for begin_store */
+    int64_t trace_id;
+    ari_error error;
+    ari_profile_sink sink;
+
+    pw_node **nodes;       /* indexed by reader id, NULL if never named */
+    int64_t nodes_cap;     /* slots allocated */
+    int64_t *decl;         /* reader ids in declaration order */
+    int64_t ndecl, decl_cap;
+
+    pw_metric *metrics;
+    int nmetrics, metrics_cap;
+
+    int64_t *rank, *thread;
+    int nprocs, procs_cap;
+    ari_strmap *proc_map;  /* "rank/thread" -> index + 1 */
+
+    char *meta;            /* JSON object text being built */
+    size_t meta_len, meta_cap;
+    int64_t dropped;       /* values of nodes never declared */
+    uint64_t calls;
+
+    /* shaped */
+    int64_t nnodes;
+    int64_t *order;        /* new id -> reader id */
+    int64_t *new_parent;   /* new id -> new parent id or -1 */
+    int *depth;
+    int *proc_perm;        /* final proc -> gathered proc */
+};
+
+/* ---- gather ---- */
+
+static int fail(ari_profile_writer *pw, const char *code, const char *fmt, const char *arg)
+{
+    return ari_error_set(&pw->error, code, fmt, arg);
+}
+
+static char *dup_or_empty(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+static int on_metric(void *ctx, const ari_profile_metric *m, int *index)
+{
+    ari_profile_writer *pw = ctx;
+    if (!m->name || !*m->name)
+        return fail(pw, ARI_E_INVALID_INPUT, "%smetric without a name", "");
+    for (int i = 0; i < pw->nmetrics; i++) {
+        if (strcmp(pw->metrics[i].name, m->name) == 0) {
+            *index = i;
+            return 0;
+        }
+    }
+    if (pw->nmetrics == pw->metrics_cap) {
+        int cap = pw->metrics_cap ? 2 * pw->metrics_cap : 8;
+        pw_metric *grown = realloc(pw->metrics, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+        pw->metrics = grown;
+        pw->metrics_cap = cap;
+    }
+    pw_metric *pm = &pw->metrics[pw->nmetrics];
+    memset(pm, 0, sizeof *pm);
+    pm->name = strdup(m->name);
+    pm->source = dup_or_empty(m->source ? m->source : m->name);
+    pm->unit = dup_or_empty(m->unit);
+    pm->partner_name = m->partner ? strdup(m->partner) : NULL;
+    pm->inclusive = m->inclusive ? 1 : 0;
+    pm->partner = -1;
+    pw->nmetrics++;
+    if (!pm->name || !pm->source || !pm->unit || (m->partner && !pm->partner_name))
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+    *index = pw->nmetrics - 1;
+    return 0;
+}
+
+static int on_proc(void *ctx, int64_t rank, int64_t thread, int *index)
+{
+    ari_profile_writer *pw = ctx;
+    char key[48];
+    int len = snprintf(key, sizeof key, "%lld/%lld", (long long)rank, (long long)thread);
+    void *found = ari_strmap_get(pw->proc_map, key, (size_t)len);
+    if (found) {
+        *index = (int)(intptr_t)found - 1;
+        return 0;
+    }
+    if (pw->nprocs >= ARI_PROFILE_MAX_PROCS)
+        return fail(pw, ARI_E_TOO_LARGE, "more than 4194304 processes%s", "");
+    if (pw->nprocs == pw->procs_cap) {
+        int cap = pw->procs_cap ? 2 * pw->procs_cap : 64;
+        int64_t *r = realloc(pw->rank, (size_t)cap * sizeof *r);
+        if (r)
+            pw->rank = r;
+        int64_t *t = r ? realloc(pw->thread, (size_t)cap * sizeof *t) : NULL;
+        if (!r || !t)
+            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+        pw->thread = t;
+        pw->procs_cap = cap;
+    }
+    pw->rank[pw->nprocs] = rank;
+    pw->thread[pw->nprocs] = thread;
+    pw->nprocs++;
+    if (!ari_strmap_put(pw->proc_map, key, (size_t)len, (void *)(intptr_t)pw->nprocs))
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+    *index = pw->nprocs - 1;
+    return 0;
+}
+
+/* The slot of a reader id, growing the slot array (new slots undeclared). */
+static pw_node *slot(ari_profile_writer *pw, int64_t id)
+{
+    if (id < 0 || id > ARI_PROFILE_MAX_NODE_ID) {
+        char msg[32];
+        snprintf(msg, sizeof msg, "%lld", (long long)id);
+        fail(pw, ARI_E_INVALID_INPUT, "node id %s out of range", msg);
+        return NULL;
+    }
+    if (id >= pw->nodes_cap) {
+        int64_t cap = pw->nodes_cap ? pw->nodes_cap : 256;
+        while (cap <= id)
+            cap *= 2;
+        pw_node **grown = realloc(pw->nodes, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+            return NULL;
+        }
+        memset(grown + pw->nodes_cap, 0, (size_t)(cap - pw->nodes_cap) * sizeof *grown);
+        pw->nodes = grown;
+        pw->nodes_cap = cap;
+    }
+    if (!pw->nodes[id] && !(pw->nodes[id] = calloc(1, sizeof(pw_node))))
+        fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+    return pw->nodes[id];
+}
+
+static int on_node(void *ctx, const ari_profile_node *n)
+{
+    ari_profile_writer *pw = ctx;
+    if (n->parent < -1 || n->parent > ARI_PROFILE_MAX_NODE_ID)
+        return fail(pw, ARI_E_INVALID_INPUT, "node parent out of range%s", "");
+    pw_node *p = slot(pw, n->id);
+    if (!p)
+        return -1;
+    if (p->declared)
+        return fail(pw, ARI_E_INVALID_INPUT, "node %s declared twice", n->name ? n->name : "");
+    p->declared = 1;
+    p->parent = n->parent;
+    p->name = dup_or_empty(n->name);
+    p->module = dup_or_empty(n->module);
+    p->file = dup_or_empty(n->file);
+    p->kind = dup_or_empty(n->kind && *n->kind ? n->kind : "function");
+    p->line = n->line;
+    if (!p->name || !p->module || !p->file || !p->kind)
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+    if (pw->ndecl == pw->decl_cap) {
+        int64_t cap = pw->decl_cap ? 2 * pw->decl_cap : 256;
+        int64_t *grown = realloc(pw->decl, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+        pw->decl = grown;
+        pw->decl_cap = cap;
+    }
+    pw->decl[pw->ndecl++] = n->id;
+    return 0;
+}
+
+/* Makes room in a node for metric m and process proc. */
+static double *cell(ari_profile_writer *pw, pw_node *p, int m, int proc)
+{
+    if (m >= p->nmetrics) {
+        double **grown = realloc(p->vals, (size_t)(m + 1) * sizeof *grown);
+        if (!grown)
+            return NULL;
+        for (int i = p->nmetrics; i <= m; i++)
+            grown[i] = NULL;
+        p->vals = grown;
+        p->nmetrics = m + 1;
+    }
+    if (proc >= p->cap) {
+        int cap = p->cap ? p->cap : (pw->nprocs > 0 ? pw->nprocs : 1);
+        while (cap <= proc)
+            cap *= 2;
+        for (int i = 0; i < p->nmetrics; i++) {
+            if (!p->vals[i])
+                continue;
+            double *grown = realloc(p->vals[i], (size_t)cap * sizeof *grown);
+            if (!grown)
+                return NULL;
+            for (int k = p->cap; k < cap; k++)
+                grown[k] = NAN;
+            p->vals[i] = grown;
+        }
+        p->cap = cap;
+    }
+    if (!p->vals[m]) {
+        p->vals[m] = malloc((size_t)p->cap * sizeof(double));
+        if (!p->vals[m])
+            return NULL;
+        for (int k = 0; k < p->cap; k++)
+            p->vals[m][k] = NAN;
+    }
+    return &p->vals[m][proc];
+}
+
+static int on_value(void *ctx, int metric, int64_t node, int proc, double v)
+{
+    ari_profile_writer *pw = ctx;
+    if (metric < 0 || metric >= pw->nmetrics || proc < 0 || proc >= pw->nprocs)
+        return fail(pw, ARI_E_INVALID_INPUT, "value for an undeclared metric or process%s", "");
+    if ((++pw->calls & 0xfffff) == 0 && pw->tw && ari_trace_writer_cancelled(pw->tw)) {
+        pw->error = *ari_trace_writer_error(pw->tw);
+        return -1;
+    }
+    pw_node *p = slot(pw, node);
+    if (!p)
+        return -1;
+    double *c = cell(pw, p, metric, proc);
+    if (!c)
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+    *c = isnan(*c) ? v : *c + v;
+    return 0;
+}
+
+/* Appends `"key": value` to the metadata object. */
+static int on_meta(void *ctx, const char *key, const char *json_value)
+{
+    ari_profile_writer *pw = ctx;
+    size_t need = pw->meta_len + strlen(key) * 6 + strlen(json_value) + 16;
+    if (need > pw->meta_cap) {
+        size_t cap = pw->meta_cap ? pw->meta_cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        char *grown = realloc(pw->meta, cap);
+        if (!grown)
+            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+        pw->meta = grown;
+        pw->meta_cap = cap;
+    }
+    char *out = pw->meta + pw->meta_len;
+    *out++ = pw->meta_len ? ',' : '{';
+    *out++ = '"';
+    for (const unsigned char *k = (const unsigned char *)key; *k; k++) {
+        if (*k == '"' || *k == '\\') {
+            *out++ = '\\';
+            *out++ = (char)*k;
+        } else if (*k < 0x20) {
+            out += sprintf(out, "\\u%04x", *k);
+        } else {
+            *out++ = (char)*k;
+        }
+    }
+    *out++ = '"';
+    *out++ = ':';
+    size_t vlen = strlen(json_value);
+    memcpy(out, json_value, vlen);
+    out += vlen;
+    pw->meta_len = (size_t)(out - pw->meta);
+    return 0;
+}
+
+static void on_progress(void *ctx, double fraction)
+{
+    ari_profile_writer *pw = ctx;
+    if (pw->tw)
+        ari_trace_writer_report(pw->tw, fraction);
+}
+
+ari_profile_writer *ari_profile_writer_begin_store(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    ari_profile_writer *pw = calloc(1, sizeof *pw);
+    if (!pw || !(pw->proc_map = ari_strmap_new())) {
+        free(pw);
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    pw->store = s;
+    pw->trace_id = trace_id;
+    pw->sink = (ari_profile_sink){
+        .ctx = pw,
+        .on_metric = on_metric,
+        .on_proc = on_proc,
+        .on_node = on_node,
+        .on_value = on_value,
+        .on_meta = on_meta,
+        .on_progress = on_progress,
+    };
+    return pw;
+}
+
+ari_profile_writer *ari_profile_writer_begin(ari_trace_writer *w, ari_error *err)
+{
+    ari_profile_writer *pw = ari_profile_writer_begin_store(w->store, w->id, err);
+    if (pw)
+        pw->tw = w;
+    return pw;
+}
+
+const ari_profile_sink *ari_profile_writer_sink(ari_profile_writer *pw)
+{
+    return &pw->sink;
+}
+
+const ari_error *ari_profile_writer_error(const ari_profile_writer *pw)
+{
+    return &pw->error;
+}
+
+/* ---- shape ---- */
+
+/* Depth-first numbering from the roots, children in declaration order.
+ * Every declared node must be reached: an unknown parent or a cycle is an
+ * error. */
+static int number_nodes(ari_profile_writer *pw, ari_error *err)
+{
+    int64_t n = pw->ndecl;
+    if (n == 0)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "the profile has no call-tree nodes");
+    /* children lists as (first child, next sibling) over declaration index */
+    int64_t *first = malloc((size_t)n * sizeof *first), *last = malloc((size_t)n * sizeof *last);
+    int64_t *next = malloc((size_t)n * sizeof *next), *stack = malloc((size_t)n * sizeof *stack);
+    int64_t *decl_index = malloc((size_t)pw->nodes_cap * sizeof *decl_index);
+    pw->order = malloc((size_t)n * sizeof *pw->order);
+    pw->new_parent = malloc((size_t)n * sizeof *pw->new_parent);
+    pw->depth = malloc((size_t)n * sizeof *pw->depth);
+    int rc = 0;
+    if (!first || !last || !next || !stack || !decl_index || !pw->order || !pw->new_parent || !pw->depth) {
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        first[i] = last[i] = next[i] = -1;
+        decl_index[pw->decl[i]] = i;
+        pw->nodes[pw->decl[i]]->new_id = -1;
+    }
+    int64_t nroots = 0;
+    for (int64_t i = 0; i < n && rc == 0; i++) {
+        pw_node *p = pw->nodes[pw->decl[i]];
+        if (p->parent < 0) {
+            nroots++;
+            continue;
+        }
+        if (p->parent >= pw->nodes_cap || !pw->nodes[p->parent] || !pw->nodes[p->parent]->declared) {
+            rc = ari_error_set(err, ARI_E_INVALID_INPUT, "node '%s' has an unknown parent %lld",
+                               p->name, (long long)p->parent);
+            break;
+        }
+        int64_t pi = decl_index[p->parent];
+        if (last[pi] < 0)
+            first[pi] = i;
+        else
+            next[last[pi]] = i;
+        last[pi] = i;
+    }
+    if (rc == 0 && nroots == 0)
+        rc = ari_error_set(err, ARI_E_INVALID_INPUT, "the call tree has no root (a cycle)");
+    int64_t count = 0;
+    for (int64_t r = 0; r < n && rc == 0; r++) {
+        if (pw->nodes[pw->decl[r]]->parent >= 0)
+            continue;
+        /* iterative preorder: the stack holds declaration indices */
+        int64_t top = 0;
+        stack[top++] = r;
+        while (top > 0) {
+            int64_t i = stack[--top];
+            pw_node *p = pw->nodes[pw->decl[i]];
+            p->new_id = count;
+            pw->order[count] = pw->decl[i];
+            pw->new_parent[count] = p->parent < 0 ? -1 : pw->nodes[p->parent]->new_id;
+            pw->depth[count] = p->parent < 0 ? 0 : pw->depth[pw->new_parent[count]] + 1;
+            count++;
+            /* push children in reverse so the first is visited first */
+            int64_t nchild = 0;
+            for (int64_t c = first[i]; c >= 0; c = next[c])
+                nchild++;
+            int64_t k = top + nchild;
+            for (int64_t c = first[i]; c >= 0; c = next[c])
+                stack[--k] = c;
+            top += nchild;
+        }
+    }
+    if (rc == 0 && count != n)
+        rc = ari_error_set(err, ARI_E_INVALID_INPUT,
+                           "the call tree has a cycle (%lld nodes unreachable from a root)",
+                           (long long)(n - count));
+    pw->nnodes = count;
+done:
+    free(first);
+    free(last);
+    free(next);
+    free(stack);
+    free(decl_index);
+    return rc;
+}
+
+static const int64_t *sort_rank, *sort_thread;
+
+static int compare_procs(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    if (sort_rank[x] != sort_rank[y])
+        return sort_rank[x] < sort_rank[y] ? -1 : 1;
+    if (sort_thread[x] != sort_thread[y])
+        return sort_thread[x] < sort_thread[y] ? -1 : 1;
+    return 0;
+}
+
+static int order_procs(ari_profile_writer *pw, ari_error *err)
+{
+    if (pw->nprocs == 0) /* a profile without values: one process */
+        if (on_proc(pw, 0, 0, &(int){0}) < 0)
+            return ari_error_set(err, pw->error.code, "%s", pw->error.message);
+    pw->proc_perm = malloc((size_t)pw->nprocs * sizeof *pw->proc_perm);
+    if (!pw->proc_perm)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (int i = 0; i < pw->nprocs; i++)
+        pw->proc_perm[i] = i;
+    sort_rank = pw->rank;
+    sort_thread = pw->thread;
+    qsort(pw->proc_perm, (size_t)pw->nprocs, sizeof *pw->proc_perm, compare_procs);
+    return 0;
+}
+
+/* Moves metric m's values into one dense array in final order, freeing the
+ * per-node arrays as it goes. */
+static int densify(ari_profile_writer *pw, int m, ari_error *err)
+{
+    int64_t np = pw->nprocs;
+    double *d = malloc((size_t)(pw->nnodes * np) * sizeof *d);
+    if (!d)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld values",
+                             (long long)(pw->nnodes * np));
+    for (int64_t i = 0; i < pw->nnodes; i++) {
+        pw_node *p = pw->nodes[pw->order[i]];
+        double *row = d + i * np;
+        const double *src = m < p->nmetrics ? p->vals[m] : NULL;
+        for (int64_t k = 0; k < np; k++) {
+            int g = pw->proc_perm[k];
+            row[k] = src && g < p->cap ? src[g] : NAN;
+        }
+        if (src) {
+            free(p->vals[m]);
+            p->vals[m] = NULL;
+        }
+    }
+    pw->metrics[m].dense = d;
+    return 0;
+}
+
+static int find_metric(const ari_profile_writer *pw, const char *name)
+{
+    for (int i = 0; i < pw->nmetrics; i++)
+        if (strcmp(pw->metrics[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* The default partner name: "X" <-> "X (inc)"; an inclusive metric not
+ * named "... (inc)" pairs with "... (exc)". */
+static void partner_name(const pw_metric *pm, char *out, size_t size)
+{
+    size_t len = strlen(pm->name);
+    if (pm->partner_name)
+        snprintf(out, size, "%s", pm->partner_name);
+    else if (!pm->inclusive)
+        snprintf(out, size, "%s (inc)", pm->name);
+    else if (len > 6 && strcmp(pm->name + len - 6, " (inc)") == 0)
+        snprintf(out, size, "%.*s", (int)(len - 6), pm->name);
+    else
+        snprintf(out, size, "%s (exc)", pm->name);
+}
+
+/* inclusive = exclusive + sum of the children's inclusive (NaN counts as
+ * 0 unless nothing in the subtree was measured). */
+static void derive_inclusive(ari_profile_writer *pw, const double *exc, double *inc)
+{
+    int64_t np = pw->nprocs;
+    memcpy(inc, exc, (size_t)(pw->nnodes * np) * sizeof *inc);
+    for (int64_t i = pw->nnodes - 1; i >= 0; i--) {
+        int64_t parent = pw->new_parent[i];
+        if (parent < 0)
+            continue;
+        double *pr = inc + parent * np;
+        const double *cr = inc + i * np;
+        for (int64_t k = 0; k < np; k++)
+            if (!isnan(cr[k]))
+                pr[k] = isnan(pr[k]) ? cr[k] : pr[k] + cr[k];
+    }
+}
+
+/* exclusive = inclusive - sum of the children's inclusive. */
+static void derive_exclusive(ari_profile_writer *pw, const double *inc, double *exc)
+{
+    int64_t np = pw->nprocs;
+    memcpy(exc, inc, (size_t)(pw->nnodes * np) * sizeof *exc);
+    for (int64_t i = 1; i < pw->nnodes; i++) {
+        int64_t parent = pw->new_parent[i];
+        if (parent < 0)
+            continue;
+        double *pr = exc + parent * np;
+        const double *cr = inc + i * np;
+        for (int64_t k = 0; k < np; k++)
+            if (!isnan(cr[k]) && !isnan(pr[k]))
+                pr[k] -= cr[k];
+    }
+}
+
+/* Whether a metric adds up along the tree (a time, a count), so that its
+ * other variant can be derived: not a min, max or average. */
+static int summable(const pw_metric *pm)
+{
+    static const char *const prefixes[] = {"min#", "max#", "avg#", "Min ", "Max ", "Avg ", NULL};
+    for (int i = 0; prefixes[i]; i++)
+        if (strncmp(pm->source, prefixes[i], 4) == 0 || strncmp(pm->name, prefixes[i], 4) == 0)
+            return 0;
+    return 1;
+}
+
+static int pair_metrics(ari_profile_writer *pw, ari_error *err)
+{
+    int n = pw->nmetrics; /* derived ones are appended past n */
+    for (int m = 0; m < n; m++) {
+        pw_metric *pm = &pw->metrics[m];
+        if (pm->partner >= 0)
+            continue;
+        char want[512];
+        partner_name(pm, want, sizeof want);
+        int other = find_metric(pw, want);
+        if (other >= 0 && other != m && pw->metrics[other].inclusive != pm->inclusive &&
+            pw->metrics[other].partner < 0) {
+            pm->partner = other;
+            pw->metrics[other].partner = m;
+            continue;
+        }
+        if (other >= 0 || !summable(pm))
+            continue; /* a name clash, or a statistic that does not add up */
+        ari_profile_metric dm = {want, pm->source, pm->unit, !pm->inclusive, pm->name};
+        int d;
+        if (on_metric(pw, &dm, &d) < 0)
+            return ari_error_set(err, pw->error.code, "%s", pw->error.message);
+        pm = &pw->metrics[m]; /* the array may have moved */
+        pw_metric *dmet = &pw->metrics[d];
+        dmet->derived = 1;
+        dmet->partner = m;
+        pm->partner = d;
+        dmet->dense = malloc((size_t)(pw->nnodes * pw->nprocs) * sizeof(double));
+        if (!dmet->dense)
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory deriving %s", want);
+        if (dmet->inclusive)
+            derive_inclusive(pw, pm->dense, dmet->dense);
+        else
+            derive_exclusive(pw, pm->dense, dmet->dense);
+    }
+    return 0;
+}
+
+/* ---- write ---- */
+
+static int prepare(ari_profile_writer *pw, const char *sql, sqlite3_stmt **st, ari_error *err)
+{
+    if (sqlite3_prepare_v2(pw->store->db, sql, -1, st, NULL) != SQLITE_OK)
+        return ari_store_fail(pw->store, err, "prepare profile statement");
+    return 0;
+}
+
+static int step(ari_profile_writer *pw, sqlite3_stmt *st, const char *what, ari_error *err)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(pw->store, err, what);
+    return 0;
+}
+
+static int write_nodes(ari_profile_writer *pw, ari_error *err)
+{
+    sqlite3_stmt *st;
+    if (prepare(pw, "INSERT INTO cct_nodes(trace_id, node_id, parent_id, name, module, file, line,"
+                    " kind, depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, err) < 0)
+        return -1;
+    int rc = 0;
+    sqlite3_bind_int64(st, 1, pw->trace_id);
+    for (int64_t i = 0; i < pw->nnodes && rc == 0; i++) {
+        const pw_node *p = pw->nodes[pw->order[i]];
+        sqlite3_bind_int64(st, 2, i);
+        if (pw->new_parent[i] < 0)
+            sqlite3_bind_null(st, 3);
+        else
+            sqlite3_bind_int64(st, 3, pw->new_parent[i]);
+        sqlite3_bind_text(st, 4, p->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, p->module, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, p->file, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 7, p->line);
+        sqlite3_bind_text(st, 8, p->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 9, pw->depth[i]);
+        rc = step(pw, st, "insert cct node", err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_procs(ari_profile_writer *pw, ari_error *err)
+{
+    sqlite3_stmt *st;
+    if (prepare(pw, "INSERT INTO profile_procs(trace_id, proc, rank, thread) VALUES (?1, ?2, ?3, ?4)",
+                &st, err) < 0)
+        return -1;
+    int rc = 0;
+    sqlite3_bind_int64(st, 1, pw->trace_id);
+    for (int k = 0; k < pw->nprocs && rc == 0; k++) {
+        sqlite3_bind_int(st, 2, k);
+        sqlite3_bind_int64(st, 3, pw->rank[pw->proc_perm[k]]);
+        sqlite3_bind_int64(st, 4, pw->thread[pw->proc_perm[k]]);
+        rc = step(pw, st, "insert profile process", err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_metrics(ari_profile_writer *pw, ari_error *err)
+{
+    sqlite3_stmt *st;
+    if (prepare(pw, "INSERT INTO profile_metrics(trace_id, metric_id, name, unit, inclusive, partner,"
+                    " derived, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, err) < 0)
+        return -1;
+    int rc = 0;
+    sqlite3_bind_int64(st, 1, pw->trace_id);
+    for (int m = 0; m < pw->nmetrics && rc == 0; m++) {
+        const pw_metric *pm = &pw->metrics[m];
+        sqlite3_bind_int(st, 2, m);
+        sqlite3_bind_text(st, 3, pm->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, pm->unit, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 5, pm->inclusive);
+        if (pm->partner < 0)
+            sqlite3_bind_null(st, 6);
+        else
+            sqlite3_bind_int(st, 6, pm->partner);
+        sqlite3_bind_int(st, 7, pm->derived);
+        sqlite3_bind_text(st, 8, pm->source, -1, SQLITE_STATIC);
+        rc = step(pw, st, "insert profile metric", err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void to_little_endian(const double *in, unsigned char *out, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t bits;
+        memcpy(&bits, &in[k], 8);
+        for (int b = 0; b < 8; b++)
+            out[8 * k + b] = (unsigned char)(bits >> (8 * b));
+    }
+}
+
+static int write_values(ari_profile_writer *pw, int m, unsigned char *buf, ari_error *err)
+{
+    sqlite3_stmt *st;
+    if (prepare(pw, "INSERT INTO profile_values(trace_id, metric_id, node_id, vals, vmin, vmax, vmean,"
+                    " vsum) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, err) < 0)
+        return -1;
+    int64_t np = pw->nprocs;
+    int rc = 0;
+    sqlite3_bind_int64(st, 1, pw->trace_id);
+    sqlite3_bind_int(st, 2, m);
+    for (int64_t i = 0; i < pw->nnodes && rc == 0; i++) {
+        const double *row = pw->metrics[m].dense + i * np;
+        double lo = INFINITY, hi = -INFINITY, sum = 0;
+        int64_t count = 0;
+        for (int64_t k = 0; k < np; k++) {
+            if (isnan(row[k]))
+                continue;
+            lo = row[k] < lo ? row[k] : lo;
+            hi = row[k] > hi ? row[k] : hi;
+            sum += row[k];
+            count++;
+        }
+        to_little_endian(row, buf, np);
+        sqlite3_bind_int64(st, 3, i);
+        sqlite3_bind_blob64(st, 4, buf, (sqlite3_uint64)(np * 8), SQLITE_STATIC);
+        if (count) {
+            sqlite3_bind_double(st, 5, lo);
+            sqlite3_bind_double(st, 6, hi);
+            sqlite3_bind_double(st, 7, sum / (double)count);
+            sqlite3_bind_double(st, 8, sum);
+        } else {
+            for (int c = 5; c <= 8; c++)
+                sqlite3_bind_null(st, c);
+        }
+        rc = step(pw, st, "insert profile values", err);
+        if (rc == 0 && pw->tw && (i & 0x3ff) == 0 && ari_trace_writer_cancelled(pw->tw))
+            rc = ari_error_set(err, ARI_E_CANCELLED, "import cancelled");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The metric the summary reports: "time (inc)", else the first inclusive. */
+static int summary_metric(const ari_profile_writer *pw)
+{
+    int m = find_metric(pw, "time (inc)");
+    for (int i = 0; i < pw->nmetrics && m < 0; i++)
+        if (pw->metrics[i].inclusive)
+            m = i;
+    return m;
+}
+
+static int write_summary(ari_profile_writer *pw, ari_error *err)
+{
+    int m = summary_metric(pw);
+    int64_t np = pw->nprocs, roots = 0;
+    double lo = NAN, hi = NAN, mean = NAN;
+    for (int64_t i = 0; i < pw->nnodes; i++)
+        roots += pw->new_parent[i] < 0;
+    if (m >= 0) { /* per process, the sum over roots; then min/mean/max */
+        double sum = 0;
+        int64_t count = 0;
+        for (int64_t k = 0; k < np; k++) {
+            double v = 0;
+            int seen = 0;
+            for (int64_t i = 0; i < pw->nnodes; i++) {
+                if (pw->new_parent[i] >= 0)
+                    continue;
+                double x = pw->metrics[m].dense[i * np + k];
+                if (!isnan(x)) {
+                    v += x;
+                    seen = 1;
+                }
+            }
+            if (!seen)
+                continue;
+            lo = count == 0 || v < lo ? v : lo;
+            hi = count == 0 || v > hi ? v : hi;
+            sum += v;
+            count++;
+        }
+        if (count)
+            mean = sum / (double)count;
+    }
+    sqlite3_stmt *st;
+    if (prepare(pw,
+        "UPDATE traces SET summary_json = json_patch(summary_json, json_object("
+        " 'nodes', ?2, 'roots', ?3, 'processes', ?4,"
+        " 'ranks', (SELECT count(DISTINCT rank) FROM profile_procs WHERE trace_id = ?1),"
+        " 'threads', (SELECT count(DISTINCT thread) FROM profile_procs WHERE trace_id = ?1),"
+        " 'metrics', (SELECT json_group_array(name) FROM (SELECT name FROM profile_metrics"
+        "   WHERE trace_id = ?1 ORDER BY metric_id)),"
+        " 'max_depth', (SELECT max(depth) FROM cct_nodes WHERE trace_id = ?1),"
+        " 'modules', (SELECT count(DISTINCT module) FROM cct_nodes WHERE trace_id = ?1 AND module <> ''),"
+        " 'files', (SELECT count(DISTINCT file) FROM cct_nodes WHERE trace_id = ?1 AND file <> ''),"
+        " 'names', (SELECT count(DISTINCT name) FROM cct_nodes WHERE trace_id = ?1),"
+        " 'inclusive_metric', ?5,"
+        " 'root_inclusive', json_object('mean', ?6, 'min', ?7, 'max', ?8),"
+        " 'values_without_node', ?9)),"
+        " counts_json = json_patch(counts_json, json_object('cct_nodes', ?2, 'processes', ?4,"
+        "   'metrics', (SELECT count(*) FROM profile_metrics WHERE trace_id = ?1))),"
+        " meta_json = json_patch(meta_json, json(?10))"
+        " WHERE id = ?1", &st, err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, pw->trace_id);
+    sqlite3_bind_int64(st, 2, pw->nnodes);
+    sqlite3_bind_int64(st, 3, roots);
+    sqlite3_bind_int64(st, 4, np);
+    if (m >= 0)
+        sqlite3_bind_text(st, 5, pw->metrics[m].name, -1, SQLITE_STATIC);
+    double v[3] = {mean, lo, hi};
+    for (int c = 0; c < 3; c++) {
+        if (isnan(v[c]))
+            sqlite3_bind_null(st, 6 + c);
+        else
+            sqlite3_bind_double(st, 6 + c, v[c]);
+    }
+    sqlite3_bind_int64(st, 9, pw->dropped);
+    if (pw->meta_len) {
+        pw->meta[pw->meta_len] = '}';
+        sqlite3_bind_text(st, 10, pw->meta, (int)pw->meta_len + 1, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_text(st, 10, "{}", -1, SQLITE_STATIC);
+    }
+    int rc = step(pw, st, "profile summary", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void count_dropped(ari_profile_writer *pw)
+{
+    for (int64_t id = 0; id < pw->nodes_cap; id++) {
+        pw_node *p = pw->nodes[id];
+        if (!p || p->declared)
+            continue;
+        for (int m = 0; m < p->nmetrics; m++)
+            for (int k = 0; p->vals[m] && k < p->cap; k++)
+                pw->dropped += !isnan(p->vals[m][k]);
+    }
+}
+
+int ari_profile_writer_finish(ari_profile_writer *pw, ari_error *err)
+{
+    if (pw->error.code[0])
+        return ari_error_set(err, pw->error.code, "%s", pw->error.message);
+    if (number_nodes(pw, err) < 0 || order_procs(pw, err) < 0)
+        return -1;
+    count_dropped(pw);
+    int given = pw->nmetrics;
+    for (int m = 0; m < given; m++)
+        if (densify(pw, m, err) < 0)
+            return -1;
+    if (pair_metrics(pw, err) < 0)
+        return -1;
+    if (write_nodes(pw, err) < 0 || write_procs(pw, err) < 0 || write_metrics(pw, err) < 0)
+        return -1;
+    unsigned char *buf = malloc((size_t)pw->nprocs * 8);
+    if (!buf)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int rc = 0;
+    for (int m = 0; m < pw->nmetrics && rc == 0; m++)
+        rc = write_values(pw, m, buf, err);
+    free(buf);
+    if (rc == 0)
+        rc = write_summary(pw, err);
+    return rc;
+}
+
+void ari_profile_writer_free(ari_profile_writer *pw)
+{
+    if (!pw)
+        return;
+    for (int64_t id = 0; id < pw->nodes_cap; id++) {
+        pw_node *p = pw->nodes[id];
+        if (!p)
+            continue;
+        free(p->name);
+        free(p->module);
+        free(p->file);
+        free(p->kind);
+        for (int m = 0; m < p->nmetrics; m++)
+            free(p->vals[m]);
+        free(p->vals);
+        free(p);
+    }
+    free(pw->nodes);
+    free(pw->decl);
+    for (int m = 0; m < pw->nmetrics; m++) {
+        free(pw->metrics[m].name);
+        free(pw->metrics[m].source);
+        free(pw->metrics[m].unit);
+        free(pw->metrics[m].partner_name);
+        free(pw->metrics[m].dense);
+    }
+    free(pw->metrics);
+    free(pw->rank);
+    free(pw->thread);
+    ari_strmap_free(pw->proc_map);
+    free(pw->meta);
+    free(pw->order);
+    free(pw->new_parent);
+    free(pw->depth);
+    free(pw->proc_perm);
+    free(pw);
+}
