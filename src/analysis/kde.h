@@ -14,11 +14,20 @@
  *
  * The working size n is max(n_out, 512), rounded up to a power of two above
  * 512, like R; the FFT is a radix-2 complex FFT of length 2n. Outputs agree
- * with R to round-off (the test compares to 1e-6 relative). Non-finite
- * inputs are rejected (R drops them; our callers never have any).
+ * with R to round-off (the test compares to 1e-6 relative): the binning
+ * multiplies by 1/delta where R divides by delta, and sums per bin in
+ * another order. Non-finite inputs are rejected (R drops them; our callers
+ * never have any).
+ *
+ * Callers that compute many densities (one per progression step) keep an
+ * ari_kde_work across calls so that no buffer is allocated per call; after a
+ * call it also tells which bin each point fell in, which lets the modal
+ * clustering assign points to clusters without a search per point.
  */
 #ifndef ARIADNE_ANALYSIS_KDE_H
 #define ARIADNE_ANALYSIS_KDE_H
+
+#include <stdint.h>
 
 #include "util/error.h"
 
@@ -42,5 +51,44 @@ int ari_kde_density(const double *x, int nx, double bw, int npoints, double cut,
                     ari_error *err);
 
 void ari_kde_free(ari_kde *k);
+
+/* Reusable buffers of ari_kde_density_work. Zero-initialise it (or call
+ * ari_kde_work_init), pass it to any number of calls, then
+ * ari_kde_work_free. One work area per thread. After a successful call:
+ *  - bin(v) = floor((v - lo) * inv_delta) is the bin of a value on the
+ *    working grid (n bins); ari_kde_bin computes it exactly as for the
+ *    points, so it is monotone in v and agrees with cell[];
+ *  - cell[i] is the bin of point i, count[b] the number of points in bin b
+ *    and offset_sum[b] the sum of their offsets v - lo (so their mean is
+ *    lo + offset_sum[b] / count[b], to round-off);
+ *  - irregular is set when some point fell outside bins 0..n-1 (only with a
+ *    degenerate grid, such as a bandwidth below the values' resolution):
+ *    cell[] is then not meaningful. */
+typedef struct ari_kde_work {
+    int n;             /* working size of the last call */
+    double lo, inv_delta;
+    int irregular;
+    uint16_t *cell;    /* [nx] */
+    double *count;     /* [n] */
+    double *offset_sum; /* [n] */
+    /* private: buffers for cap_n bins and cap_points points, and the FFT
+     * tables of working sizes other than R's default */
+    int cap_n, cap_points;
+    double *mem;
+    int *counts;
+    void *fft_tables;
+} ari_kde_work;
+
+void ari_kde_work_init(ari_kde_work *w);
+void ari_kde_work_free(ari_kde_work *w);
+
+/* ari_kde_density using (and growing as needed) the buffers of w; only
+ * out->x and out->y are allocated. Same contract otherwise. */
+int ari_kde_density_work(const double *x, int nx, double bw, int npoints, double cut,
+                         ari_kde_work *w, ari_kde *out, ari_error *err);
+
+/* The bin of v after a call on w: -1 below the grid, w->n above it (or for
+ * NaN), else floor((v - lo) * inv_delta) as for the points. */
+int ari_kde_bin(const ari_kde_work *w, double v);
 
 #endif

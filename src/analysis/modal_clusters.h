@@ -20,6 +20,11 @@
  *    left.open = TRUE)).
  *  - Empty intervals are dropped; the others are numbered 0, 1, ... from
  *    left to right, which is also the order of increasing cluster mean.
+ *
+ * The assignment needs no search per point: the density's binning tells
+ * each point's bin (kde.h, ari_kde_work), bins map to intervals through a
+ * table, and only points in a bin that also holds a minimum are compared
+ * with the minima. Cluster sums come from the per-bin sums.
  */
 #ifndef ARIADNE_ANALYSIS_MODAL_CLUSTERS_H
 #define ARIADNE_ANALYSIS_MODAL_CLUSTERS_H
@@ -42,6 +47,18 @@ typedef struct ari_modal {
  * (free with ari_modal_free), or -1 with err (invalid parameters as
  * ari_kde_density; out of memory). */
 int ari_modal_clusters(const double *x, int nx, double bw, ari_modal *out, ari_error *err);
+
+/* Clusters nsets sets of nx values each, set s being x[s*nx .. (s+1)*nx),
+ * into *out[s], on up to nthreads threads (0: one per online CPU, at most
+ * ARI_MODAL_MAX_THREADS; small inputs use one). Every set's result is the
+ * one ari_modal_clusters gives, whatever the number of threads. Returns 0,
+ * or -1 with the error of the lowest failing set, all outputs then freed. */
+#define ARI_MODAL_MAX_THREADS 8
+int ari_modal_clusters_many(const double *x, int nx, int nsets, double bw, int nthreads,
+                            ari_modal *const *out, ari_error *err);
+
+/* The number of threads ari_modal_clusters_many uses for these arguments. */
+int ari_modal_thread_count(int nx, int nsets, int nthreads);
 
 /* The local minima of y[0..n) at x[0..n) by the rule above; writes at most
  * n positions to minima and returns their number. */

@@ -305,8 +305,20 @@ static int build_clusters(ari_prog_result *r, ari_prog_step *st, const double *v
     return 0;
 }
 
+/* Clusters every step at once (spread over the machine's cores by
+ * ari_modal_clusters_many, with results independent of the thread count),
+ * then the steps' means and cluster lists. */
 static int cluster_steps(const ari_prog_options *o, ari_prog_result *r, ari_error *err)
 {
+    ari_modal **modal = malloc((size_t)r->nsteps * sizeof *modal);
+    if (!modal)
+        return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
+    for (int s = 0; s < r->nsteps; s++)
+        modal[s] = &r->steps[s].modal;
+    int rc = ari_modal_clusters_many(r->values, r->nnodes, r->nsteps, o->bandwidth, 0, modal, err);
+    free(modal);
+    if (rc < 0)
+        return -1;
     for (int s = 0; s < r->nsteps; s++) {
         ari_prog_step *st = &r->steps[s];
         const double *values = r->values + (size_t)s * r->nnodes;
@@ -314,8 +326,6 @@ static int cluster_steps(const ari_prog_options *o, ari_prog_result *r, ari_erro
         for (int n = 0; n < r->nnodes; n++)
             sum += values[n];
         st->mean_value = sum / r->nnodes;
-        if (ari_modal_clusters(values, r->nnodes, o->bandwidth, &st->modal, err) < 0)
-            return -1;
         if (build_clusters(r, st, values) < 0)
             return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
     }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,190 @@ static void test_two_groups_point_at_minimum(void **state)
     assert_int_equal(ari_modal_interval(mins, 0, 0.75), 0);
 }
 
+/* ---- fast paths against plain definitions --------------------------------------- */
+
+/* Groups of points with ties and points pushed onto the previous clustering's
+ * minima, so that the exact comparison in bins holding a minimum runs. */
+static int make_set(double *x, int i)
+{
+    kcase c;
+    make_case(&c, 3 + i % (NCASES - 3));
+    int n = c.n < 2000 ? c.n : 2000;
+    memcpy(x, c.x, (size_t)n * sizeof *x);
+    ari_modal m;
+    assert_int_equal(ari_modal_clusters(x, n, 0.02, &m, NULL), 0);
+    for (int k = 0; k < m.nminima && k < n / 4; k++)
+        x[4 * k] = m.minima[k];
+    ari_modal_free(&m);
+    return n;
+}
+
+/* Every point's cluster is the rank of its interval among the non-empty
+ * ones (ari_modal_interval, a plain search), sizes count them and means
+ * are their means. */
+static void test_assignment_matches_search(void **state)
+{
+    (void)state;
+    static double x[MAXPTS];
+    int *interval = malloc(MAXPTS * sizeof *interval);
+    long shared = 0;
+    for (int i = 0; i < 40; i++) {
+        int n = make_set(x, i);
+        ari_modal m;
+        assert_int_equal(ari_modal_clusters(x, n, 0.005 + 0.002 * (i % 7), &m, NULL), 0);
+        int nint = m.nminima + 1, rank[ARI_KDE_DEFAULT_POINTS + 1] = {0};
+        for (int k = 0; k < n; k++) {
+            interval[k] = ari_modal_interval(m.minima, m.nminima, x[k]);
+            rank[interval[k]] = 1;
+        }
+        for (int j = 0, r = 0; j < nint; j++)
+            rank[j] = rank[j] ? r++ : -1;
+        double sum[ARI_KDE_DEFAULT_POINTS] = {0};
+        int size[ARI_KDE_DEFAULT_POINTS] = {0};
+        for (int k = 0; k < n; k++) {
+            if (m.cluster[k] != rank[interval[k]])
+                fail_msg("set %d: point %d (%.17g) in cluster %d, the search says %d", i, k, x[k],
+                         m.cluster[k], rank[interval[k]]);
+            sum[m.cluster[k]] += x[k];
+            size[m.cluster[k]]++;
+        }
+        for (int c = 0; c < m.nclusters; c++) {
+            assert_int_equal(m.size[c], size[c]);
+            assert_true(fabs(m.mean[c] - sum[c] / size[c]) <= 1e-12);
+        }
+        /* count the points that share a bin with a minimum (compared with
+         * the minima rather than taken from the bin's table) */
+        ari_kde_work w;
+        ari_kde k;
+        ari_kde_work_init(&w);
+        assert_int_equal(ari_kde_density_work(x, n, 0.005 + 0.002 * (i % 7), 512, 3, &w, &k, NULL), 0);
+        for (int p = 0; p < n; p++)
+            for (int j = 0; j < m.nminima; j++)
+                shared += ari_kde_bin(&w, x[p]) == ari_kde_bin(&w, m.minima[j]);
+        ari_kde_free(&k);
+        ari_kde_work_free(&w);
+        ari_modal_free(&m);
+    }
+    assert_true(shared > 0);
+    free(interval);
+}
+
+static void assert_same_modal(const ari_modal *a, const ari_modal *b)
+{
+    assert_int_equal(a->npoints, b->npoints);
+    assert_int_equal(a->nclusters, b->nclusters);
+    assert_int_equal(a->nminima, b->nminima);
+    assert_memory_equal(a->cluster, b->cluster, (size_t)a->npoints * sizeof *a->cluster);
+    assert_memory_equal(a->size, b->size, (size_t)a->nclusters * sizeof *a->size);
+    assert_memory_equal(a->mean, b->mean, (size_t)a->nclusters * sizeof *a->mean);
+    assert_memory_equal(a->minima, b->minima, (size_t)a->nminima * sizeof *a->minima);
+    assert_memory_equal(a->density.y, b->density.y, (size_t)a->density.n * sizeof(double));
+}
+
+/* ari_modal_clusters_many gives every set the result of
+ * ari_modal_clusters, bit for bit, whatever the number of threads. */
+static void test_many_matches_single(void **state)
+{
+    (void)state;
+    enum { SETS = 9, PER = 1500 };
+    double *x = malloc(SETS * PER * sizeof *x);
+    static double tmp[MAXPTS];
+    for (int s = 0; s < SETS; s++) {
+        int n = make_set(tmp, s);
+        for (int k = 0; k < PER; k++)
+            x[s * PER + k] = tmp[k % n];
+    }
+    ari_modal one[SETS], many[SETS], *ptr[SETS];
+    for (int s = 0; s < SETS; s++) {
+        assert_int_equal(ari_modal_clusters(x + s * PER, PER, 0.01, &one[s], NULL), 0);
+        ptr[s] = &many[s];
+    }
+    for (int threads = 0; threads <= 4; threads++) {
+        assert_int_equal(ari_modal_clusters_many(x, PER, SETS, 0.01, threads, ptr, NULL), 0);
+        for (int s = 0; s < SETS; s++) {
+            assert_same_modal(&one[s], &many[s]);
+            ari_modal_free(&many[s]);
+        }
+    }
+    for (int s = 0; s < SETS; s++)
+        ari_modal_free(&one[s]);
+    free(x);
+}
+
+/* The lowest failing set's error is reported and every output freed. */
+static void test_many_errors(void **state)
+{
+    (void)state;
+    enum { SETS = 6, PER = 40 };
+    double x[SETS * PER];
+    for (int k = 0; k < SETS * PER; k++)
+        x[k] = (k % 7) / 7.0;
+    x[5 * PER + 2] = NAN;
+    x[3 * PER + 10] = INFINITY;
+    ari_modal out[SETS], *ptr[SETS];
+    for (int s = 0; s < SETS; s++)
+        ptr[s] = &out[s];
+    for (int threads = 1; threads <= 3; threads++) {
+        ari_error err = {{0}, {0}};
+        assert_int_equal(ari_modal_clusters_many(x, PER, SETS, 0.05, threads, ptr, &err), -1);
+        assert_string_equal(err.code, ARI_E_INVALID_PARAMETER);
+        assert_non_null(strstr(err.message, "point 10 is not finite"));
+        for (int s = 0; s < SETS; s++)
+            assert_null(out[s].cluster);
+    }
+    ari_error err = {{0}, {0}};
+    assert_int_equal(ari_modal_clusters_many(x, PER, 0, 0.05, 0, ptr, &err), 0);
+    assert_int_equal(ari_modal_clusters_many(x, PER, -1, 0.05, 0, ptr, &err), -1);
+    assert_int_equal(ari_modal_clusters_many(x, PER, 2, 0, 0, ptr, &err), -1);
+    assert_string_equal(err.code, ARI_E_INVALID_PARAMETER);
+}
+
+/* Working sizes other than R's default (their own FFT tables), and one
+ * work area reused across sizes giving what fresh calls give. */
+static void test_other_sizes_and_reuse(void **state)
+{
+    (void)state;
+    static double x[MAXPTS];
+    int n = make_set(x, 2);
+    static const int sizes[] = {512, 1000, 4096, 600, 512, 3000};
+    ari_kde_work w;
+    ari_kde_work_init(&w);
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        ari_kde fresh, reused;
+        assert_int_equal(ari_kde_density(x, n, 0.01, sizes[i], 3, &fresh, NULL), 0);
+        assert_int_equal(ari_kde_density_work(x, n, 0.01, sizes[i], 3, &w, &reused, NULL), 0);
+        assert_int_equal(fresh.n, sizes[i]);
+        assert_memory_equal(fresh.x, reused.x, (size_t)fresh.n * sizeof(double));
+        assert_memory_equal(fresh.y, reused.y, (size_t)fresh.n * sizeof(double));
+        double area = 0;
+        for (int k = 1; k < fresh.n; k++)
+            area += (fresh.x[k] - fresh.x[k - 1]) * (fresh.y[k] + fresh.y[k - 1]) / 2;
+        assert_true(fabs(area - 1) < 0.01);
+        ari_kde_free(&fresh);
+        ari_kde_free(&reused);
+    }
+    ari_kde_work_free(&w);
+}
+
+/* A bandwidth below the values' resolution leaves no grid (R bins nothing
+ * then): no crash, and every point still gets a cluster. */
+static void test_degenerate_grid(void **state)
+{
+    (void)state;
+    double x[] = {1e20, 1e20, 1e20};
+    ari_modal m;
+    assert_int_equal(ari_modal_clusters(x, 3, 1e-3, &m, NULL), 0);
+    assert_int_equal(m.nclusters, 1);
+    assert_int_equal(m.size[0], 3);
+    assert_true(m.mean[0] == 1e20);
+    ari_modal_free(&m);
+    double wide[] = {-DBL_MAX, 0, DBL_MAX};
+    assert_int_equal(ari_modal_clusters(wide, 3, 1, &m, NULL), 0);
+    for (int k = 0; k < 3; k++)
+        assert_true(m.cluster[k] >= 0 && m.cluster[k] < m.nclusters);
+    ari_modal_free(&m);
+}
+
 /* ---- agreement with R ------------------------------------------------------------ */
 
 static const char r_script[] =
@@ -300,6 +485,11 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_minima_rule),
         cmocka_unit_test(test_two_groups_point_at_minimum),
+        cmocka_unit_test(test_assignment_matches_search),
+        cmocka_unit_test(test_many_matches_single),
+        cmocka_unit_test(test_many_errors),
+        cmocka_unit_test(test_other_sizes_and_reuse),
+        cmocka_unit_test(test_degenerate_grid),
         cmocka_unit_test(test_agrees_with_r),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
