@@ -249,13 +249,5 @@ enum MHD_Result api_bounds(ari_request *r)
         return MHD_YES;
     ari_error err = {0};
     json_t *doc = ari_bounds_get(r, &ctx, &ctx.filter, &err);
-    enum MHD_Result res;
-    if (!doc) {
-        res = ari_reply_from_error(r, &err);
-    } else {
-        json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
-        res = ari_reply_analysis(r, doc, 17);
-    }
-    ari_actx_close(&ctx);
-    return res;
+    return ari_actx_reply(r, &ctx, doc, &err);
 }

@@ -126,17 +126,11 @@ enum MHD_Result api_outliers(ari_request *r)
     }
     ari_error err = {0};
     json_t *doc = ari_outliers_get(r, &ctx, &ctx.filter, &err);
-    enum MHD_Result res;
-    if (!doc) {
-        res = ari_reply_from_error(r, &err);
-    } else {
+    if (doc) {
         json_t *tasks = json_object_get(doc, "tasks");
         while (json_array_size(tasks) > (size_t)limit)
             json_array_remove(tasks, json_array_size(tasks) - 1);
-        json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
         json_object_set_new(doc, "limit", json_integer(limit));
-        res = ari_reply_analysis(r, doc, 17);
     }
-    ari_actx_close(&ctx);
-    return res;
+    return ari_actx_reply(r, &ctx, doc, &err);
 }

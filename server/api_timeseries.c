@@ -323,13 +323,5 @@ enum MHD_Result api_iterations(ari_request *r)
         return MHD_YES;
     ari_error err = {0};
     json_t *doc = ari_analysis_cached(r, &ctx, "iterations", &ctx.filter, "", compute_iterations, NULL, &err);
-    enum MHD_Result res;
-    if (!doc) {
-        res = ari_reply_from_error(r, &err);
-    } else {
-        json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
-        res = ari_reply_analysis(r, doc, 17);
-    }
-    ari_actx_close(&ctx);
-    return res;
+    return ari_actx_reply(r, &ctx, doc, &err);
 }

@@ -77,6 +77,19 @@ enum MHD_Result ari_reply_analysis(ari_request *r, json_t *body, int digits)
     return rc;
 }
 
+enum MHD_Result ari_actx_reply(ari_request *r, ari_actx *ctx, json_t *doc, const ari_error *err)
+{
+    enum MHD_Result res;
+    if (!doc) {
+        res = ari_reply_from_error(r, err);
+    } else {
+        json_object_set_new(doc, "time_unit", json_string(ctx->trace.time_unit));
+        res = ari_reply_analysis(r, doc, 17);
+    }
+    ari_actx_close(ctx);
+    return res;
+}
+
 /* ---- lists ---- */
 
 static void free_strings(char **list, size_t n)

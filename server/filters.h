@@ -65,6 +65,9 @@ void ari_actx_close(ari_actx *ctx);
 /* Replies a JSON document with numbers at `digits` significant digits
  * (steals body). */
 enum MHD_Result ari_reply_analysis(ari_request *r, json_t *body, int digits);
+/* Answers an analysis of ctx's trace and closes ctx: the document (steals
+ * it) with the trace's time unit, or, when doc is NULL, the error. */
+enum MHD_Result ari_actx_reply(ari_request *r, ari_actx *ctx, json_t *doc, const ari_error *err);
 /* A JSON number, or null when x is not finite (jansson refuses NaN). */
 json_t *ari_json_num(double x);
 

@@ -9,35 +9,21 @@
 // static/vendor/), and Debian's chromium (or $CHROMIUM).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
 import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
 const fixtures = join(sourceDir, 'tests', 'fixtures', 'browser');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-const VIEWPORT = { width: 1366, height: 768 };
 
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  throw new Error('playwright-core is missing: run `npm ci` in tests/');
-}
-if (!existsSync(chromiumPath)) throw new Error(`no chromium at ${chromiumPath} (set $CHROMIUM)`);
 
 let daemon, browser, page, formats;
 const problems = [];
 
-function launch() {
-  return chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
+const launch = launchChromium;
 
 // A page that records uncaught exceptions and console errors, except the
 // console's own notes about HTTP error statuses the test provokes on purpose.

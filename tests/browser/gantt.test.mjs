@@ -15,23 +15,15 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
 import { startDaemon, runCli, sourceDir, sharedData } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-const VIEWPORT = { width: 1366, height: 768 };
 const dataDir = process.env.ARIADNE_SHARED_DATA || sharedData;
 const luSample = join(dataDir, 'starvz', 'inst', 'extdata', 'lu_trace');
 const pajeFixture = join(sourceDir, 'tests', 'fixtures', 'browser', 'two_workers.trace');
 
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  throw new Error('playwright-core is missing: run `npm ci` in tests/');
-}
-if (!existsSync(chromiumPath)) throw new Error(`no chromium at ${chromiumPath} (set $CHROMIUM)`);
 
 let daemon, browser, page;
 let main, other, plain; // {id, name}
@@ -71,11 +63,7 @@ before(async () => {
     'cholesky 6x6 (generated)');
   const formats = (await apiGet('/version')).formats || [];
   if (formats.includes('paje')) plain = importTrace(pajeFixture, 'plain paje');
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: VIEWPORT });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {

@@ -14,22 +14,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
 import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-const VIEWPORT = { width: 1366, height: 768 };
 const sharedData = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
 const realTrace = join(sharedData, 'starpu', 'mpi_chol_dmdas_4ranks_N11520_nb24_slowrank1_nice2');
 
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  throw new Error('playwright-core is missing: run `npm ci` in tests/');
-}
-if (!existsSync(chromiumPath)) throw new Error(`no chromium at ${chromiumPath} (set $CHROMIUM)`);
 
 let dir, daemon, browser, page;
 const ids = {};
@@ -57,11 +49,7 @@ before(async () => {
   ids.single = importRun(db, generate('one', ['--tiles', '8', '--nodes', '1']));
   if (existsSync(realTrace)) ids.real = importRun(db, realTrace);
   daemon = await startDaemon({ dir });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: VIEWPORT });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });

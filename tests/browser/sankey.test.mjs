@@ -15,24 +15,16 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
 import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, 'screenshots');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-const VIEWPORT = { width: 1366, height: 768 };
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
 const LULESH = join(shared, 'hatchet', 'hatchet', 'tests', 'data', 'caliper-lulesh-json', 'lulesh-annotation-profile.json');
 const CPI = join(shared, 'hatchet', 'hatchet', 'tests', 'data', 'hpctoolkit-cpi-database');
 const MINI = join(sourceDir, 'tests', 'fixtures', 'supergraph', 'miniapp-profile.json');
 
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  throw new Error('playwright-core is missing: run `npm ci` in tests/');
-}
-if (!existsSync(chromiumPath)) throw new Error(`no chromium at ${chromiumPath} (set $CHROMIUM)`);
 
 let daemon, browser, page, dir;
 // Groups LULESH's regions and the fixture's functions into a few modules.
@@ -52,11 +44,7 @@ before(async () => {
   ids.profile = importFile(existsSync(LULESH) ? LULESH : MINI);
   if (existsSync(CPI)) ids.cpi = importFile(CPI);
   daemon = await startDaemon({ dir });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: VIEWPORT });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {

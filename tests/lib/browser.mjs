@@ -1,0 +1,23 @@
+// browser.mjs: headless Debian chromium driven by playwright-core, for the
+// browser tests. Never downloads a browser: $CHROMIUM or /usr/bin/chromium.
+// The flags keep chromium off the network (this machine has none but
+// loopback) and run it as root in a sandbox-less container.
+import { existsSync } from 'node:fs';
+
+export const VIEWPORT = { width: 1366, height: 768 };
+export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+
+export async function launchChromium() {
+  let chromium;
+  try {
+    ({ chromium } = await import('playwright-core'));
+  } catch {
+    throw new Error('playwright-core is missing: run `npm ci` in tests/');
+  }
+  if (!existsSync(chromiumPath)) throw new Error(`no chromium at ${chromiumPath} (set $CHROMIUM)`);
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
