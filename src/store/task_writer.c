@@ -428,6 +428,7 @@ static int finish_summary(ari_trace_writer *w, struct ari_task_writer *t, ari_er
         " 'time_origin', ?2,"
         " 'time_unit', (SELECT time_unit FROM traces WHERE id = ?1),"
         " 'dependencies', (SELECT count(*) FROM deps WHERE trace_id = ?1),"
+        " 'gflop_tasks', (SELECT count(*) FROM tasks WHERE trace_id = ?1 AND gflop > 0),"
         " 'data_handles', (SELECT count(*) FROM data_handles WHERE trace_id = ?1),"
         " 'atree_nodes', (SELECT count(*) FROM atree WHERE trace_id = ?1),"
         " 'atree_depth', (SELECT max(depth) FROM atree WHERE trace_id = ?1),"

@@ -10,7 +10,9 @@
 // place of the view). `params` are the URL parameters (strings);
 // setParams(obj, {push}) writes new ones into the URL without re-rendering,
 // so a copied link or a reload reopens the same view. `kinds` lists the
-// trace kinds the view applies to (omit it for every kind). Each view module
+// trace kinds the view applies to (omit it for every kind); `applies(trace)`,
+// if given, narrows further on the trace's summary (e.g. only traces with an
+// elimination tree). Each view module
 // is imported once from js/views/index.js.
 import { api } from './api.js';
 import { h, clear, formatBytes, formatDate } from './dom.js';
@@ -21,7 +23,7 @@ import { kindBadge, renameTrace, deleteTrace } from './traces.js';
 const views = [];
 
 export function registerView(view) {
-  const { id, title, kinds, render } = view || {};
+  const { id, title, kinds, applies, render } = view || {};
   if (typeof id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(id)) {
     throw new Error(`registerView: bad id ${JSON.stringify(id)} (lower-case letters, digits, '-')`);
   }
@@ -30,13 +32,16 @@ export function registerView(view) {
   if (kinds !== undefined && kinds !== null && !Array.isArray(kinds)) {
     throw new Error(`registerView(${id}): kinds must be an array of trace kinds`);
   }
+  if (applies !== undefined && typeof applies !== 'function') {
+    throw new Error(`registerView(${id}): applies must be a function of the trace`);
+  }
   if (views.some((v) => v.id === id)) throw new Error(`registerView: view ${id} is registered twice`);
-  views.push({ id, title, kinds: kinds || null, render });
+  views.push({ id, title, kinds: kinds || null, applies: applies || null, render });
 }
 
 // The registered views that apply to `trace`, in registration order.
 export function viewsFor(trace) {
-  return views.filter((v) => !v.kinds || v.kinds.includes(trace.kind));
+  return views.filter((v) => (!v.kinds || v.kinds.includes(trace.kind)) && (!v.applies || v.applies(trace)));
 }
 
 export async function renderTracePage(el, idText, viewId, params) {

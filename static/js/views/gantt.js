@@ -388,10 +388,12 @@ export class GanttChart {
   }
 
   drawTasks(g, tasks, x, y, hgt, types, w) {
+    const anomalies = this.anomalies; // regression anomalies (URL anomalies=<model>): others transparent
     for (const t of tasks) {
       const x0 = x(t.start), x1 = x(t.end);
       if (x1 < 0 || x0 > w) continue;
       const name = types[t.type];
+      if (anomalies) g.globalAlpha = anomalies.has(t.job_id) ? 1 : 0.25;
       g.fillStyle = t.outlier ? outlierColor(name) : typeColor(name);
       const left = Math.max(-1, x0), right = Math.min(w + 1, x1);
       g.fillRect(left, y, Math.max(1, right - left), hgt);
@@ -400,6 +402,7 @@ export class GanttChart {
         g.fillRect(right - 0.5, y, 0.5, hgt);
       }
     }
+    g.globalAlpha = 1;
   }
 
   // Per-pixel shares, stacked from the bottom of the row, at the current scale.
@@ -816,6 +819,7 @@ async function renderGantt(el, trace, params, setParams) {
       ...(d && !full ? { start: +d[0].toPrecision(10), end: +d[1].toPrecision(10) } : {}),
       ...filterQuery(state.filters),
       cp: state.cp ? 1 : '', cp_type: state.cp ? state.cpType : '', cp_gap: state.cp && state.cpGap > 0 ? state.cpGap : '',
+      anomalies: params.anomalies || '',
     });
   };
   const onDomain = (d) => {
@@ -837,6 +841,11 @@ async function renderGantt(el, trace, params, setParams) {
     onLoad: () => { clear(message); },
   });
   if (start !== null && end !== null && start < end) chart.domain = [start, end];
+  if (params.anomalies) { // expected tasks transparent, regression anomalies opaque (views/regression.js)
+    api.get(`/traces/${trace.id}/anomalies`, { model: params.anomalies, limit: 2000000 })
+      .then((a) => { chart.anomalies = new Set(a.tasks.map((t) => t.job_id)); chart.draw(); },
+        (e) => { clear(message).appendChild(analysisError(e, 'load the regression anomalies')); });
+  }
   chartPanel.append(chart.el, legendEl);
 
   chartPanel.appendChild(h('p', { class: 'muted small gantt-hint' },

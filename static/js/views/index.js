@@ -7,3 +7,5 @@ import './bounds.js';
 import './progression.js';
 import './sankey.js';
 import './cct_table.js';
+import './regression.js';
+import './atree.js';

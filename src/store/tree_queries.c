@@ -1,0 +1,178 @@
+/* tree_queries.c: loading the atree and the tasks of the tree panels and
+ * the regression models (see tree_queries.h). */
+#include "tree_queries.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+static int nomem(ari_error *err)
+{
+    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+int64_t ari_tree_count(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM atree WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    int64_t n = -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (n < 0)
+        return ari_store_fail(s, err, "count the tree nodes");
+    return n;
+}
+
+/* Grows an array of elements of size `size` to hold n + 1. */
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t next = *cap ? 2 * *cap : 1024;
+    void *q = realloc(*p, next * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = next;
+    return 0;
+}
+
+static int load_nodes(ari_store *s, int64_t trace_id, ari_tree_data *d, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT node, parent FROM atree WHERE trace_id = ?1 ORDER BY node", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    size_t cap1 = 0, cap2 = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&d->node, &cap1, d->nnodes, sizeof *d->node) < 0 ||
+            grow((void **)&d->parent, &cap2, d->nnodes, sizeof *d->parent) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        d->node[d->nnodes] = sqlite3_column_int64(st, 0);
+        d->parent[d->nnodes] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+        d->nnodes++;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "read the elimination tree");
+}
+
+typedef struct task_loader {
+    size_t cap_tasks, cap_restype, cap_off, cap_ids, ids_len;
+    unsigned char *seen_worker; /* [nworkers] */
+} task_loader;
+
+static int append_task(ari_tree_data *d, task_loader *L, sqlite3_stmt *st, int type, int restype)
+{
+    size_t n = d->ntasks;
+    const char *job = (const char *)sqlite3_column_text(st, 0);
+    size_t len = job ? strlen(job) : 0;
+    if (grow((void **)&d->tasks, &L->cap_tasks, n, sizeof *d->tasks) < 0 ||
+        grow((void **)&d->restype, &L->cap_restype, n, sizeof *d->restype) < 0 ||
+        grow((void **)&d->id_off, &L->cap_off, n, sizeof *d->id_off) < 0)
+        return -1;
+    while (L->ids_len + len + 1 > L->cap_ids) {
+        size_t next = L->cap_ids ? 2 * L->cap_ids : 16384;
+        char *q = realloc(d->ids, next);
+        if (!q)
+            return -1;
+        d->ids = q;
+        L->cap_ids = next;
+    }
+    memcpy(d->ids + L->ids_len, job ? job : "", len + 1);
+    d->id_off[n] = L->ids_len;
+    L->ids_len += len + 1;
+    const char *type_name = (const char *)sqlite3_column_text(st, 1);
+    d->tasks[n] = (ari_et_task){
+        .anode = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7),
+        .kind = (int)ari_et_kind_of(type_name),
+        .type = type,
+        .start = sqlite3_column_double(st, 4),
+        .end = sqlite3_column_double(st, 5),
+        .gflop = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6),
+        .submit_order = sqlite3_column_type(st, 8) == SQLITE_NULL ? ARI_ET_NO_ORDER : sqlite3_column_int64(st, 8),
+    };
+    d->restype[n] = restype;
+    d->ntasks++;
+    return 0;
+}
+
+static int load_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m, const ari_task_filter *f,
+                      ari_tree_data *d, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT job_id, type, worker_id, node, start, end, gflop, anode, submit_order FROM tasks"
+        " WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    task_loader L = {0};
+    L.seen_worker = calloc((size_t)m->nworkers + 1, 1);
+    if (!L.seen_worker)
+        return nomem(err);
+    sqlite3_bind_int64(st, 1, trace_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int wi = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : ari_tq_worker_index(m, sqlite3_column_int64(st, 2));
+        const char *type_name = (const char *)sqlite3_column_text(st, 1);
+        int type = ari_tq_type_id(m, type_name);
+        if (wi < 0 || type < 0 ||
+            !ari_task_filter_pass(f, type_name, m->workers[wi].resource_type, sqlite3_column_int64(st, 3),
+                                  sqlite3_column_double(st, 4), sqlite3_column_double(st, 5)))
+            continue;
+        if (append_task(d, &L, st, type, m->workers[wi].restype) < 0) {
+            sqlite3_reset(st);
+            free(L.seen_worker);
+            return nomem(err);
+        }
+        if (!L.seen_worker[wi]) {
+            L.seen_worker[wi] = 1;
+            d->workers++;
+            const char *rt = m->workers[wi].resource_type;
+            d->workers_depth += strcmp(rt, "CPU") == 0 || strcmp(rt, "CUDA") == 0;
+        }
+    }
+    sqlite3_reset(st);
+    free(L.seen_worker);
+    if (rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "read tasks");
+    if (!d->ids && !(d->ids = calloc(1, 1)))
+        return nomem(err);
+    return 0;
+}
+
+int ari_tree_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const ari_task_filter *f,
+                  ari_tree_data *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (load_nodes(s, trace_id, out, err) < 0 || load_tasks(s, trace_id, meta, f, out, err) < 0) {
+        ari_tree_data_free(out);
+        return -1;
+    }
+    if (out->workers_depth == 0)
+        out->workers_depth = out->workers;
+    return 0;
+}
+
+void ari_tree_data_free(ari_tree_data *d)
+{
+    free(d->node);
+    free(d->parent);
+    free(d->tasks);
+    free(d->restype);
+    free(d->ids);
+    free(d->id_off);
+    memset(d, 0, sizeof *d);
+}
+
+ari_et_input ari_tree_input(const ari_tree_data *d)
+{
+    ari_et_input in = {d->nnodes, d->node, d->parent, d->ntasks, d->tasks, d->workers, d->workers_depth};
+    return in;
+}

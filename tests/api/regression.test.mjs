@@ -1,0 +1,304 @@
+// regression.test.mjs: the regression anomalies and the elimination-tree
+// panels (docs/api.md, "Regression anomalies and elimination-tree panels")
+// against a live daemon.
+//
+// Always: the small qr_mumps-like fixture tests/fixtures/regression/qr_small
+// (7-node tree, 2 pruned subtrees, one planted anomaly, one block_copy
+// outside the tree): every model's fit and per-task interval against R's
+// lm/predict on the rows the API lists (when Rscript exists), the planted
+// anomaly, the tree layout rules, utilisation, active nodes and memory, a
+// run compared with itself, and bad parameters.
+// With $ARIADNE_SHARED_DATA: StarVZ's qr_trace: fits per group against R,
+// anomaly counts per group reported, the tree's nodes and parents against
+// atree.csv; and the two qrm-grad3d30 StarPU runs compared over their tree.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
+import { getJson, assertError, assertOkJson, stopClean, smallTracePath } from '../fixtures/api/util.mjs';
+
+const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
+const qrDir = join(shared, 'starvz', 'extra_data', 'qr_trace');
+const qrmLws = join(shared, 'starpu', 'qrm-grad3d30-lws');
+const qrmPrio = join(shared, 'starpu', 'qrm-grad3d30-prio');
+const fixture = join(sourceDir, 'tests', 'fixtures', 'regression', 'qr_small');
+const RSCRIPT = '/usr/bin/Rscript';
+const MODELS = ['lr', 'wlr', 'nlr', 'lr_log'];
+
+let d, dir, small, small2, paje, bundle;
+
+function importPath(path, name) {
+  const args = ['import', '--db', d.db];
+  if (name) args.push('--name', name);
+  const r = runCli([...args, path]);
+  assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n')[0]).id;
+}
+
+const api = async (path) => {
+  const r = await getJson(d.url, `/api/v1${path}`);
+  assertOkJson(r, 200, path);
+  return r.json;
+};
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ariadne-regression-'));
+  d = await startDaemon();
+  small = importPath(fixture, 'qr_small');
+  small2 = importPath(fixture, 'qr_small_again');
+  paje = importPath(smallTracePath, 'paje');
+  bundle = importPath(join(sourceDir, 'tests', 'fixtures', 'starpu', 'bundle'), 'bundle');
+});
+
+after(async () => {
+  if (d) await stopClean(d);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+// R's lm + predict(interval = "prediction") per group on the listed tasks;
+// returns {key: {b0, b1, s, r2, rows: [[fit, lwr, upr], ...]}} in task order.
+function rFits(tasks, model) {
+  const csv = join(dir, `rows-${model}.csv`);
+  writeFileSync(csv, 'key,G,D\n' + tasks.map((t) => `${t.type}/${t.resource_type}/${t.cluster},${t.gflop},${t.duration}`).join('\n') + '\n');
+  const formula = { lr: 'D ~ G', wlr: 'D ~ G', nlr: 'D ~ I(G^(2/3))', lr_log: 'log(D) ~ log(G)' }[model];
+  const weights = model === 'wlr' ? ', weights = 1/G' : '';
+  const back = model === 'lr_log' ? 'p <- exp(p)' : '';
+  const code = `x <- read.csv('${csv}', stringsAsFactors = FALSE)
+out <- list()
+for (k in unique(x$key)) { s <- x[x$key == k, ]; G <- s$G; D <- s$D
+  m <- lm(${formula}${weights}); p <- suppressWarnings(predict(m, interval = 'prediction')); ${back}
+  if (is.null(dim(p))) p <- matrix(p, ncol = 3)
+  out[[k]] <- list(b0 = unname(coef(m)[1]), b1 = unname(coef(m)[2]), s = summary(m)$sigma, rows = unname(p)) }
+cat(jsonlite_free <- paste0('{', paste(sapply(names(out), function(k) { o <- out[[k]]
+  sprintf('"%s":{"b0":%.17g,"b1":%s,"s":%s,"rows":[%s]}', k, o$b0, ifelse(is.na(o$b1), 'null', sprintf('%.17g', o$b1)),
+    ifelse(is.finite(o$s), sprintf('%.17g', o$s), 'null'),
+    paste(apply(o$rows, 1, function(r) paste0('[', paste(ifelse(is.finite(r), sprintf('%.17g', r), 'null'), collapse = ','), ']')), collapse = ',')) }), collapse = ','), '}'))`;
+  return JSON.parse(execFileSync(RSCRIPT, ['--vanilla', '-e', code], { encoding: 'utf8' }));
+}
+
+const near = (a, b, rel, what) => {
+  if (a === null || b === null) { assert.equal(a, b, what); return; }
+  assert.ok(Math.abs(a - b) <= rel * (1 + Math.abs(b)), `${what}: ${a} vs R ${b}`);
+};
+
+// Every group's coefficients and every task's interval against R.
+async function checkAgainstR(id, model) {
+  const a = await api(`/traces/${id}/anomalies?model=${model}&points=all&limit=2000000`);
+  assert.equal(a.tasks.length, a.modelled);
+  const r = rFits(a.tasks, model);
+  const byKey = new Map();
+  for (const t of a.tasks) {
+    const k = `${t.type}/${t.resource_type}/${t.cluster}`;
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k).push(t);
+  }
+  let flagged = 0;
+  for (const g of a.groups) {
+    const k = `${g.type}/${g.resource_type}/${g.cluster}`;
+    const ref = r[k];
+    assert.ok(ref, `R has group ${k}`);
+    near(g.b0, ref.b0, 1e-7, `${model} ${k} b0`);
+    near(g.b1, ref.b1, 1e-7, `${model} ${k} b1`);
+    near(g.s, ref.s, 1e-7, `${model} ${k} s`);
+    const tasks = byKey.get(k);
+    let count = 0;
+    tasks.forEach((t, i) => {
+      const [fit, lwr, upr] = ref.rows[i];
+      near(t.fit, fit, 1e-7, `${model} ${k} task ${t.job_id} fit`);
+      near(t.lwr, lwr, 1e-7, `${model} ${k} task ${t.job_id} lwr`);
+      near(t.upr, upr, 1e-7, `${model} ${k} task ${t.job_id} upr`);
+      const anomaly = upr !== null && t.duration > upr;
+      assert.equal(t.anomaly, anomaly, `${model} ${k} task ${t.job_id} flag`);
+      count += anomaly;
+    });
+    assert.equal(g.anomalies, count, `${model} ${k} anomaly count`);
+    flagged += count;
+  }
+  assert.equal(a.count, flagged);
+  return a;
+}
+
+test('the fixture: the planted gemqrt is the log-log anomaly', async () => {
+  const a = await api(`/traces/${small}/anomalies`);
+  assert.equal(a.model, 'lr_log');
+  assert.equal(a.time_unit, 'ms');
+  assert.equal(a.modelled, 121); // the four kernels only: init/clean/do_subtree GFlop are memory sizes
+  assert.deepEqual(a.groups.map((g) => g.type).sort(), ['lapack_gemqrt', 'lapack_geqrt', 'lapack_tpmqrt', 'lapack_tpqrt']);
+  const planted = a.tasks.find((t) => t.duration === 150);
+  assert.ok(planted && planted.anomaly && planted.type === 'lapack_gemqrt', JSON.stringify(a.tasks.slice(0, 3)));
+  assert.ok(a.tasks.every((t) => t.anomaly));
+  for (const g of a.groups) assert.equal(g.curve.gflop.length, 60);
+  const all = await api(`/traces/${small}/anomalies?points=all&limit=5`);
+  assert.equal(all.tasks.length, 5);
+  assert.equal(all.count, a.count);
+});
+
+test('the fixture: every model matches R lm/predict', { skip: !existsSync(RSCRIPT) && 'no Rscript' }, async () => {
+  for (const m of MODELS) await checkAgainstR(small, m);
+});
+
+test('the fixture: the mixture and the comparison table', async () => {
+  const f = await api(`/traces/${small}/anomalies?model=flexmix&points=all&limit=100000`);
+  assert.equal(f.model, 'flexmix');
+  for (const g of f.groups) {
+    assert.ok(g.mixture && [1, 2].includes(g.mixture.k));
+    const [b1, b2] = g.mixture.bic;
+    if (b2 !== null) assert.equal(g.mixture.k === 2, b2 < b1, `BIC choice ${g.type}`);
+  }
+  assert.ok(f.tasks.find((t) => t.duration === 150).anomaly);
+  const m = await api(`/traces/${small}/models`);
+  assert.equal(m.default, 'lr_log');
+  assert.equal(m.groups.length, 4);
+  for (const g of m.groups) {
+    for (const k of MODELS) {
+      const x = g.models[k];
+      assert.ok(x.tasks === g.tasks && Number.isFinite(x.r2) && x.mae >= 0 && x.rmse >= x.mae, `${g.type} ${k}`);
+    }
+    assert.ok(MODELS.includes(g.best.r2) && MODELS.includes(g.best.mae) && MODELS.includes(g.best.rmse));
+    assert.ok(g.models.flexmix.clusters.length >= 1);
+  }
+  const lrlog = await api(`/traces/${small}/anomalies?model=lr_log`);
+  assert.equal(m.anomalies.lr_log, lrlog.count);
+});
+
+test('the fixture: the tree layout follows the spec', async () => {
+  const t = await api(`/traces/${small}/atree?slice=10`);
+  const nodes = new Map(t.nodes.id.map((id, i) => [id, Object.fromEntries(Object.keys(t.nodes).map((k) => [k, t.nodes[k][i]]))]));
+  assert.deepEqual([...nodes.keys()].sort((a, b) => a - b), [1, 2, 3, 7, 8, 9, 10]);
+  const parents = { 1: 8, 2: 8, 3: 1, 7: 10, 8: 9, 9: 10, 10: null };
+  for (const [id, p] of Object.entries(parents)) assert.equal(nodes.get(Number(id)).parent, p, `parent of ${id}`);
+  assert.equal(nodes.get(10).depth, 0);
+  assert.equal(nodes.get(3).depth, 4);
+  // rows by submission order of the *qrt tasks: 8, 7, 9, 10
+  assert.equal(t.rows, 4);
+  assert.deepEqual([8, 7, 9, 10].map((id) => nodes.get(id).position), [1, 2, 3, 4]);
+  for (const id of [1, 2]) {
+    assert.equal(nodes.get(id).type, 'pruned');
+    assert.equal(nodes.get(id).position, nodes.get(8).position);
+    assert.equal(nodes.get(id).height, 0.5);
+  }
+  assert.equal(nodes.get(3).position, null);
+  assert.equal(nodes.get(8).type, 'not_pruned');
+  assert.equal(t.dropped_tasks, 1);
+  assert.equal(t.workers, 2);
+  // lifespan: first start to last end of all the node's tasks
+  assert.ok(nodes.get(8).start <= nodes.get(8).first_compute && nodes.get(8).end >= nodes.get(8).last_compute);
+  // cells: values in (0, 100], clipped to their slice, pruned ones on node 8
+  const c = t.cells;
+  assert.ok(c.node.length > 0);
+  for (let i = 0; i < c.node.length; i++) {
+    assert.ok(c.value[i] > 0 && c.value[i] <= 100 + 1e-9, `cell ${i} ${c.value[i]}`);
+    assert.ok(c.x0[i] >= c.slice[i] * 10 - 1e-9 && c.x1[i] <= (c.slice[i] + 1) * 10 + 1e-9 && c.x0[i] <= c.x1[i]);
+    if (c.pruned[i]) assert.equal(c.node[i], 8);
+  }
+  // time metric: busy time = sum of the cells * slice * W / 100
+  const busy = c.value.reduce((s, v) => s + v, 0) * 10 * t.workers / 100;
+  const a = await api(`/traces/${small}/anomalies?points=all&limit=100000`);
+  const subtree = 25 + 30; // the two do_subtree tasks of the fixture
+  const qrt = a.tasks.reduce((s, x) => s + x.duration, 0);
+  assert.ok(Math.abs(busy - (qrt + subtree)) < 1e-6 * busy, `busy ${busy} vs tasks ${qrt + subtree}`);
+  assert.equal(t.init.node.length, 8);   // init_front + init_block of 4 nodes
+  assert.equal(t.assembly.node.length, 4); // the block_copy outside the tree is dropped
+  assert.ok(t.anomalies.job_id.length >= 1);
+  const g = await api(`/traces/${small}/atree?slice=10&metric=gflops`);
+  const total = g.cells.value.reduce((s, v) => s + v, 0);
+  const gflop = a.tasks.reduce((s, x) => s + x.gflop, 0) + 0.004 + 0.008; // + the do_subtree GFlop fields
+  assert.ok(Math.abs(total - gflop) < 1e-6, `gflops ${total} vs ${gflop}`);
+});
+
+test('the fixture: utilisation, active nodes and memory', async () => {
+  const n = await api(`/traces/${small}/tree-utilization?by=node&slice=10`);
+  const dd = await api(`/traces/${small}/tree-utilization?by=depth&slice=10`);
+  assert.equal(n.by, 'node');
+  assert.ok(n.colors >= 1 && n.layers.length === n.colors);
+  for (let k = 0; k < n.slices; k++) {
+    const a = n.layers.reduce((s, l) => s + l.value[k], 0);
+    const b = dd.depths.reduce((s, l) => s + l.value[k], 0);
+    assert.ok(a <= 100 + 1e-9 && Math.abs(a - b) < 1e-9, `slice ${k}: ${a} vs ${b}`);
+    for (const l of n.layers) assert.equal(l.value[k] > 0, l.node[k] !== null);
+  }
+  const m = await api(`/traces/${small}/tree-memory?slice=10`);
+  assert.deepEqual(m.events, { init_front: 4, do_subtree: 2, clean_front: 6 });
+  assert.equal(m.raw.pruned.value.at(-1), 0);
+  assert.equal(m.raw.not_pruned.value.at(-1), 0);
+  assert.ok(Math.abs(m.raw.memory.value.at(-1)) < 1e-9);
+  assert.equal(Math.max(...m.raw.not_pruned.value), 1); // the fixture's fronts never overlap... at most one at a time
+  assert.ok(m.has_memory && m.peak_mb > 0);
+  assert.equal(m.aggregated.memory.length, m.slices);
+});
+
+test('the fixture: a run compared with itself differs nowhere', async () => {
+  const c = await api(`/traces/${small}/tree-compare?other=${small2}&slice=10`);
+  assert.ok(c.cells.diff.length > 0);
+  assert.ok(c.cells.diff.every((x) => x === 0));
+  assert.ok(c.cells.status.every((s) => s === 'concurrent'));
+  assert.ok(c.cumulative.every((x) => x === 0));
+  assert.equal(c.faster_makespan, c.slower_makespan);
+});
+
+test('bad parameters and traces without a tree', async () => {
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/anomalies?model=cubic`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/anomalies?points=some`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/atree?slice=0`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/atree?slice=0.00001`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/atree?metric=watts`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/tree-utilization?by=leaf`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/tree-compare`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/tree-compare?other=99999`), 404, 'not_found');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/tree-compare?other=${bundle}`), 409, ['different_trees', 'no_tree']);
+  assertError(await getJson(d.url, `/api/v1/traces/${paje}/atree`), 409, 'no_tasks');
+  assertError(await getJson(d.url, `/api/v1/traces/${paje}/models`), 409, 'no_tasks');
+  assertError(await getJson(d.url, `/api/v1/traces/99999/anomalies`), 404, 'not_found');
+  assertError(await getJson(d.url, `/api/v1/traces/${small}/anomalies?types=nope`), 400, 'invalid_parameter');
+  const other = await api(`/traces/${bundle}/anomalies`); // no qr_mumps kernels: every task with a GFlop
+  assert.equal(other.groups.reduce((s, g) => s + g.tasks, 0), other.modelled);
+  const filtered = await api(`/traces/${small}/anomalies?types=lapack_gemqrt`);
+  assert.deepEqual(filtered.groups.map((g) => g.type), ['lapack_gemqrt']);
+  const ok = await getJson(d.url, '/api/v1/health');
+  assert.equal(ok.status, 200);
+});
+
+test('qr_trace: fits against R, anomalies per group, the tree of atree.csv',
+  { skip: !existsSync(join(qrDir, 'atree.csv')) && 'shared qr_trace absent' }, async (t) => {
+    const id = importPath(qrDir, 'qr_trace');
+    if (existsSync(RSCRIPT)) for (const m of MODELS) await checkAgainstR(id, m);
+    const a = await api(`/traces/${id}/anomalies`);
+    const report = a.groups.map((g) => `${g.type}/${g.resource_type}: ${g.anomalies} of ${g.tasks}`).join('; ');
+    t.diagnostic(`qr_trace lr_log anomalies: ${a.count} (${report})`);
+    assert.equal(a.groups.length, 4);
+    assert.equal(a.groups.reduce((s, g) => s + g.tasks, 0), a.modelled);
+    const tree = await api(`/traces/${id}/atree`);
+    const lines = readFileSync(join(qrDir, 'atree.csv'), 'utf8').trim().split('\n').slice(1);
+    const got = new Map(tree.nodes.id.map((n, i) => [n, tree.nodes.parent[i]]));
+    const ids = new Set();
+    for (const l of lines) {
+      const [parent, child] = l.split(',').map(Number); // Node is the parent, DependsOn the child
+      ids.add(parent);
+      ids.add(child);
+      assert.equal(got.get(child), parent, `parent of ${child}`);
+    }
+    assert.deepEqual([...got.keys()].sort((x, y) => x - y), [...ids].sort((x, y) => x - y));
+    const roots = [...got].filter(([, p]) => p === null).map(([n]) => n);
+    assert.deepEqual(roots, [...ids].filter((n) => !lines.some((l) => Number(l.split(',')[1]) === n)));
+    const m = await api(`/traces/${id}/tree-memory`);
+    assert.equal(m.events.init_front + m.events.do_subtree, m.events.clean_front);
+    t.diagnostic(`qr_trace tree: ${tree.rows} rows, ${tree.nodes.id.length} nodes, ${tree.dropped_tasks} tasks outside the tree, peak ${m.peak_mb} MB`);
+  });
+
+test('qrm-grad3d30: lws and prio compared over the same tree',
+  { skip: !(existsSync(qrmLws) && existsSync(qrmPrio)) && 'shared StarPU qr_mumps runs absent' }, async (t) => {
+    const lws = importPath(qrmLws, 'lws');
+    const prio = importPath(qrmPrio, 'prio');
+    const c = await api(`/traces/${lws}/tree-compare?other=${prio}`);
+    assert.ok(c.faster_makespan <= c.slower_makespan);
+    assert.equal(c.cells.node.length, c.cells.diff.length);
+    for (let i = 0; i < c.cells.diff.length; i++) {
+      assert.ok(Math.abs(c.cells.diff[i] - (c.cells.faster[i] - c.cells.slower[i])) < 1e-9);
+      const st = c.cells.faster[i] > 0 && c.cells.slower[i] > 0 ? 'concurrent' : c.cells.faster[i] > 0 ? 'only_faster' : 'only_slower';
+      assert.equal(c.cells.status[i], st);
+    }
+    t.diagnostic(`faster: ${c.faster_name} ${c.faster_makespan} ms, slower: ${c.slower_name} ${c.slower_makespan} ms`);
+  });
