@@ -50,4 +50,12 @@ enum MHD_Result api_profiles_tree(ari_request *r);
 /* static_files.c: everything outside /api/ */
 enum MHD_Result ari_serve_static(ari_request *r);
 
+/* api_datamove.c */
+enum MHD_Result api_dm_movements(ari_request *r);
+enum MHD_Result api_dm_matrix(ari_request *r);
+enum MHD_Result api_dm_timeline(ari_request *r);
+enum MHD_Result api_dm_clock(ari_request *r);
+enum MHD_Result api_dm_topology(ari_request *r);
+enum MHD_Result api_dm_metrics(ari_request *r);
+enum MHD_Result api_topology(ari_request *r);
 #endif

@@ -2,6 +2,7 @@
  * before single-file ones), and the helpers their claim functions share. */
 #include "ingest/formats.h"
 
+#include "ingest/format_datamove.h"
 #include "ingest/format_paje.h"
 #include "ingest/format_profiles.h"
 #include "ingest/format_starpu.h"
@@ -14,12 +15,14 @@
 const ari_format *const ari_formats[] = {
     &ari_format_starpu,
     &ari_format_starvz,
+    &ari_format_chrome_trace,
     &ari_format_hpctoolkit,
     &ari_format_paje,
     &ari_format_cali,
     &ari_format_hatchet_json,
     &ari_format_caliper_split,
     &ari_format_caliper_records,
+    &ari_format_hwloc_xml,
     NULL,
 };
 

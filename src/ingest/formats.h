@@ -25,6 +25,7 @@ typedef struct ari_group {
     const struct ari_format *format;
     size_t files[16];  /* indices into the import's file list */
     size_t nfiles;
+    int name_from_first; /* name the trace after files[0], not its directory */
 } ari_group;
 
 struct ari_trace_writer;

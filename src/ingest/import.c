@@ -230,13 +230,15 @@ static int check_all_claimed(const file_list *fl, const group_list *gl, ari_erro
     return 0;
 }
 
-/* "run1/paje.trace" in a bundle -> "run1"; a single "lu.trace" -> "lu". */
+/* "run1/paje.trace" in a bundle -> "run1"; a single "lu.trace" -> "lu";
+ * a group whose format names it after its first file (a trace with its
+ * companions) -> that file's name. */
 static void default_trace_name(const ari_import_file *files, const ari_group *g, char *out, size_t size)
 {
     const ari_import_file *first = &files[g->files[0]];
     const char *name;
     size_t len;
-    if (g->nfiles > 1 && first->dir[0]) {
+    if (g->nfiles > 1 && first->dir[0] && !g->name_from_first) {
         len = strlen(first->dir) - 1; /* without the trailing slash */
         name = first->dir;
         const char *slash = memrchr(name, '/', len);

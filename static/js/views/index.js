@@ -9,3 +9,4 @@ import './sankey.js';
 import './cct_table.js';
 import './regression.js';
 import './atree.js';
+import './datamove.js';

@@ -1,0 +1,77 @@
+/* chrome_trace.h: a streaming reader of the Chrome Trace Event Format
+ * (about:tracing, Perfetto, Kineto/PyTorch profiler, DMTracker).
+ *
+ * Accepts the JSON array form, the object form ({"traceEvents": [...],
+ * ...}) and the truncated array form that tracers leave when a run dies
+ * (no closing "]", possibly a trailing comma). The traceEvents array is
+ * never loaded whole: the reader cuts it into one event at a time and
+ * parses each alone, so memory follows the largest event, not the file.
+ *
+ * Phases: X (complete), B/E (matched per thread in timestamp order, LIFO;
+ * unclosed slices end at the thread's last timestamp), i/I/R (instants),
+ * C (counters: one series per numeric arg), s/t/f flows (v1: s and t bind
+ * to the enclosing slice, f to the enclosing one with "bp":"e", else to
+ * the next slice on its thread) and bind_id/flow_in/flow_out (v2), M
+ * (metadata). Other phases (async, samples, objects, memory dumps) are
+ * counted and skipped. Times are microseconds, as in the file;
+ * displayTimeUnit only tells viewers how to display them.
+ */
+#ifndef ARIADNE_CHROME_TRACE_H
+#define ARIADNE_CHROME_TRACE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* A slice (from X, or a matched B/E pair) or an instant (dur 0, point 1). */
+typedef struct ari_chrome_slice {
+    int64_t id;           /* 0..n-1 in emission order; flows refer to it */
+    const char *pid, *tid; /* as text ("5106", "" when absent) */
+    const char *name, *cat;
+    int point;            /* 1 for an instant */
+    double ts, dur;       /* µs */
+    double tts, tdur;     /* thread clock µs; NaN when absent */
+    const json_t *args;   /* NULL when absent */
+} ari_chrome_slice;
+
+typedef struct ari_chrome_sink {
+    void *ctx;
+    int (*slice)(void *ctx, const ari_chrome_slice *s);
+    /* C events: one call per numeric arg ("series"). */
+    int (*counter)(void *ctx, const char *pid, const char *name, const char *series, double ts,
+                   double value);
+    /* A flow arrow between two slices (ids from slice()). */
+    int (*flow)(void *ctx, const char *flow_id, int64_t from, int64_t to);
+    /* M events: process_name, thread_name, process_labels, ... */
+    int (*metadata)(void *ctx, const char *pid, const char *tid, const char *name, const json_t *args);
+    /* Top-level keys of the object form other than traceEvents whose values
+     * are small (deviceProperties, displayTimeUnit, traceName, ...). */
+    int (*top)(void *ctx, const char *key, const json_t *value);
+    /* Progress through the input, 0..1, now and then. */
+    int (*progress)(void *ctx, double fraction);
+} ari_chrome_sink;
+
+typedef struct ari_chrome_stats {
+    int64_t events;       /* elements of traceEvents */
+    int64_t slices, instants, counters, flows, metadata;
+    int64_t skipped;      /* events of phases the reader does not model */
+    int64_t unmatched_end;/* E events with no open slice */
+    int64_t unclosed;     /* B events closed at the end of their thread */
+    int truncated;        /* the array had no closing "]" */
+    int object_form;
+} ari_chrome_stats;
+
+/* Non-zero if a file head looks like a Chrome trace. */
+int ari_chrome_probe(const char *head, size_t n);
+
+/* Reads a file (plain or compressed). st may be NULL. Returns 0, or -1
+ * with err set ("name: offset N: reason") or the sink's error code. */
+int ari_chrome_read(const char *path, const char *name, const ari_chrome_sink *k,
+                    ari_chrome_stats *st, ari_error *err);
+/* The same over a memory buffer (tests, fuzzing). */
+int ari_chrome_read_buffer(const char *data, size_t len, const char *name,
+                           const ari_chrome_sink *k, ari_chrome_stats *st, ari_error *err);
+
+#endif

@@ -1,0 +1,20 @@
+/* format_datamove.h: import formats of data movement traces (kind
+ * 'datamove'):
+ *  - chrome_trace: a Chrome trace JSON (Kineto, DMTracker, Perfetto, ...)
+ *    with its companions in the same directory: "<run>.csv" nvidia-smi
+ *    samples, "<run>.xml" hwloc topology, "<run>.svg" lstopo picture, and
+ *    the directory's shared "topology*.xml" / "topology*.svg" files, which
+ *    every run of the directory uses (the SVGs are kept as source files
+ *    only: a picture has no tree to read);
+ *  - hwloc_xml: a topology alone (`lstopo --of xml`), as a trace with no
+ *    events, to draw a machine or to give runs a topology.
+ */
+#ifndef ARIADNE_FORMAT_DATAMOVE_H
+#define ARIADNE_FORMAT_DATAMOVE_H
+
+#include "ingest/formats.h"
+
+extern const ari_format ari_format_chrome_trace;
+extern const ari_format ari_format_hwloc_xml;
+
+#endif

@@ -1,0 +1,572 @@
+/* datamove_queries.c: the SQL behind the data movement endpoints (see
+ * datamove_queries.h). Windows use the event index on start, bounded
+ * below by start - max_dur (kept in the summary), and the tile pyramid to
+ * decide whether a window needs grouping without counting its events. */
+#include "store/datamove_queries.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/datamove.h"
+#include "store/store_internal.h"
+
+typedef struct dm_run {
+    double t0, t1, max_dur;
+} dm_run;
+
+/* The run's span; 1 if the trace is absent or not a datamove trace. */
+static int run_of(ari_store *s, int64_t id, dm_run *r, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT coalesce(json_extract(summary_json, '$.start'), 0), coalesce(json_extract(summary_json, '$.end'), 0),"
+        " coalesce(json_extract(summary_json, '$.max_dur'), 0) FROM traces WHERE id = ?1 AND kind = 'datamove'", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        r->t0 = sqlite3_column_double(st, 0);
+        r->t1 = sqlite3_column_double(st, 1);
+        r->max_dur = sqlite3_column_double(st, 2);
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? 1 : ari_store_fail(s, err, "datamove trace");
+}
+
+static void window(const dm_run *r, double *w0, double *w1)
+{
+    if (isnan(*w0))
+        *w0 = r->t0;
+    if (isnan(*w1))
+        *w1 = r->t1 + (r->t1 > r->t0 ? 0 : 1);
+    if (*w1 <= *w0)
+        *w1 = *w0 + 1e-9;
+}
+
+static int finish_json(json_t *doc, char **out, ari_error *err)
+{
+    *out = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(doc);
+    return *out ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+static int step_error(ari_store *s, sqlite3_stmt *st, int rc, ari_error *err, const char *what)
+{
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, what);
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
+}
+
+/* ---- movements ------------------------------------------------------------------- */
+
+#define MOVES_IN_WINDOW \
+    " FROM dm_movements WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND (start + dur > ?2 OR (dur = 0 AND start >= ?2))"
+
+static sqlite3_stmt *moves_stmt(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT event_id, src, dst, kind, bytes, start, dur, bandwidth, trace_bandwidth" MOVES_IN_WINDOW
+        " ORDER BY start, event_id", err);
+    if (!st)
+        return NULL;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_double(st, 2, w0);
+    sqlite3_bind_double(st, 3, w1);
+    sqlite3_bind_double(st, 4, r->max_dur);
+    return st;
+}
+
+static json_t *nullable_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, i));
+}
+
+int ari_dm_movements_json(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **out,
+                          ari_error *err)
+{
+    dm_run r;
+    int found = run_of(s, id, &r, err);
+    if (found)
+        return found;
+    window(&r, &w0, &w1);
+    sqlite3_stmt *st = moves_stmt(s, id, &r, w0, w1, err);
+    if (!st)
+        return -1;
+    json_t *list = json_array();
+    int64_t total = 0;
+    double bytes = 0, in_window = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double b = sqlite3_column_double(st, 4), start = sqlite3_column_double(st, 5),
+               dur = sqlite3_column_double(st, 6);
+        total++;
+        bytes += b;
+        in_window += b * ari_dm_share(start, dur, w0, w1);
+        if (total > limit)
+            continue;
+        json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:o}",
+            "event", (json_int_t)sqlite3_column_int64(st, 0), "src", col_text(st, 1), "dst", col_text(st, 2),
+            "kind", col_text(st, 3), "bytes", b, "start", start, "dur", dur,
+            "bandwidth", nullable_real(st, 7), "trace_bandwidth", nullable_real(st, 8)));
+    }
+    if (step_error(s, st, rc, err, "movements") < 0) {
+        json_decref(list);
+        return -1;
+    }
+    json_t *doc = json_pack("{s:f, s:f, s:I, s:b, s:f, s:f, s:o}", "start", w0, "end", w1, "total",
+                            (json_int_t)total, "truncated", total > limit, "bytes", bytes, "bytes_in_window",
+                            in_window, "movements", list);
+    return finish_json(doc, out, err);
+}
+
+/* ---- matrix --------------------------------------------------------------------- */
+
+typedef struct dm_matrix {
+    char keys[64][24];
+    int n;
+    double bytes[64][64], busy[64][64];
+} dm_matrix;
+
+static int key_index(dm_matrix *m, const char *key)
+{
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->keys[i], key) == 0)
+            return i;
+    if (m->n == 64)
+        return -1;
+    snprintf(m->keys[m->n], sizeof m->keys[0], "%s", key);
+    return m->n++;
+}
+
+/* Components: the topology's keyed ones (host first), then any other
+ * endpoint the movements name. */
+static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, dm_matrix *m,
+                       ari_error *err)
+{
+    memset(m, 0, sizeof *m);
+    key_index(m, "host");
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT key FROM dm_components WHERE trace_id = ?1 AND key <> '' ORDER BY key = 'host' DESC,"
+        " length(key), key", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        key_index(m, col_text(st, 0));
+    if (step_error(s, st, rc, err, "matrix components") < 0 || !(st = moves_stmt(s, id, r, w0, w1, err)))
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int a = key_index(m, col_text(st, 1)), b = key_index(m, col_text(st, 2));
+        double start = sqlite3_column_double(st, 5), dur = sqlite3_column_double(st, 6);
+        if (a < 0 || b < 0)
+            continue;
+        m->bytes[a][b] += sqlite3_column_double(st, 4) * ari_dm_share(start, dur, w0, w1);
+        m->busy[a][b] += ari_dm_overlap(start, start + dur, w0, w1);
+    }
+    return step_error(s, st, rc, err, "matrix");
+}
+
+int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)
+{
+    dm_run r;
+    int found = run_of(s, id, &r, err);
+    if (found)
+        return found;
+    window(&r, &w0, &w1);
+    dm_matrix *m = malloc(sizeof *m);
+    if (!m)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    if (matrix_fill(s, id, &r, w0, w1, m, err) < 0) {
+        free(m);
+        return -1;
+    }
+    json_t *keys = json_array(), *bytes = json_array(), *bw = json_array();
+    double total = 0, max = 0;
+    for (int i = 0; i < m->n; i++) {
+        json_t *row = json_array(), *brow = json_array();
+        json_array_append_new(keys, json_string(m->keys[i]));
+        for (int j = 0; j < m->n; j++) {
+            json_array_append_new(row, json_real(m->bytes[i][j]));
+            json_array_append_new(brow, m->busy[i][j] > 0 ? json_real(m->bytes[i][j] / m->busy[i][j] / 1000.0)
+                                                          : json_null());
+            total += m->bytes[i][j];
+            if (m->bytes[i][j] > max)
+                max = m->bytes[i][j];
+        }
+        json_array_append_new(bytes, row);
+        json_array_append_new(bw, brow);
+    }
+    free(m);
+    return finish_json(json_pack("{s:f, s:f, s:o, s:o, s:o, s:f, s:f}", "start", w0, "end", w1, "components", keys,
+                                 "bytes", bytes, "bandwidth", bw, "total_bytes", total, "max_bytes", max),
+                       out, err);
+}
+
+/* ---- clock ------------------------------------------------------------------------- */
+
+int ari_dm_clock_json(ari_store *s, int64_t id, int nsectors, double sector_width, char **out, ari_error *err)
+{
+    dm_run r;
+    int found = run_of(s, id, &r, err);
+    if (found)
+        return found;
+    double width = sector_width > 0 ? sector_width : ari_dm_sector_width(r.t1 - r.t0, nsectors);
+    double *sec = calloc((size_t)nsectors * ARI_DM_NCAT, sizeof *sec);
+    if (!sec)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT category, start, dur FROM dm_events WHERE trace_id = ?1", err);
+    int rc = SQLITE_DONE;
+    if (st) {
+        sqlite3_bind_int64(st, 1, id);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+            ari_dm_clock_add(sec, nsectors, r.t0, width, sqlite3_column_int(st, 0), sqlite3_column_double(st, 1),
+                             sqlite3_column_double(st, 2));
+    }
+    if (!st || step_error(s, st, rc, err, "clock") < 0) {
+        free(sec);
+        return -1;
+    }
+    json_t *rows = json_array(), *cats = json_array();
+    double max = 0;
+    for (int c = 0; c < ARI_DM_NCAT; c++)
+        json_array_append_new(cats, json_string(ari_dm_category_name(c)));
+    for (int i = 0; i < nsectors; i++) {
+        json_t *row = json_array();
+        double sum = 0;
+        for (int c = 0; c < ARI_DM_NCAT; c++) {
+            json_array_append_new(row, json_real(sec[i * ARI_DM_NCAT + c]));
+            sum += sec[i * ARI_DM_NCAT + c];
+        }
+        if (sum > max)
+            max = sum;
+        json_array_append_new(rows, row);
+    }
+    free(sec);
+    return finish_json(json_pack("{s:f, s:f, s:f, s:f, s:i, s:o, s:o, s:f}", "start", r.t0, "end", r.t1, "duration",
+                                 r.t1 - r.t0, "sector_width", width, "sectors", nsectors, "categories", cats,
+                                 "values", rows, "max_sector", max),
+                       out, err);
+}
+
+/* ---- topology -------------------------------------------------------------------------- */
+
+/* Busy fraction of each GPU (its tracks' GPU work and copies) and of the
+ * host (host tracks' CPU work and runtime calls, per host track). */
+static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, json_t *util,
+                       ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT coalesce('gpu' || t.device, 'host'), sum(max(0, min(e.start + e.dur, ?3) - max(e.start, ?2))),"
+        " count(DISTINCT e.track_id)"
+        " FROM dm_events e JOIN dm_tracks t ON t.trace_id = e.trace_id AND t.track_id = e.track_id"
+        " WHERE e.trace_id = ?1 AND e.start < ?3 AND e.start >= ?2 - ?4 AND e.start + e.dur > ?2 AND e.point = 0"
+        " GROUP BY 1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_double(st, 2, w0);
+    sqlite3_bind_double(st, 3, w1);
+    sqlite3_bind_double(st, 4, r->max_dur);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double busy = sqlite3_column_double(st, 1), tracks = sqlite3_column_double(st, 2);
+        double u = busy / ((w1 - w0) * (tracks > 0 ? tracks : 1));
+        json_object_set_new(util, col_text(st, 0), json_real(u > 1 ? 1 : u));
+    }
+    return step_error(s, st, rc, err, "utilization");
+}
+
+int ari_dm_topology_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)
+{
+    dm_run r;
+    int found = run_of(s, id, &r, err);
+    if (found)
+        return found;
+    window(&r, &w0, &w1);
+    dm_matrix *m = malloc(sizeof *m);
+    json_t *util = json_object();
+    if (!m) {
+        json_decref(util);
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    if (matrix_fill(s, id, &r, w0, w1, m, err) < 0 || utilization(s, id, &r, w0, w1, util, err) < 0) {
+        free(m);
+        json_decref(util);
+        return -1;
+    }
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT comp_id, parent_id, kind, name, os_index, logical_index, key, attrs_json FROM dm_components"
+        " WHERE trace_id = ?1 ORDER BY comp_id", err);
+    if (!st) {
+        free(m);
+        json_decref(util);
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    json_t *comps = json_array();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *key = col_text(st, 6);
+        double moved = 0;
+        for (int i = 0; i < m->n && key[0]; i++)
+            if (strcmp(m->keys[i], key) == 0)
+                for (int j = 0; j < m->n; j++)
+                    moved += m->bytes[i][j] + (i != j ? m->bytes[j][i] : 0);
+        json_t *attrs = json_loads(col_text(st, 7), 0, NULL);
+        json_t *u = key[0] ? json_object_get(util, key) : NULL;
+        json_array_append_new(comps, json_pack("{s:I, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:o}",
+            "id", (json_int_t)sqlite3_column_int64(st, 0),
+            "parent", sqlite3_column_type(st, 1) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 1)),
+            "kind", col_text(st, 2), "name", col_text(st, 3),
+            "os_index", sqlite3_column_type(st, 4) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 4)),
+            "logical_index", sqlite3_column_type(st, 5) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 5)),
+            "key", key, "attrs", attrs ? attrs : json_object(), "bytes", moved,
+            "utilization", u ? json_incref(u) : (key[0] ? json_real(0) : json_null())));
+    }
+    json_t *links = json_array();
+    for (int i = 0; i < m->n; i++)
+        for (int j = 0; j < m->n; j++)
+            if (m->bytes[i][j] > 0)
+                json_array_append_new(links, json_pack("{s:s, s:s, s:f, s:o}", "src", m->keys[i], "dst", m->keys[j],
+                    "bytes", m->bytes[i][j], "bandwidth", m->busy[i][j] > 0 ? json_real(m->bytes[i][j] / m->busy[i][j] / 1000.0) : json_null()));
+    free(m);
+    json_decref(util);
+    if (step_error(s, st, rc, err, "topology") < 0) {
+        json_decref(comps);
+        json_decref(links);
+        return -1;
+    }
+    return finish_json(json_pack("{s:f, s:f, s:o, s:o}", "start", w0, "end", w1, "components", comps, "links", links),
+                       out, err);
+}
+
+/* ---- timeline ------------------------------------------------------------------------------- */
+
+static json_t *tracks_json(ari_store *s, int64_t id, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT track_id, pid, tid, label, device FROM dm_tracks WHERE trace_id = ?1 ORDER BY device IS NOT NULL,"
+        " device, track_id", err);
+    if (!st)
+        return NULL;
+    sqlite3_bind_int64(st, 1, id);
+    json_t *a = json_array();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:s, s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+            "pid", col_text(st, 1), "tid", col_text(st, 2), "label", col_text(st, 3),
+            "device", sqlite3_column_type(st, 4) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int(st, 4))));
+    if (step_error(s, st, rc, err, "tracks") < 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* Events starting in the window's bins of the finest level: an upper
+ * bound of the events starting in the window, without touching them. */
+static int64_t window_count(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_error *err)
+{
+    int level = ARI_DM_TILE_LEVELS - 1;
+    double width = (r->t1 - r->t0) / (double)(1 << level);
+    if (width <= 0)
+        width = 1;
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT coalesce(sum(count), 0) FROM dm_tiles WHERE trace_id = ?1 AND level = ?2 AND bin BETWEEN ?3 AND ?4", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, level);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)floor((w0 - r->t0) / width));
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)floor((w1 - r->t0) / width));
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_reset(st);
+    return n < 0 ? ari_store_fail(s, err, "window count") : n;
+}
+
+static json_t *window_events(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, int64_t limit,
+                             int64_t *n, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT event_id, track_id, category, name, cat, start, dur, point, correlation FROM dm_events"
+        " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND (start + dur > ?2 OR start >= ?2)"
+        " ORDER BY start LIMIT ?5", err);
+    if (!st)
+        return NULL;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_double(st, 2, w0);
+    sqlite3_bind_double(st, 3, w1);
+    sqlite3_bind_double(st, 4, r->max_dur);
+    sqlite3_bind_int64(st, 5, limit + 1);
+    json_t *a = json_array();
+    int rc;
+    *n = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        (*n)++;
+        json_array_append_new(a, json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:s, s:o}",
+            "id", (json_int_t)sqlite3_column_int64(st, 0), "track", (json_int_t)sqlite3_column_int64(st, 1),
+            "category", ari_dm_category_name(sqlite3_column_int(st, 2)), "name", col_text(st, 3),
+            "cat", col_text(st, 4), "start", sqlite3_column_double(st, 5), "dur", sqlite3_column_double(st, 6),
+            "type", sqlite3_column_int(st, 7) ? "point" : "range",
+            "correlation", sqlite3_column_type(st, 8) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 8))));
+    }
+    if (step_error(s, st, rc, err, "timeline events") < 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+static json_t *window_groups(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_error *err)
+{
+    int level = ari_dm_pick_level(r->t0, r->t1, w0, w1, 200);
+    double width = (r->t1 - r->t0) / (double)(1 << level);
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT bin, track_id, category, count, busy, bytes FROM dm_tiles WHERE trace_id = ?1 AND level = ?2"
+        " AND bin BETWEEN ?3 AND ?4 ORDER BY track_id, category, bin", err);
+    if (!st)
+        return NULL;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, level);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)floor((w0 - r->t0) / width));
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)floor((w1 - r->t0) / width));
+    json_t *a = json_array();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double b0 = r->t0 + (double)sqlite3_column_int64(st, 0) * width;
+        json_array_append_new(a, json_pack("{s:I, s:s, s:f, s:f, s:I, s:f, s:f}",
+            "track", (json_int_t)sqlite3_column_int64(st, 1), "category", ari_dm_category_name(sqlite3_column_int(st, 2)),
+            "start", b0, "end", b0 + width, "count", (json_int_t)sqlite3_column_int64(st, 3),
+            "busy", sqlite3_column_double(st, 4), "bytes", sqlite3_column_double(st, 5)));
+    }
+    if (step_error(s, st, rc, err, "timeline groups") < 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+int ari_dm_timeline_json(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **out, ari_error *err)
+{
+    dm_run r;
+    int found = run_of(s, id, &r, err);
+    if (found)
+        return found;
+    window(&r, &w0, &w1);
+    json_t *tracks = tracks_json(s, id, err);
+    if (!tracks)
+        return -1;
+    int64_t estimate = window_count(s, id, &r, w0, w1, err), n = 0;
+    json_t *events = NULL, *groups = NULL;
+    if (estimate >= 0 && estimate <= limit * 4)
+        events = window_events(s, id, &r, w0, w1, limit, &n, err);
+    if (events && n > limit) { /* too many after all */
+        json_decref(events);
+        events = NULL;
+    }
+    if (!events && estimate >= 0 && !err->code[0])
+        groups = window_groups(s, id, &r, w0, w1, err);
+    if (!events && !groups) {
+        json_decref(tracks);
+        return -1;
+    }
+    json_t *doc = json_pack("{s:f, s:f, s:f, s:f, s:o, s:s}", "start", w0, "end", w1, "run_start", r.t0, "run_end", r.t1,
+                            "tracks", tracks, "mode", events ? "events" : "groups");
+    json_object_set_new(doc, events ? "events" : "groups", events ? events : groups);
+    json_object_set_new(doc, "estimated_events", json_integer(estimate));
+    return finish_json(doc, out, err);
+}
+
+/* ---- metrics ----------------------------------------------------------------------------------- */
+
+int ari_dm_metrics_json(ari_store *s, int64_t id, double w0, double w1, int max_points, char **out, ari_error *err)
+{
+    dm_run r;
+    int found = run_of(s, id, &r, err);
+    if (found)
+        return found;
+    window(&r, &w0, &w1);
+    sqlite3_stmt *ms = ari_store_stmt(s,
+        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = m.trace_id"
+        " AND p.metric_id = m.metric_id AND p.ts >= ?2 AND p.ts < ?3) FROM dm_metrics m WHERE trace_id = ?1"
+        " ORDER BY metric_id", err);
+    if (!ms)
+        return -1;
+    sqlite3_bind_int64(ms, 1, id);
+    sqlite3_bind_double(ms, 2, w0);
+    sqlite3_bind_double(ms, 3, w1);
+    json_t *series = json_array();
+    int rc;
+    while ((rc = sqlite3_step(ms)) == SQLITE_ROW)
+        json_array_append_new(series, json_pack("{s:I, s:s, s:s, s:s, s:I}", "id", (json_int_t)sqlite3_column_int64(ms, 0),
+            "metric", col_text(ms, 1), "component", col_text(ms, 2), "source", col_text(ms, 3),
+            "n", (json_int_t)sqlite3_column_int64(ms, 4)));
+    if (step_error(s, ms, rc, err, "metrics") < 0) {
+        json_decref(series);
+        return -1;
+    }
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT ts, value FROM dm_samples WHERE trace_id = ?1 AND metric_id = ?2 AND ts >= ?3 AND ts < ?4 ORDER BY ts", err);
+    size_t i;
+    json_t *m;
+    json_array_foreach(series, i, m) {
+        int64_t n = json_integer_value(json_object_get(m, "n"));
+        double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+        json_t *ts = json_array(), *vs = json_array();
+        int64_t k = 0, stride = n > max_points ? (n + max_points - 1) / max_points : 1;
+        if (!st || !v) {
+            free(v);
+            json_decref(series);
+            json_decref(ts);
+            json_decref(vs);
+            return st ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : -1;
+        }
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, json_integer_value(json_object_get(m, "id")));
+        sqlite3_bind_double(st, 3, w0);
+        sqlite3_bind_double(st, 4, w1);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW && k < n) {
+            v[k] = sqlite3_column_double(st, 1);
+            if (k % stride == 0) {
+                json_array_append_new(ts, json_real(sqlite3_column_double(st, 0)));
+                json_array_append_new(vs, json_real(v[k]));
+            }
+            k++;
+        }
+        sqlite3_reset(st);
+        double var = ari_dm_variance(v, (size_t)k), lo = INFINITY, hi = -INFINITY;
+        for (int64_t j = 0; j < k; j++) {
+            lo = v[j] < lo ? v[j] : lo;
+            hi = v[j] > hi ? v[j] : hi;
+        }
+        free(v);
+        json_object_set_new(m, "variance", json_real(var));
+        json_object_set_new(m, "min", k ? json_real(lo) : json_null());
+        json_object_set_new(m, "max", k ? json_real(hi) : json_null());
+        json_object_set_new(m, "ts", ts);
+        json_object_set_new(m, "values", vs);
+    }
+    /* highest variance first (insertion sort: a few dozen series) */
+    size_t n = json_array_size(series);
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0; b--) {
+            double vb = json_real_value(json_object_get(json_array_get(series, b), "variance"));
+            double va = json_real_value(json_object_get(json_array_get(series, b - 1), "variance"));
+            if (vb <= va)
+                break;
+            json_t *x = json_incref(json_array_get(series, b));
+            json_array_set(series, b, json_array_get(series, b - 1));
+            json_array_set_new(series, b - 1, x);
+        }
+    return finish_json(json_pack("{s:f, s:f, s:o}", "start", w0, "end", w1, "series", series), out, err);
+}

@@ -1,0 +1,839 @@
+/* datamove_writer.c: writing data movement traces (see datamove_writer.h).
+ * Gather: events, movements, flows and samples are inserted as they come;
+ * tracks, processes, devices and a compact copy of each event's timing are
+ * kept in memory. Finish: GPU tracks are settled, then tiles, topology,
+ * tracks and the summary are written. */
+#include "store/datamove_writer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/datamove.h"
+#include "store/trace_writer_internal.h"
+
+#define MAX_TILE_TRACKS 64 /* further tracks share the last row of tiles */
+
+typedef struct dw_track {
+    char *pid, *tid;
+    int device;            /* GPU number, -1 for host tracks */
+} dw_track;
+
+typedef struct dw_event {  /* timing kept for tiles and the clock */
+    double start, dur, bytes;
+    int32_t track;
+    int8_t category;
+} dw_event;
+
+typedef struct dw_metric {
+    char *name;
+    char *component;
+} dw_metric;
+
+struct ari_datamove_writer {
+    ari_store *store;
+    ari_trace_writer *tw;
+    int64_t trace_id;
+    ari_error error;
+    ari_chrome_sink chrome;
+    ari_nvsmi_sink nvsmi;
+
+    ari_strmap *track_map;  /* "pid\x1ftid" -> index + 1 */
+    dw_track *tracks;
+    size_t ntracks, cap_tracks;
+    ari_strmap *gpu_pids;   /* pid -> GPU number + 1 (process_labels "GPU n") */
+    ari_strmap *names;      /* "p\x1fpid" process names, "t\x1fpid\x1ftid" thread names (malloc'd) */
+
+    dw_event *events;
+    size_t nevents, cap_events;
+    int64_t movements, flows, samples;
+    double bytes_htod, bytes_dtoh, bytes_other, bw_sum;
+    int64_t bw_count;
+
+    ari_strmap *metric_map; /* "name\x1fcomponent" -> id + 1 */
+    dw_metric *metrics;
+    size_t nmetrics, cap_metrics;
+
+    json_t *devices;        /* deviceProperties */
+    json_t *meta;           /* traceName, displayTimeUnit, ... */
+    ari_topology topo;
+    int has_topo;
+    uint64_t calls;
+};
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+static int oom(ari_datamove_writer *dw)
+{
+    return ari_error_set(&dw->error, ARI_E_NOMEM, "out of memory");
+}
+
+static int db_fail(ari_datamove_writer *dw, const char *what)
+{
+    return ari_store_fail(dw->store, &dw->error, what);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 256;
+    while (c < need)
+        c *= 2;
+    void *g = realloc(*p, c * size);
+    if (!g)
+        return -1;
+    *p = g;
+    *cap = c;
+    return 0;
+}
+
+static int step_done(ari_datamove_writer *dw, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : db_fail(dw, what);
+}
+
+static int poll_cancel(ari_datamove_writer *dw)
+{
+    if (dw->tw && (++dw->calls & 0xfff) == 0 && ari_trace_writer_cancelled(dw->tw)) {
+        dw->error = *ari_trace_writer_error(dw->tw);
+        return -1;
+    }
+    return 0;
+}
+
+static int gpu_of_pid(const ari_datamove_writer *dw, const char *pid)
+{
+    intptr_t v = (intptr_t)ari_strmap_get(dw->gpu_pids, pid, strlen(pid));
+    return v ? (int)v - 1 : -1;
+}
+
+static int track_of(ari_datamove_writer *dw, const char *pid, const char *tid)
+{
+    char key[300];
+    int n = snprintf(key, sizeof key, "%.140s\x1f%.140s", pid, tid);
+    intptr_t v = (intptr_t)ari_strmap_get(dw->track_map, key, (size_t)n);
+    if (v)
+        return (int)v - 1;
+    if (grow((void **)&dw->tracks, &dw->cap_tracks, dw->ntracks + 1, sizeof *dw->tracks) < 0)
+        return oom(dw);
+    dw_track *t = &dw->tracks[dw->ntracks];
+    t->pid = strdup(pid);
+    t->tid = strdup(tid);
+    t->device = gpu_of_pid(dw, pid);
+    if (!t->pid || !t->tid || !ari_strmap_put(dw->track_map, key, (size_t)n, (void *)(intptr_t)(dw->ntracks + 1))) {
+        free(t->pid);
+        free(t->tid);
+        return oom(dw);
+    }
+    return (int)dw->ntracks++;
+}
+
+static int set_name(ari_datamove_writer *dw, const char *key, const char *value)
+{
+    size_t n = strlen(key);
+    free(ari_strmap_remove(dw->names, key, n));
+    char *copy = strdup(value);
+    if (!copy || !ari_strmap_put(dw->names, key, n, copy)) {
+        free(copy);
+        return oom(dw);
+    }
+    return 0;
+}
+
+/* ---- categories and movements -------------------------------------------------------- */
+
+static int prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int is_mem_op(const char *name, const char *cat)
+{
+    return strstr(cat, "memcpy") || strstr(cat, "memset") || prefix(name, "Memcpy") || prefix(name, "Memset") ||
+           prefix(name, "[CUDA memcpy") || prefix(name, "[CUDA memset");
+}
+
+/* The event's GPU, from args.device, else its track's GPU process; -1. */
+static int device_of(const ari_datamove_writer *dw, const ari_chrome_slice *s, int track)
+{
+    const json_t *d = json_object_get(s->args, "device");
+    if (json_is_integer(d))
+        return (int)json_integer_value(d);
+    return dw->tracks[track].device;
+}
+
+/* Device and context first; names only where the trace says nothing else. */
+static int category_of(const ari_chrome_slice *s, int device)
+{
+    const char *cat = s->cat, *name = s->name;
+    int on_gpu = device >= 0 || prefix(cat, "gpu_") || strcmp(cat, "kernel") == 0;
+    if (on_gpu)
+        return is_mem_op(name, cat) ? ARI_DM_MOVE : ARI_DM_GPU;
+    if (strstr(cat, "cuda_runtime") || strstr(cat, "cuda_driver") || json_object_get(s->args, "cbid"))
+        return ARI_DM_RUNTIME;
+    if (strstr(cat, "memcpy") && json_object_get(s->args, "bytes"))
+        return ARI_DM_MOVE; /* host-side copies with a byte count */
+    if (*cat == '\0' && (prefix(name, "cuda") || prefix(name, "hip")))
+        return ARI_DM_RUNTIME; /* host API call, named so and nothing else said */
+    return ARI_DM_CPU;
+}
+
+static int arg_int(const json_t *args, const char *const *keys, int def)
+{
+    for (int i = 0; keys[i]; i++) {
+        const json_t *v = json_object_get(args, keys[i]);
+        if (json_is_integer(v))
+            return (int)json_integer_value(v);
+    }
+    return def;
+}
+
+/* Source and destination of a copy from its name: "Memcpy HtoD ...". */
+static void endpoints(const ari_chrome_slice *s, int device, char *src, char *dst, char *kind, size_t size)
+{
+    static const char *const src_keys[] = {"src device", "srcDevice", "src_device", NULL};
+    static const char *const dst_keys[] = {"dst device", "dstDevice", "dst_device", NULL};
+    int d = device >= 0 ? device : 0;
+    const char *n = s->name;
+    snprintf(kind, size, "copy");
+    snprintf(src, size, "gpu%d", d);
+    snprintf(dst, size, "gpu%d", d);
+    if (strstr(n, "HtoD") || strstr(n, "Host -> Device") || strstr(n, "HtoA")) {
+        snprintf(kind, size, "HtoD");
+        snprintf(src, size, "host");
+    } else if (strstr(n, "DtoH") || strstr(n, "AtoH")) {
+        snprintf(kind, size, "DtoH");
+        snprintf(dst, size, "host");
+    } else if (strstr(n, "HtoH")) {
+        snprintf(kind, size, "HtoH");
+        snprintf(src, size, "host");
+        snprintf(dst, size, "host");
+    } else if (strstr(n, "PtoP") || strstr(n, "Peer")) {
+        snprintf(kind, size, "PtoP");
+        snprintf(src, size, "gpu%d", arg_int(s->args, src_keys, d));
+        snprintf(dst, size, "gpu%d", arg_int(s->args, dst_keys, d));
+    } else if (strstr(n, "DtoD")) {
+        snprintf(kind, size, "DtoD");
+    } else if (strstr(n, "emset") || strstr(s->cat, "memset")) {
+        snprintf(kind, size, "memset");
+    } else if (device < 0) {
+        snprintf(src, size, "host");
+        snprintf(dst, size, "host");
+    }
+}
+
+static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, int device, double *bytes_out)
+{
+    const json_t *b = json_object_get(s->args, "bytes");
+    *bytes_out = 0;
+    if (!json_is_number(b) || json_number_value(b) < 0)
+        return 0; /* a copy the trace gives no size for: an event only */
+    double bytes = json_number_value(b);
+    char src[24], dst[24], kind[24];
+    endpoints(s, device, src, dst, kind, sizeof src);
+    const json_t *tb = json_object_get(s->args, "memory bandwidth (GB/s)");
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_movements(trace_id, event_id, src, dst, kind, bytes, start, dur, bandwidth,"
+        " trace_bandwidth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &dw->error);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, dw->trace_id);
+    sqlite3_bind_int64(st, 2, s->id);
+    sqlite3_bind_text(st, 3, src, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, dst, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, kind, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)bytes);
+    sqlite3_bind_double(st, 7, s->ts);
+    sqlite3_bind_double(st, 8, s->dur);
+    if (s->dur > 0) {
+        sqlite3_bind_double(st, 9, bytes / s->dur / 1000.0);
+        dw->bw_sum += bytes / s->dur / 1000.0;
+        dw->bw_count++;
+    } else {
+        sqlite3_bind_null(st, 9);
+    }
+    if (json_is_number(tb))
+        sqlite3_bind_double(st, 10, json_number_value(tb));
+    else
+        sqlite3_bind_null(st, 10);
+    if (step_done(dw, st, "insert movement") < 0)
+        return -1;
+    dw->movements++;
+    if (strcmp(kind, "HtoD") == 0)
+        dw->bytes_htod += bytes;
+    else if (strcmp(kind, "DtoH") == 0)
+        dw->bytes_dtoh += bytes;
+    else
+        dw->bytes_other += bytes;
+    *bytes_out = bytes;
+    return 0;
+}
+
+/* ---- Chrome sink callbacks ------------------------------------------------------------ */
+
+static int insert_event(ari_datamove_writer *dw, const ari_chrome_slice *s, int track, int category)
+{
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_events(trace_id, event_id, track_id, category, name, cat, start, dur, point,"
+        " correlation, args_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", &dw->error);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, dw->trace_id);
+    sqlite3_bind_int64(st, 2, s->id);
+    sqlite3_bind_int(st, 3, track);
+    sqlite3_bind_int(st, 4, category);
+    sqlite3_bind_text(st, 5, s->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, s->cat, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 7, s->ts);
+    sqlite3_bind_double(st, 8, s->dur);
+    sqlite3_bind_int(st, 9, s->point);
+    const json_t *corr = json_object_get(s->args, "correlation");
+    if (json_is_integer(corr))
+        sqlite3_bind_int64(st, 10, json_integer_value(corr));
+    else
+        sqlite3_bind_null(st, 10);
+    char *args = s->args && json_object_size(s->args) ? json_dumps(s->args, JSON_COMPACT) : NULL;
+    if (args)
+        sqlite3_bind_text(st, 11, args, -1, free);
+    else
+        sqlite3_bind_null(st, 11);
+    return step_done(dw, st, "insert event");
+}
+
+static int on_slice(void *ctx, const ari_chrome_slice *s)
+{
+    ari_datamove_writer *dw = ctx;
+    if (poll_cancel(dw) < 0)
+        return -1;
+    int track = track_of(dw, s->pid, s->tid);
+    if (track < 0)
+        return -1;
+    int device = device_of(dw, s, track);
+    int category = category_of(s, device);
+    double bytes = 0;
+    if (insert_event(dw, s, track, category) < 0)
+        return -1;
+    if (category == ARI_DM_MOVE && add_movement(dw, s, device, &bytes) < 0)
+        return -1;
+    if (grow((void **)&dw->events, &dw->cap_events, dw->nevents + 1, sizeof *dw->events) < 0)
+        return oom(dw);
+    dw->events[dw->nevents++] = (dw_event){s->ts, s->dur, bytes, track, (int8_t)category};
+    return 0;
+}
+
+static int metric_id(ari_datamove_writer *dw, const char *name, const char *component, const char *source)
+{
+    char key[300];
+    int n = snprintf(key, sizeof key, "%.200s\x1f%.60s", name, component);
+    intptr_t v = (intptr_t)ari_strmap_get(dw->metric_map, key, (size_t)n);
+    if (v)
+        return (int)v - 1;
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_metrics(trace_id, metric_id, name, component, source) VALUES (?1, ?2, ?3, ?4, ?5)",
+        &dw->error);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, dw->trace_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)dw->nmetrics);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, component, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, source, -1, SQLITE_STATIC);
+    if (step_done(dw, st, "insert metric") < 0)
+        return -1;
+    if (!ari_strmap_put(dw->metric_map, key, (size_t)n, (void *)(intptr_t)(dw->nmetrics + 1)))
+        return oom(dw);
+    return (int)dw->nmetrics++;
+}
+
+static int add_sample(ari_datamove_writer *dw, int metric, double ts, double value)
+{
+    if (poll_cancel(dw) < 0)
+        return -1;
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_samples(trace_id, metric_id, ts, value) VALUES (?1, ?2, ?3, ?4)", &dw->error);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, dw->trace_id);
+    sqlite3_bind_int(st, 2, metric);
+    sqlite3_bind_double(st, 3, ts);
+    sqlite3_bind_double(st, 4, value);
+    dw->samples++;
+    return step_done(dw, st, "insert sample");
+}
+
+static int on_counter(void *ctx, const char *pid, const char *name, const char *series, double ts, double value)
+{
+    ari_datamove_writer *dw = ctx;
+    char full[256], comp[24] = "";
+    snprintf(full, sizeof full, strcmp(series, "value") == 0 ? "%s" : "%s.%s", name, series);
+    int gpu = gpu_of_pid(dw, pid);
+    if (gpu >= 0)
+        snprintf(comp, sizeof comp, "gpu%d", gpu);
+    int m = metric_id(dw, full, comp, "counter");
+    return m < 0 ? -1 : add_sample(dw, m, ts, value);
+}
+
+static int on_sample(void *ctx, const char *metric, int gpu, double ts, double value)
+{
+    ari_datamove_writer *dw = ctx;
+    char comp[24];
+    snprintf(comp, sizeof comp, "gpu%d", gpu);
+    int m = metric_id(dw, metric, comp, "nvidia-smi");
+    return m < 0 ? -1 : add_sample(dw, m, ts, value);
+}
+
+static int on_flow(void *ctx, const char *flow_id, int64_t from, int64_t to)
+{
+    ari_datamove_writer *dw = ctx;
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_flows(trace_id, flow_id, from_event, to_event) VALUES (?1, ?2, ?3, ?4)", &dw->error);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, dw->trace_id);
+    sqlite3_bind_text(st, 2, flow_id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, from);
+    sqlite3_bind_int64(st, 4, to);
+    dw->flows++;
+    return step_done(dw, st, "insert flow");
+}
+
+static int on_metadata(void *ctx, const char *pid, const char *tid, const char *name, const json_t *args)
+{
+    ari_datamove_writer *dw = ctx;
+    char key[300];
+    const char *value = json_string_value(json_object_get(args, "name"));
+    if (strcmp(name, "process_labels") == 0) {
+        const char *labels = json_string_value(json_object_get(args, "labels"));
+        int gpu;
+        if (labels && sscanf(labels, "GPU %d", &gpu) == 1 && gpu >= 0 &&
+            !ari_strmap_put(dw->gpu_pids, pid, strlen(pid), (void *)(intptr_t)(gpu + 1)))
+            return oom(dw);
+        return 0;
+    }
+    if (!value)
+        return 0;
+    if (strcmp(name, "process_name") == 0)
+        snprintf(key, sizeof key, "p\x1f%.140s", pid);
+    else if (strcmp(name, "thread_name") == 0)
+        snprintf(key, sizeof key, "t\x1f%.140s\x1f%.140s", pid, tid);
+    else
+        return 0;
+    return set_name(dw, key, value);
+}
+
+static int on_top(void *ctx, const char *key, const json_t *value)
+{
+    ari_datamove_writer *dw = ctx;
+    if (strcmp(key, "deviceProperties") == 0 && json_is_array(value)) {
+        json_decref(dw->devices);
+        dw->devices = json_deep_copy(value);
+        return dw->devices ? 0 : oom(dw);
+    }
+    if (json_is_string(value) || json_is_number(value))
+        json_object_set_new(dw->meta, key, json_deep_copy(value));
+    return 0;
+}
+
+static int on_progress(void *ctx, double fraction)
+{
+    ari_datamove_writer_progress(ctx, fraction);
+    return 0;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------ */
+
+static ari_datamove_writer *writer_new(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    ari_datamove_writer *dw = calloc(1, sizeof *dw);
+    if (!dw) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    dw->store = s;
+    dw->trace_id = trace_id;
+    dw->track_map = ari_strmap_new();
+    dw->gpu_pids = ari_strmap_new();
+    dw->names = ari_strmap_new();
+    dw->metric_map = ari_strmap_new();
+    dw->meta = json_object();
+    if (!dw->track_map || !dw->gpu_pids || !dw->names || !dw->metric_map || !dw->meta) {
+        ari_datamove_writer_free(dw);
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    dw->chrome = (ari_chrome_sink){dw, on_slice, on_counter, on_flow, on_metadata, on_top, on_progress};
+    dw->nvsmi = (ari_nvsmi_sink){dw, on_sample};
+    return dw;
+}
+
+ari_datamove_writer *ari_datamove_writer_begin(ari_trace_writer *w, ari_error *err)
+{
+    ari_datamove_writer *dw = writer_new(w->store, w->id, err);
+    if (dw)
+        dw->tw = w;
+    return dw;
+}
+
+ari_datamove_writer *ari_datamove_writer_begin_store(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    return writer_new(s, trace_id, err);
+}
+
+const ari_chrome_sink *ari_datamove_writer_chrome_sink(ari_datamove_writer *dw)
+{
+    return &dw->chrome;
+}
+
+const ari_nvsmi_sink *ari_datamove_writer_nvsmi_sink(ari_datamove_writer *dw)
+{
+    return &dw->nvsmi;
+}
+
+const ari_error *ari_datamove_writer_error(const ari_datamove_writer *dw)
+{
+    return &dw->error;
+}
+
+void ari_datamove_writer_progress(ari_datamove_writer *dw, double fraction)
+{
+    if (dw->tw)
+        ari_trace_writer_report(dw->tw, fraction);
+}
+
+int ari_datamove_writer_topology(ari_datamove_writer *dw, const ari_topology *t, ari_error *err)
+{
+    ari_topology_free(&dw->topo);
+    for (size_t i = 0; i < t->n; i++) {
+        const ari_component *c = &t->comps[i];
+        int me = ari_topology_add(&dw->topo, c->parent, c->kind, c->name, c->os_index, c->key, c->attrs_json);
+        if (me < 0)
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        dw->topo.comps[me].logical_index = c->logical_index;
+    }
+    dw->has_topo = 1;
+    return 0;
+}
+
+static void free_name(void *ctx, const char *key, void *value)
+{
+    (void)ctx;
+    (void)key;
+    free(value);
+}
+
+void ari_datamove_writer_free(ari_datamove_writer *dw)
+{
+    if (!dw)
+        return;
+    for (size_t i = 0; i < dw->ntracks; i++) {
+        free(dw->tracks[i].pid);
+        free(dw->tracks[i].tid);
+    }
+    free(dw->tracks);
+    free(dw->metrics);
+    free(dw->events);
+    if (dw->names)
+        ari_strmap_foreach(dw->names, free_name, NULL);
+    ari_strmap_free(dw->names);
+    ari_strmap_free(dw->track_map);
+    ari_strmap_free(dw->gpu_pids);
+    ari_strmap_free(dw->metric_map);
+    json_decref(dw->devices);
+    json_decref(dw->meta);
+    ari_topology_free(&dw->topo);
+    free(dw);
+}
+
+/* ---- finish ------------------------------------------------------------------------------ */
+
+/* Tracks of processes labelled "GPU n" after their events came: their
+ * CPU-compute events are GPU work. */
+static int settle_gpu_tracks(ari_datamove_writer *dw)
+{
+    for (size_t t = 0; t < dw->ntracks; t++) {
+        if (dw->tracks[t].device >= 0 || gpu_of_pid(dw, dw->tracks[t].pid) < 0)
+            continue;
+        dw->tracks[t].device = gpu_of_pid(dw, dw->tracks[t].pid);
+        sqlite3_stmt *st = ari_store_stmt(dw->store,
+            "UPDATE dm_events SET category = 1 WHERE trace_id = ?1 AND track_id = ?2 AND category = 2",
+            &dw->error);
+        if (!st)
+            return -1;
+        sqlite3_bind_int64(st, 1, dw->trace_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)t);
+        if (step_done(dw, st, "settle GPU tracks") < 0)
+            return -1;
+        for (size_t i = 0; i < dw->nevents; i++)
+            if (dw->events[i].track == (int32_t)t && dw->events[i].category == ARI_DM_CPU)
+                dw->events[i].category = ARI_DM_GPU;
+    }
+    return 0;
+}
+
+static const char *lookup_name(const ari_datamove_writer *dw, const char *key)
+{
+    return ari_strmap_get(dw->names, key, strlen(key));
+}
+
+static int write_tracks(ari_datamove_writer *dw)
+{
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_tracks(trace_id, track_id, pid, tid, label, device) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        &dw->error);
+    if (!st)
+        return -1;
+    for (size_t i = 0; i < dw->ntracks; i++) {
+        const dw_track *t = &dw->tracks[i];
+        char pk[200], tk[300], label[300];
+        snprintf(pk, sizeof pk, "p\x1f%.140s", t->pid);
+        snprintf(tk, sizeof tk, "t\x1f%.140s\x1f%.140s", t->pid, t->tid);
+        const char *pn = lookup_name(dw, pk), *tn = lookup_name(dw, tk);
+        if (t->device >= 0)
+            snprintf(label, sizeof label, "GPU %d / %s", t->device, tn ? tn : t->tid);
+        else if (!t->pid[0] && !t->tid[0])
+            snprintf(label, sizeof label, "(global)");
+        else
+            snprintf(label, sizeof label, "%s / %s", pn ? pn : t->pid, tn ? tn : t->tid);
+        sqlite3_bind_int64(st, 1, dw->trace_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_text(st, 3, t->pid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, t->tid, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, label, -1, SQLITE_TRANSIENT);
+        if (t->device >= 0)
+            sqlite3_bind_int(st, 6, t->device);
+        else
+            sqlite3_bind_null(st, 6);
+        if (step_done(dw, st, "insert track") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void span(const ari_datamove_writer *dw, double *t0, double *t1)
+{
+    *t0 = INFINITY;
+    *t1 = -INFINITY;
+    for (size_t i = 0; i < dw->nevents; i++) {
+        const dw_event *e = &dw->events[i];
+        if (e->start < *t0)
+            *t0 = e->start;
+        if (e->start + e->dur > *t1)
+            *t1 = e->start + e->dur;
+    }
+    if (dw->nevents == 0)
+        *t0 = *t1 = 0;
+}
+
+static int write_tiles(ari_datamove_writer *dw, double t0, double t1)
+{
+    if (dw->nevents == 0)
+        return 0;
+    int ntr = dw->ntracks < MAX_TILE_TRACKS ? (int)dw->ntracks : MAX_TILE_TRACKS;
+    ari_dm_tiles tiles;
+    if (ari_dm_tiles_init(&tiles, t0, t1, ntr) < 0)
+        return oom(dw);
+    for (size_t i = 0; i < dw->nevents; i++) {
+        const dw_event *e = &dw->events[i];
+        int tr = e->track < ntr ? e->track : ntr - 1;
+        ari_dm_tiles_add(&tiles, tr, e->category, e->start, e->dur, e->bytes);
+    }
+    ari_dm_tiles_build(&tiles);
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_tiles(trace_id, level, bin, track_id, category, count, busy, bytes)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &dw->error);
+    int rc = st ? 0 : -1;
+    for (int l = 0; l < tiles.levels && rc == 0; l++)
+        for (int tr = 0; tr < ntr && rc == 0; tr++)
+            for (int c = 0; c < ARI_DM_NCAT && rc == 0; c++)
+                for (int b = 0; b < (1 << l) && rc == 0; b++) {
+                    size_t cell = ari_dm_tiles_cell(&tiles, l, tr, c, b);
+                    if (tiles.count[cell] == 0 && tiles.busy[cell] == 0)
+                        continue;
+                    sqlite3_bind_int64(st, 1, dw->trace_id);
+                    sqlite3_bind_int(st, 2, l);
+                    sqlite3_bind_int(st, 3, b);
+                    sqlite3_bind_int(st, 4, tr);
+                    sqlite3_bind_int(st, 5, c);
+                    sqlite3_bind_int64(st, 6, tiles.count[cell]);
+                    sqlite3_bind_double(st, 7, tiles.busy[cell]);
+                    sqlite3_bind_double(st, 8, tiles.bytes[cell]);
+                    rc = step_done(dw, st, "insert tile");
+                }
+    ari_dm_tiles_free(&tiles);
+    return rc;
+}
+
+/* GPUs the trace knows (deviceProperties, tracks) but the topology lacks
+ * are added under the machine, marked synthetic. */
+static int complete_topology(ari_datamove_writer *dw)
+{
+    if (dw->topo.n == 0) {
+        char attrs[160];
+        snprintf(attrs, sizeof attrs, "{\"synthetic\":true,\"note\":\"no topology in the trace\"}");
+        if (ari_topology_add(&dw->topo, -1, "Machine", "Machine", 0, "host", attrs) < 0)
+            return oom(dw);
+    }
+    int ngpu = (int)json_array_size(dw->devices);
+    for (size_t t = 0; t < dw->ntracks; t++)
+        if (dw->tracks[t].device + 1 > ngpu && dw->tracks[t].device < 64)
+            ngpu = dw->tracks[t].device + 1;
+    if (ari_topology_find_key(&dw->topo, "host") < 0)
+        snprintf(dw->topo.comps[0].key, sizeof dw->topo.comps[0].key, "host");
+    for (int g = 0; g < ngpu; g++) {
+        char key[24], name[128] = "GPU";
+        snprintf(key, sizeof key, "gpu%d", g);
+        if (ari_topology_find_key(&dw->topo, key) >= 0)
+            continue;
+        json_t *a = json_object();
+        json_object_set_new(a, "synthetic", json_true());
+        const json_t *dev = NULL;
+        for (size_t i = 0; i < json_array_size(dw->devices); i++) {
+            const json_t *d = json_array_get(dw->devices, i);
+            if (json_integer_value(json_object_get(d, "id")) == g)
+                dev = d;
+        }
+        if (dev) {
+            snprintf(name, sizeof name, "%s", json_string_value(json_object_get(dev, "name")) ?: "GPU");
+            json_object_set(a, "local_memory", json_object_get(dev, "totalGlobalMem"));
+            json_object_set(a, "numSms", json_object_get(dev, "numSms"));
+        }
+        char *attrs = json_dumps(a, JSON_COMPACT);
+        json_decref(a);
+        int me = attrs ? ari_topology_add(&dw->topo, 0, "GPU", name, g, key, attrs) : -1;
+        free(attrs);
+        if (me < 0)
+            return oom(dw);
+    }
+    return 0;
+}
+
+static int write_topology(ari_datamove_writer *dw)
+{
+    if (complete_topology(dw) < 0)
+        return -1;
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_components(trace_id, comp_id, parent_id, kind, name, os_index, logical_index, key,"
+        " attrs_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &dw->error);
+    if (!st)
+        return -1;
+    for (size_t i = 0; i < dw->topo.n; i++) {
+        const ari_component *c = &dw->topo.comps[i];
+        sqlite3_bind_int64(st, 1, dw->trace_id);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        if (c->parent >= 0)
+            sqlite3_bind_int(st, 3, c->parent);
+        else
+            sqlite3_bind_null(st, 3);
+        sqlite3_bind_text(st, 4, c->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, c->name, -1, SQLITE_STATIC);
+        if (c->os_index >= 0)
+            sqlite3_bind_int64(st, 6, c->os_index);
+        else
+            sqlite3_bind_null(st, 6);
+        if (c->logical_index >= 0)
+            sqlite3_bind_int64(st, 7, c->logical_index);
+        else
+            sqlite3_bind_null(st, 7);
+        sqlite3_bind_text(st, 8, c->key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 9, c->attrs_json, -1, SQLITE_STATIC);
+        if (step_done(dw, st, "insert component") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static json_t *clock_json(const ari_datamove_writer *dw, double t0, double t1, double *busy)
+{
+    double width = ari_dm_sector_width(t1 - t0, ARI_DM_CLOCK_SECTORS);
+    double sectors[ARI_DM_CLOCK_SECTORS * ARI_DM_NCAT] = {0};
+    for (size_t i = 0; i < dw->nevents; i++) {
+        const dw_event *e = &dw->events[i];
+        ari_dm_clock_add(sectors, ARI_DM_CLOCK_SECTORS, t0, width, e->category, e->start, e->dur);
+        busy[e->category] += e->dur;
+    }
+    json_t *rows = json_array();
+    for (int s = 0; s < ARI_DM_CLOCK_SECTORS; s++) {
+        json_t *row = json_object();
+        for (int c = 0; c < ARI_DM_NCAT; c++)
+            json_object_set_new(row, ari_dm_category_name(c), json_real(sectors[s * ARI_DM_NCAT + c]));
+        json_array_append_new(rows, row);
+    }
+    return json_pack("{s:f, s:f, s:i, s:o}", "start", t0, "sector_width", width, "sectors",
+                     ARI_DM_CLOCK_SECTORS, "values", rows);
+}
+
+static int write_summary(ari_datamove_writer *dw, double t0, double t1)
+{
+    double busy[ARI_DM_NCAT] = {0}, max_dur = 0;
+    for (size_t i = 0; i < dw->nevents; i++)
+        if (dw->events[i].dur > max_dur)
+            max_dur = dw->events[i].dur;
+    json_t *clock = clock_json(dw, t0, t1, busy);
+    json_t *cats = json_object();
+    for (int c = 0; c < ARI_DM_NCAT; c++)
+        json_object_set_new(cats, ari_dm_category_name(c), json_real(busy[c]));
+    int ngpus = 0;
+    for (size_t i = 0; i < dw->topo.n; i++)
+        ngpus += strcmp(dw->topo.comps[i].kind, "GPU") == 0 && dw->topo.comps[i].key[0];
+    json_t *sum = json_pack("{s:f, s:f, s:f, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:o, s:o, s:o, s:i, s:o}",
+        "start", t0, "end", t1, "duration", t1 - t0, "time_unit", "us",
+        "events", (json_int_t)dw->nevents, "movements", (json_int_t)dw->movements,
+        "flows", (json_int_t)dw->flows, "samples", (json_int_t)dw->samples,
+        "bytes_htod", dw->bytes_htod, "bytes_dtoh", dw->bytes_dtoh, "bytes_other", dw->bytes_other,
+        "avg_bandwidth_gbs", dw->bw_count ? json_real(dw->bw_sum / (double)dw->bw_count) : json_null(),
+        "category_time", cats, "clock", clock, "gpus", ngpus,
+        "devices", dw->devices ? json_incref(dw->devices) : json_array());
+    json_object_set_new(sum, "max_dur", json_real(max_dur));
+    json_t *counts = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "events", (json_int_t)dw->nevents,
+        "movements", (json_int_t)dw->movements, "flows", (json_int_t)dw->flows,
+        "samples", (json_int_t)dw->samples, "tracks", (json_int_t)dw->ntracks,
+        "components", (json_int_t)dw->topo.n);
+    char *s1 = json_dumps(sum, JSON_COMPACT), *s2 = json_dumps(counts, JSON_COMPACT),
+         *s3 = json_dumps(dw->meta, JSON_COMPACT);
+    json_decref(sum);
+    json_decref(counts);
+    int rc = -1;
+    sqlite3_stmt *st = s1 && s2 && s3 ? ari_store_stmt(dw->store,
+        "UPDATE traces SET summary_json = json_patch(summary_json, ?2),"
+        " counts_json = json_patch(counts_json, ?3), meta_json = json_patch(meta_json, ?4),"
+        " time_unit = 'us' WHERE id = ?1", &dw->error) : NULL;
+    if (st) {
+        sqlite3_bind_int64(st, 1, dw->trace_id);
+        sqlite3_bind_text(st, 2, s1, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, s2, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, s3, -1, SQLITE_STATIC);
+        rc = step_done(dw, st, "datamove summary");
+    } else if (!s1 || !s2 || !s3) {
+        oom(dw);
+    }
+    free(s1);
+    free(s2);
+    free(s3);
+    return rc;
+}
+
+int ari_datamove_writer_finish(ari_datamove_writer *dw, ari_error *err)
+{
+    if (dw->error.code[0]) {
+        *err = dw->error;
+        return -1;
+    }
+    double t0, t1;
+    span(dw, &t0, &t1);
+    int rc = settle_gpu_tracks(dw);
+    if (rc == 0)
+        rc = write_tracks(dw);
+    if (rc == 0)
+        rc = write_tiles(dw, t0, t1);
+    if (rc == 0)
+        rc = write_topology(dw);
+    if (rc == 0)
+        rc = write_summary(dw, t0, t1);
+    if (rc < 0 && err)
+        *err = dw->error;
+    return rc;
+}

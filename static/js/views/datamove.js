@@ -1,0 +1,300 @@
+// views/datamove.js: the DMVis views of a data movement trace (thesis ch. 7):
+// the event timeline (rows per track, events or groups coloured by category)
+// with a brush that selects a window, and, for that window, the hardware
+// topology as nested boxes coloured by utilisation or bytes moved with links
+// whose width follows the bytes, the component-by-component byte matrix, the
+// clock glyphs of the datamove runs side by side (sectors normalised to the
+// longest run) and the metric series sorted by variance.
+import { api } from '../api.js';
+import { h, clear, formatBytes } from '../dom.js';
+import { getD3 } from '../d3.js';
+import { registerView } from '../trace.js';
+
+const CATS = ['data_movement', 'gpu_compute', 'cpu_compute', 'runtime_api'];
+const CAT_LABEL = { data_movement: 'Data movement', gpu_compute: 'GPU compute', cpu_compute: 'CPU compute', runtime_api: 'Runtime API' };
+const CAT_COLOR = { data_movement: '#d62728', gpu_compute: '#2ca02c', cpu_compute: '#8e44ad', runtime_api: '#e6b800' };
+const ROW_H = 18;
+const LABEL_W = 150;
+
+const fmtUs = (us) => (Math.abs(us) >= 1e6 ? `${(us / 1e6).toFixed(2)} s` : Math.abs(us) >= 1e3 ? `${(us / 1e3).toFixed(1)} ms` : `${us.toFixed(0)} µs`);
+
+function legend() {
+  return h('div', { class: 'dm-legend' }, ...CATS.map((c) => h('span', { class: 'dm-key' },
+    h('span', { class: 'dm-swatch', style: `background:${CAT_COLOR[c]}` }), CAT_LABEL[c])));
+}
+
+// ---- timeline ---------------------------------------------------------------
+
+function drawTimeline(d3, holder, data, win, onBrush) {
+  clear(holder);
+  const tracks = data.tracks;
+  const width = Math.max(400, holder.clientWidth || 900);
+  const height = 24 + tracks.length * ROW_H + 22;
+  const row = new Map(tracks.map((t, i) => [t.id, i]));
+  const x = d3.scaleLinear().domain([data.run_start, data.run_end]).range([LABEL_W, width - 10]);
+  const svg = d3.select(holder).append('svg').attr('class', 'dm-timeline-svg').attr('width', width).attr('height', height);
+  svg.append('g').selectAll('text').data(tracks).join('text').attr('class', 'dm-track-label')
+    .attr('x', 4).attr('y', (t, i) => 24 + i * ROW_H + ROW_H * 0.7).text((t) => t.label);
+  svg.append('g').selectAll('line').data(tracks).join('line').attr('class', 'dm-track-line')
+    .attr('x1', LABEL_W).attr('x2', width - 10).attr('y1', (t, i) => 24 + (i + 1) * ROW_H).attr('y2', (t, i) => 24 + (i + 1) * ROW_H);
+  const g = svg.append('g').attr('class', 'dm-events');
+  if (data.mode === 'events') {
+    const ranges = data.events.filter((e) => e.type === 'range');
+    g.selectAll('rect').data(ranges).join('rect')
+      .attr('x', (e) => x(e.start)).attr('width', (e) => Math.max(1, x(e.start + e.dur) - x(e.start)))
+      .attr('y', (e) => 24 + row.get(e.track) * ROW_H + 2).attr('height', ROW_H - 4)
+      .attr('fill', (e) => CAT_COLOR[e.category])
+      .append('title').text((e) => `${e.name}\n${CAT_LABEL[e.category]} · ${fmtUs(e.dur)}`);
+    g.selectAll('circle').data(data.events.filter((e) => e.type === 'point')).join('circle')
+      .attr('cx', (e) => x(e.start)).attr('cy', (e) => 24 + row.get(e.track) * ROW_H + ROW_H / 2).attr('r', 3)
+      .attr('fill', (e) => CAT_COLOR[e.category]).append('title').text((e) => e.name);
+  } else {
+    const maxBusy = d3.max(data.groups, (q) => q.busy / (q.end - q.start)) || 1;
+    g.selectAll('rect').data(data.groups).join('rect')
+      .attr('x', (q) => x(q.start)).attr('width', (q) => Math.max(1, x(q.end) - x(q.start)))
+      .attr('y', (q) => 24 + row.get(q.track) * ROW_H + 2).attr('height', ROW_H - 4)
+      .attr('fill', (q) => CAT_COLOR[q.category]).attr('opacity', (q) => 0.25 + 0.75 * Math.min(1, q.busy / (q.end - q.start) / maxBusy))
+      .append('title').text((q) => `${q.count} events (grouped) · ${CAT_LABEL[q.category]}`);
+  }
+  svg.append('g').attr('transform', `translate(0,${height - 20})`)
+    .call(d3.axisBottom(d3.scaleLinear().domain([0, data.run_end - data.run_start]).range([LABEL_W, width - 10]))
+      .ticks(8).tickFormat((v) => fmtUs(v)));
+  const brush = d3.brushX().extent([[LABEL_W, 18], [width - 10, height - 22]])
+    .on('end', (ev) => {
+      if (!ev.sourceEvent) return;
+      if (!ev.selection) { onBrush(null); return; }
+      onBrush([x.invert(ev.selection[0]), x.invert(ev.selection[1])]);
+    });
+  const bg = svg.append('g').attr('class', 'dm-brush').call(brush);
+  if (win) bg.call(brush.move, [x(win[0]), x(win[1])]);
+  if (data.mode === 'groups') {
+    svg.append('text').attr('class', 'dm-note').attr('x', LABEL_W).attr('y', 12)
+      .text(`${data.estimated_events} events: grouped per time bin (brush a narrower window to see them)`);
+  }
+}
+
+// ---- topology ---------------------------------------------------------------
+
+const SKIP_KINDS = new Set(['PU']);
+
+function buildTree(comps) {
+  const byId = new Map(comps.map((c) => [c.id, { ...c, children: [] }]));
+  let root = null;
+  for (const c of byId.values()) {
+    if (c.parent === null || !byId.has(c.parent)) root = root || c;
+    else byId.get(c.parent).children.push(c);
+  }
+  const prune = (n) => {
+    n.children = n.children.filter((c) => !SKIP_KINDS.has(c.kind) && !(c.kind === 'OSDev' && !c.key)).map(prune);
+    return n;
+  };
+  return root ? prune(root) : null;
+}
+
+const leaves = (n) => (n.children.length ? n.children.reduce((a, c) => a + leaves(c), 0) : 1);
+
+function layoutBoxes(node, x, y, w, hgt, depth, out) {
+  out.push({ node, x, y, w, h: hgt, depth });
+  if (!node.children.length || w < 14 || hgt < 26) return;
+  const pad = 4, head = 16;
+  const total = leaves(node);
+  let cx = x + pad;
+  const inner = w - pad * (node.children.length + 1);
+  for (const c of node.children) {
+    const cw = Math.max(8, inner * leaves(c) / total);
+    layoutBoxes(c, cx, y + head, cw, hgt - head - pad, depth + 1, out);
+    cx += cw + pad;
+  }
+}
+
+function drawTopology(d3, holder, topo, mode) {
+  clear(holder);
+  const root = buildTree(topo.components);
+  if (!root) { holder.append(h('p', { class: 'muted' }, 'No topology.')); return; }
+  const width = Math.max(300, holder.clientWidth || 500), height = 200;
+  const boxes = [];
+  layoutBoxes(root, 1, 1, width - 2, height - 2, 0, boxes);
+  const maxBytes = d3.max(topo.components, (c) => c.bytes) || 1;
+  const red = d3.scaleSequential(d3.interpolateReds).domain([0, 1]);
+  const value = (n) => (mode === 'bytes' ? n.bytes / maxBytes : n.utilization);
+  const svg = d3.select(holder).append('svg').attr('class', 'dm-topology-svg').attr('width', width).attr('height', height);
+  const g = svg.selectAll('g.dm-box').data(boxes).join('g').attr('class', 'dm-box')
+    .attr('data-key', (b) => b.node.key || null);
+  g.append('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.w).attr('height', (b) => b.h)
+    .attr('fill', (b) => (b.node.key && value(b.node) !== null ? red(Math.min(1, value(b.node) || 0)) : b.depth % 2 ? '#f4f5f7' : '#fff'))
+    .attr('stroke', (b) => (b.node.kind === 'GPU' ? '#2ca02c' : '#9aa3ad'))
+    .attr('stroke-width', (b) => (b.node.kind === 'GPU' ? 2 : 1));
+  g.append('text').attr('x', (b) => b.x + 3).attr('y', (b) => b.y + 11).attr('class', 'dm-box-label')
+    .attr('fill', (b) => (b.node.key && (value(b.node) || 0) > 0.55 ? '#fff' : '#333'))
+    .text((b) => (b.w > 40 ? b.node.name : ''))
+    .each(function clip(b) {
+      const el = this;
+      while (el.getComputedTextLength && el.getComputedTextLength() > b.w - 6 && el.textContent.length > 2) {
+        el.textContent = `${el.textContent.slice(0, -2)}…`;
+      }
+    });
+  g.append('title').text((b) => {
+    const n = b.node;
+    const parts = [`${n.kind}: ${n.name}`];
+    if (n.key) parts.push(`bytes moved: ${formatBytes(n.bytes)}`, `utilisation: ${n.utilization === null ? 'n/a' : `${(100 * n.utilization).toFixed(1)} %`}`);
+    if (n.attrs && n.attrs.local_memory) parts.push(`memory: ${formatBytes(n.attrs.local_memory)}`);
+    if (n.attrs && n.attrs.cache_size) parts.push(`cache: ${formatBytes(n.attrs.cache_size)}`);
+    return parts.join('\n');
+  });
+  // links between keyed components, width by bytes
+  const centre = new Map();
+  for (const b of boxes) if (b.node.key && !centre.has(b.node.key)) centre.set(b.node.key, [b.x + b.w / 2, b.y + Math.min(b.h / 2, 40)]);
+  const maxLink = d3.max(topo.links, (l) => l.bytes) || 1;
+  const links = topo.links.filter((l) => l.src !== l.dst && centre.has(l.src) && centre.has(l.dst));
+  svg.append('g').attr('class', 'dm-links').selectAll('path').data(links).join('path')
+    .attr('d', (l) => {
+      const [x0, y0] = centre.get(l.src), [x1, y1] = centre.get(l.dst);
+      const bend = l.src < l.dst ? -30 : 30;
+      return `M${x0},${y0} Q${(x0 + x1) / 2},${(y0 + y1) / 2 + bend} ${x1},${y1}`;
+    })
+    .attr('stroke-width', (l) => 1.5 + 10 * Math.sqrt(l.bytes / maxLink))
+    .append('title').text((l) => `${l.src} → ${l.dst}: ${formatBytes(l.bytes)}${l.bandwidth ? ` at ${l.bandwidth.toFixed(1)} GB/s` : ''}`);
+}
+
+// ---- matrix -------------------------------------------------------------------
+
+function drawMatrix(d3, holder, m) {
+  clear(holder);
+  const n = m.components.length;
+  const cell = Math.max(16, Math.min(40, Math.floor(((holder.clientWidth || 260) - 60) / Math.max(1, n))));
+  const svg = d3.select(holder).append('svg').attr('class', 'dm-matrix-svg').attr('width', 60 + n * cell).attr('height', 40 + n * cell);
+  const red = d3.scaleSequential(d3.interpolateReds).domain([0, m.max_bytes || 1]);
+  const cells = [];
+  m.bytes.forEach((r, i) => r.forEach((v, j) => cells.push({ i, j, v, bw: m.bandwidth[i][j] })));
+  svg.append('g').selectAll('rect').data(cells).join('rect').attr('class', 'dm-cell')
+    .attr('x', (c) => 60 + c.j * cell).attr('y', (c) => 30 + c.i * cell).attr('width', cell - 1).attr('height', cell - 1)
+    .attr('fill', (c) => (c.v > 0 ? red(c.v) : '#fff')).attr('stroke', '#e1e4e8')
+    .append('title').text((c) => `${m.components[c.i]} → ${m.components[c.j]}: ${formatBytes(c.v)}${c.bw ? ` (${c.bw.toFixed(1)} GB/s)` : ''}`);
+  svg.append('g').selectAll('text').data(m.components).join('text').attr('class', 'dm-axis-label')
+    .attr('x', 56).attr('y', (k, i) => 30 + i * cell + cell * 0.65).attr('text-anchor', 'end').text((k) => k);
+  svg.append('g').selectAll('text').data(m.components).join('text').attr('class', 'dm-axis-label')
+    .attr('x', (k, i) => 60 + i * cell + cell / 2).attr('y', 24).attr('text-anchor', 'middle').text((k) => k.replace('gpu', 'G'));
+  svg.append('text').attr('class', 'dm-note').attr('x', 0).attr('y', 10).text('from ↓  to →');
+}
+
+// ---- clocks -----------------------------------------------------------------------
+
+function drawClock(d3, svgSel, clock, size, label) {
+  const r0 = size * 0.14, r1 = size / 2 - 14;
+  const y = d3.scaleRadial().domain([0, clock.max_sector || 1]).range([r0, r1]);
+  const g = svgSel.append('g').attr('transform', `translate(${size / 2},${size / 2 + 4})`);
+  const n = clock.values.length, step = (2 * Math.PI) / n;
+  clock.values.forEach((vals, s) => {
+    let acc = 0;
+    vals.forEach((v, c) => {
+      if (v <= 0) return;
+      g.append('path').attr('fill', CAT_COLOR[CATS[c]])
+        .attr('d', d3.arc().innerRadius(y(acc)).outerRadius(y(acc + v)).startAngle(s * step + 0.01).endAngle((s + 1) * step - 0.01)())
+        .append('title').text(`sector ${s + 1}: ${CAT_LABEL[CATS[c]]} ${fmtUs(v)}`);
+      acc += v;
+    });
+  });
+  g.append('circle').attr('r', r1).attr('class', 'dm-clock-rim');
+  g.append('text').attr('class', 'dm-clock-label').attr('text-anchor', 'middle').attr('y', 4).text(fmtUs(clock.duration));
+  svgSel.append('text').attr('class', 'dm-clock-title').attr('x', size / 2).attr('y', 10).attr('text-anchor', 'middle').text(label);
+}
+
+async function drawClocks(d3, holder, trace) {
+  clear(holder);
+  let runs = [trace];
+  try {
+    const list = await api.get('/traces', { kind: 'datamove', limit: 50 });
+    const others = (list.traces || list.items || []).filter((t) => t.id !== trace.id);
+    runs = [trace, ...others].slice(0, 6);
+  } catch { /* the current run alone */ }
+  const sums = await Promise.all(runs.map((t) => api.get(`/traces/${t.id}/clock`).catch(() => null)));
+  const maxDur = Math.max(...sums.filter(Boolean).map((c) => c.duration), 1);
+  const width = Math.ceil(maxDur / 12);
+  const clocks = await Promise.all(runs.map((t) => api.get(`/traces/${t.id}/clock`, { sector_width: width }).catch(() => null)));
+  const shown = runs.map((t, i) => ({ t, c: clocks[i] })).filter((x) => x.c && x.c.duration > 0)
+    .sort((a, b) => a.c.duration - b.c.duration);
+  const maxSector = Math.max(...shown.map((x) => x.c.max_sector), 1);
+  const size = 104;
+  const wrap = h('div', { class: 'dm-clocks' });
+  for (const { t, c } of shown) {
+    const cell = h('a', { class: `dm-clock${t.id === trace.id ? ' current' : ''}`, href: `#/traces/${t.id}/datamove`, title: `${t.name}: ${fmtUs(c.duration)}` });
+    wrap.append(cell);
+    drawClock(d3, d3.select(cell).append('svg').attr('width', size).attr('height', size + 6), { ...c, max_sector: maxSector }, size, t.name);
+  }
+  holder.append(wrap, h('p', { class: 'muted small' }, `Sectors of ${fmtUs(width)} (the longest run / 12); sorted by runtime.`));
+}
+
+// ---- metrics --------------------------------------------------------------------------
+
+function drawMetrics(d3, holder, ms) {
+  clear(holder);
+  const series = ms.series.filter((s) => s.values.length > 1).slice(0, 6);
+  if (!series.length) { holder.append(h('p', { class: 'muted small' }, 'No metric samples in this window.')); return; }
+  const width = Math.max(200, holder.clientWidth || 300), sh = 30;
+  const x = d3.scaleLinear().domain([ms.start, ms.end]).range([0, width - 110]);
+  const svg = d3.select(holder).append('svg').attr('class', 'dm-metrics-svg').attr('width', width).attr('height', series.length * (sh + 8));
+  series.forEach((s, i) => {
+    const y = d3.scaleLinear().domain([s.min, s.max === s.min ? s.min + 1 : s.max]).range([sh, 2]);
+    const g = svg.append('g').attr('transform', `translate(0,${i * (sh + 8)})`);
+    g.append('text').attr('class', 'dm-axis-label').attr('x', 0).attr('y', sh / 2).text(`${s.metric}${s.component ? ` (${s.component})` : ''}`.slice(0, 18))
+      .append('title').text(`${s.metric} ${s.component}: variance ${s.variance.toFixed(2)}, ${s.min}–${s.max}`);
+    g.append('path').attr('class', 'dm-spark').attr('transform', 'translate(110,0)')
+      .attr('d', d3.line().x((v, k) => x(s.ts[k])).y((v) => y(v))(s.values));
+  });
+}
+
+// ---- the view ----------------------------------------------------------------------------
+
+async function render(el, trace, params, setParams) {
+  const d3 = getD3();
+  const sum = trace.summary || {};
+  const run = [sum.start, sum.end];
+  let win = params.start && params.end ? [Number(params.start), Number(params.end)] : null;
+  let mode = params.color === 'bytes' ? 'bytes' : 'utilization';
+  const info = h('p', { class: 'dm-info' });
+  const tlHolder = h('div', { class: 'dm-timeline' });
+  const topoHolder = h('div', { class: 'dm-topology' });
+  const matrixHolder = h('div', { class: 'dm-matrix' });
+  const clockHolder = h('div', { class: 'dm-clock-panel' });
+  const metricHolder = h('div', { class: 'dm-metrics' });
+  const modeSel = h('select', { class: 'dm-mode', 'aria-label': 'Colour the topology by' },
+    h('option', { value: 'utilization' }, 'utilisation'), h('option', { value: 'bytes' }, 'bytes moved'));
+  modeSel.value = mode;
+  clear(el);
+  el.append(h('div', { class: 'dm-view' },
+    h('div', { class: 'dm-head' }, legend(), info),
+    h('section', { class: 'panel dm-panel-timeline' }, h('h3', {}, 'Events (brush a window)'), tlHolder),
+    h('div', { class: 'dm-grid' },
+      h('section', { class: 'panel dm-panel-topology' }, h('h3', {}, 'Topology ', h('label', { class: 'small muted' }, 'colour: ', modeSel)), topoHolder),
+      h('section', { class: 'panel dm-panel-matrix' }, h('h3', {}, 'Bytes moved'), matrixHolder),
+      h('section', { class: 'panel dm-panel-side' }, h('h3', {}, 'Runs'), clockHolder, h('h3', {}, 'Metrics (by variance)'), metricHolder))));
+
+  let topo = null;
+  const windowQuery = () => (win ? { start: win[0], end: win[1] } : {});
+  async function refreshWindow() {
+    const q = windowQuery();
+    const [m, tp, ms] = await Promise.all([api.get(`/traces/${trace.id}/movement-matrix`, q),
+      api.get(`/traces/${trace.id}/topology`, q), api.get(`/traces/${trace.id}/metric-series`, { ...q, points: 300 })]);
+    topo = tp;
+    const w = win || run;
+    info.textContent = `Window ${fmtUs(w[0] - run[0])} – ${fmtUs(w[1] - run[0])}: ${formatBytes(m.total_bytes)} moved`;
+    drawMatrix(d3, matrixHolder, m);
+    drawTopology(d3, topoHolder, tp, mode);
+    drawMetrics(d3, metricHolder, ms);
+    el.querySelector('.dm-view').dataset.window = w.join(',');
+  }
+  modeSel.addEventListener('change', () => {
+    mode = modeSel.value;
+    setParams({ color: mode });
+    if (topo) drawTopology(d3, topoHolder, topo, mode);
+  });
+  const tl = await api.get(`/traces/${trace.id}/movement-timeline`);
+  drawTimeline(d3, tlHolder, tl, win, async (w) => {
+    win = w;
+    setParams(w ? { start: String(w[0]), end: String(w[1]) } : { start: null, end: null });
+    await refreshWindow();
+  });
+  await Promise.all([refreshWindow(), drawClocks(d3, clockHolder, trace)]);
+}
+
+registerView({ id: 'datamove', title: 'Data movement', kinds: ['datamove'], render });

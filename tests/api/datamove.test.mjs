@@ -1,0 +1,144 @@
+// datamove.test.mjs: data movement traces through the API. Uploads the
+// project's Kineto fixture (with its nvidia-smi CSV and hwloc topology) and,
+// when the shared data is present, the DMVis GEMM fill runs; checks the
+// movements (bytes per direction, bandwidth against the trace's own), the
+// matrix, timeline, clock, topology and metric endpoints, their errors, a
+// topology from `lstopo --of xml` of this machine, and GET /api/v1/topology.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon, waitJob, sourceDir, sharedData } from '../lib/daemon.mjs';
+import { getJson, assertError, assertOkJson, uploadMultipart, acceptedJob, stopClean } from '../fixtures/api/util.mjs';
+
+const fixtures = join(sourceDir, 'tests', 'fixtures', 'datamove');
+const gemmDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'dmvis', 'data', 'use-case-1-GEMM-fill');
+const haveGemm = existsSync(gemmDir);
+const MiB = 1024 * 1024;
+
+let d;
+
+async function upload(files, what) {
+  const res = await uploadMultipart(d.url, files);
+  const job = acceptedJob(res, what);
+  const done = await waitJob(d.url, job.id);
+  assert.equal(done.status, 'succeeded', `${what}: ${JSON.stringify(done)}`);
+  return done.trace_ids;
+}
+
+const file = (dir, name, as = name) => ({ name: as, data: readFileSync(join(dir, name)) });
+
+before(async () => { d = await startDaemon(); });
+after(async () => { await stopClean(d); });
+
+test('the Kineto fixture: movements, matrix, timeline, clock, topology, metrics', async () => {
+  const [id] = await upload([file(fixtures, 'kineto_small.json', 'run/kineto_small.json'),
+    file(fixtures, 'kineto_small.csv', 'run/kineto_small.csv'), file(fixtures, 'topology.xml', 'run/topology.xml')], 'fixture');
+  const t = await getJson(d.url, `/api/v1/traces/${id}`);
+  assertOkJson(t);
+  assert.equal(t.json.kind, 'datamove');
+
+  const mv = await getJson(d.url, `/api/v1/traces/${id}/movements`);
+  assertOkJson(mv);
+  assert.equal(mv.json.total, 2);
+  assert.deepEqual(mv.json.movements.map((m) => [m.src, m.dst, m.kind, m.bytes]),
+    [['host', 'gpu0', 'HtoD', 4e6], ['gpu0', 'host', 'DtoH', 1e6]]);
+  assert.ok(Math.abs(mv.json.movements[0].bandwidth - 40) < 1e-9); // 4e6 B / 100 µs
+
+  const win = await getJson(d.url, `/api/v1/traces/${id}/movements?start=1300&end=2000`);
+  assertOkJson(win);
+  assert.equal(win.json.total, 1);
+
+  const mx = await getJson(d.url, `/api/v1/traces/${id}/movement-matrix?window=1060,1355`);
+  assertOkJson(mx);
+  const k = mx.json.components;
+  const h = k.indexOf('host'), g = k.indexOf('gpu0');
+  assert.ok(h >= 0 && g >= 0, JSON.stringify(k));
+  assert.ok(Math.abs(mx.json.bytes[h][g] - 2e6) < 1e-6, 'half of the HtoD');
+  assert.ok(Math.abs(mx.json.bytes[g][h] - 0.5e6) < 1e-6, 'half of the DtoH');
+
+  const tl = await getJson(d.url, `/api/v1/traces/${id}/movement-timeline`);
+  assertOkJson(tl);
+  assert.equal(tl.json.mode, 'events');
+  const cats = Object.fromEntries(tl.json.events.map((e) => [e.name, e.category]));
+  assert.equal(cats.cudaMemcpyAsync, 'runtime_api');
+  assert.equal(cats['my_kernel(int)'], 'gpu_compute');
+  assert.equal(cats.host_work, 'cpu_compute');
+  assert.equal(cats['Memcpy HtoD (Pinned -> Device)'], 'data_movement');
+
+  const ck = await getJson(d.url, `/api/v1/traces/${id}/clock`);
+  assertOkJson(ck);
+  assert.equal(ck.json.values.length, 12);
+  const total = ck.json.values.flat().reduce((a, b) => a + b, 0);
+  assert.ok(Math.abs(total - (20 + 100 + 200 + 50 + 300)) < 1e-6, `clock total ${total}`);
+
+  const tp = await getJson(d.url, `/api/v1/traces/${id}/topology?start=1000&end=1400`);
+  assertOkJson(tp);
+  const gpu = tp.json.components.find((c) => c.key === 'gpu0');
+  assert.equal(gpu.kind, 'GPU');
+  assert.ok(gpu.bytes > 0 && gpu.utilization > 0);
+  assert.ok(tp.json.links.some((l) => l.src === 'host' && l.dst === 'gpu0'));
+  assert.ok(tp.json.components.some((c) => c.kind === 'Core'));
+
+  const ms = await getJson(d.url, `/api/v1/traces/${id}/metric-series`);
+  assertOkJson(ms);
+  const vars = ms.json.series.map((s) => s.variance);
+  assert.deepEqual([...vars].sort((a, b) => b - a), vars, 'sorted by variance');
+  assert.ok(ms.json.series.some((s) => s.metric === 'utilization_gpu' && s.component === 'gpu0' && s.n === 4));
+
+  assertError(await getJson(d.url, `/api/v1/traces/${id}/movement-matrix?window=5,1`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${id}/movements?start=abc`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, `/api/v1/traces/${id}/clock?sectors=0`), 400, 'invalid_parameter');
+  assertError(await getJson(d.url, '/api/v1/traces/999999/clock'), 404, 'not_found');
+});
+
+test('a malformed Chrome trace is refused with a clear error', async () => {
+  const res = await uploadMultipart(d.url, [file(fixtures, 'bad_syntax.json')]);
+  const job = acceptedJob(res, 'bad');
+  const done = await waitJob(d.url, job.id);
+  assert.equal(done.status, 'failed');
+  assert.match(done.error.message, /bad_syntax\.json: offset \d+/);
+});
+
+test('DMVis GEMM fill runs: bytes per direction and bandwidth', { skip: !haveGemm && 'shared data absent' }, async () => {
+  const names = readdirSync(gemmDir).filter((n) => n.endsWith('-row-format.json')).sort();
+  const want = { 1: [8, 4], 2: [32, 16], 3: [128, 64], 4: [512, 256], 5: [2048, 1024] };
+  for (const name of names) {
+    const fill = Number(/fill-(\d)/.exec(name)[1]);
+    const [id] = await upload([file(gemmDir, name)], name);
+    const mv = await getJson(d.url, `/api/v1/traces/${id}/movements`);
+    assertOkJson(mv);
+    const sum = (kind) => mv.json.movements.filter((m) => m.kind === kind).reduce((a, m) => a + m.bytes, 0);
+    assert.equal(sum('HtoD'), want[fill][0] * MiB, `${name} HtoD`);
+    assert.equal(sum('DtoH'), want[fill][1] * MiB, `${name} DtoH`);
+    for (const m of mv.json.movements) {
+      // the trace's bandwidth comes from a ns duration; ours from the rounded µs dur
+      const lo = m.bytes / (m.dur + 1) / 1000, hi = m.bytes / Math.max(m.dur - 1, 0.5) / 1000;
+      assert.ok(m.trace_bandwidth >= lo && m.trace_bandwidth <= hi, `${name}: ${JSON.stringify(m)}`);
+      assert.ok(Math.abs(m.bandwidth - m.bytes / m.dur / 1000) < 1e-9);
+    }
+    const t = await getJson(d.url, `/api/v1/traces/${id}`);
+    assert.equal(t.json.summary.bytes_htod, want[fill][0] * MiB);
+  }
+});
+
+test('this machine: lstopo --of xml loads, and GET /api/v1/topology answers', async (t) => {
+  const own = await getJson(d.url, '/api/v1/topology');
+  assertOkJson(own);
+  assert.equal(own.json.components[0].kind, 'Machine');
+  assert.ok(own.json.components.some((c) => c.kind === 'PU'));
+  let xml;
+  try { xml = execFileSync('lstopo', ['--of', 'xml', '-'], { encoding: 'utf8' }); } catch { t.skip('no lstopo'); return; }
+  const dir = mkdtempSync(join(tmpdir(), 'ariadne-lstopo-'));
+  writeFileSync(join(dir, 'machine.xml'), xml);
+  const [id] = await upload([file(dir, 'machine.xml')], 'lstopo');
+  rmSync(dir, { recursive: true });
+  const tp = await getJson(d.url, `/api/v1/traces/${id}/topology`);
+  assertOkJson(tp);
+  const kinds = new Set(tp.json.components.map((c) => c.kind));
+  for (const k of ['Machine', 'Package', 'Core', 'PU']) assert.ok(kinds.has(k), `${k} in ${[...kinds]}`);
+  assert.equal(tp.json.components.filter((c) => c.kind === 'PU').length,
+    own.json.components.filter((c) => c.kind === 'PU').length);
+});
