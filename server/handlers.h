@@ -35,6 +35,9 @@ enum MHD_Result api_atree(ari_request *r);
 enum MHD_Result api_tree_utilization(ari_request *r);
 enum MHD_Result api_tree_memory(ari_request *r);
 enum MHD_Result api_tree_compare(ari_request *r);
+/* api_aggregation.c: pIC aggregation of the hierarchy (Paje and task traces) */
+enum MHD_Result api_aggregation(ari_request *r);
+enum MHD_Result api_aggregation_levels(ari_request *r);
 /* api_jobs.c */
 enum MHD_Result api_jobs_list(ari_request *r);
 enum MHD_Result api_jobs_get(ari_request *r);

@@ -29,6 +29,8 @@ static const ari_route routes[] = {
     {"GET", "/api/v1/traces/{}/tree-utilization", ARI_SCOPE_READ, ARI_BODY_NONE, api_tree_utilization},
     {"GET", "/api/v1/traces/{}/tree-memory", ARI_SCOPE_READ, ARI_BODY_NONE, api_tree_memory},
     {"GET", "/api/v1/traces/{}/tree-compare", ARI_SCOPE_READ, ARI_BODY_NONE, api_tree_compare},
+    {"GET", "/api/v1/traces/{}/aggregation", ARI_SCOPE_READ, ARI_BODY_NONE, api_aggregation},
+    {"GET", "/api/v1/traces/{}/aggregation/levels", ARI_SCOPE_READ, ARI_BODY_NONE, api_aggregation_levels},
     {"GET", "/api/v1/compare", ARI_SCOPE_READ, ARI_BODY_NONE, api_compare},
     {"GET", "/api/v1/traces/{}/cct", ARI_SCOPE_READ, ARI_BODY_NONE, api_profiles_cct},
     {"GET", "/api/v1/traces/{}/nodes/{}/ranks", ARI_SCOPE_READ, ARI_BODY_NONE, api_profiles_node_ranks},

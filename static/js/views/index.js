@@ -7,6 +7,7 @@ import './bounds.js';
 import './progression.js';
 import './sankey.js';
 import './cct_table.js';
+import './aggregation.js';
 import './regression.js';
 import './atree.js';
 import './datamove.js';

@@ -1,0 +1,657 @@
+/* pic_queries.c: the hierarchy and per-slice state times of a trace for the
+ * pIC aggregation (see pic_queries.h). */
+#include "store/pic_queries.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+
+#define MAX_DEPTH 64
+#define MAX_TYPES 8
+
+/* ---- building the node list ---- */
+
+typedef struct builder {
+    ari_pq_data *d;
+    int64_t cap;
+    int64_t *leaf_container; /* [nleaves] */
+    int64_t leaf_cap;
+} builder;
+
+static int add_node(builder *b, int64_t parent, const char *name, const char *kind, int64_t container,
+                    int64_t mpi_node, const char *restype)
+{
+    ari_pq_data *d = b->d;
+    if (d->n == b->cap) {
+        int64_t nc = b->cap ? b->cap * 2 : 64;
+        int64_t *np = realloc(d->parent, (size_t)nc * sizeof *np);
+        if (np)
+            d->parent = np;
+        ari_pq_node *nn = np ? realloc(d->nodes, (size_t)nc * sizeof *nn) : NULL;
+        if (!nn)
+            return -1;
+        d->nodes = nn;
+        b->cap = nc;
+    }
+    ari_pq_node *n = &d->nodes[d->n];
+    n->name = strdup(name ? name : "");
+    n->kind = kind;
+    n->container_id = container;
+    n->mpi_node = mpi_node;
+    n->resource_type = restype ? strdup(restype) : NULL;
+    d->parent[d->n] = parent;
+    if (!n->name || (restype && !n->resource_type))
+        return -1;
+    d->n++;
+    return 0;
+}
+
+static int add_leaf(builder *b, int64_t parent, const char *name, const char *kind, int64_t container,
+                    int64_t mpi_node, const char *restype)
+{
+    if (b->d->nleaves == b->leaf_cap) {
+        int64_t nc = b->leaf_cap ? b->leaf_cap * 2 : 64;
+        int64_t *nl = realloc(b->leaf_container, (size_t)nc * sizeof *nl);
+        if (!nl)
+            return -1;
+        b->leaf_container = nl;
+        b->leaf_cap = nc;
+    }
+    b->leaf_container[b->d->nleaves++] = container;
+    return add_node(b, parent, name, kind, container, mpi_node, restype);
+}
+
+/* ---- task traces: root > node > resource type > worker ---- */
+
+static int task_hierarchy(ari_store *s, int64_t id, const char *trace_name, builder *b, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+                                      "SELECT container_id, node, resource_type, name FROM workers WHERE trace_id = ?1 "
+                                      "ORDER BY node, resource_type, length(resource), resource",
+                                      err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    if (add_node(b, -1, trace_name, "trace", -1, -1, NULL) < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int64_t node_at = -1, rt_at = -1, cur_node = INT64_MIN;
+    char cur_rt[64] = "";
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t node = sqlite3_column_int64(st, 1);
+        const char *rt = (const char *)sqlite3_column_text(st, 2);
+        const char *name = (const char *)sqlite3_column_text(st, 3);
+        rt = rt ? rt : "";
+        char label[64];
+        int fail = 0;
+        if (node != cur_node) {
+            snprintf(label, sizeof label, "node %lld", (long long)node);
+            node_at = b->d->n;
+            fail |= add_node(b, 0, label, "node", -1, node, NULL);
+            cur_node = node;
+            cur_rt[0] = '\0';
+            rt_at = -1;
+        }
+        if (rt_at < 0 || strcmp(rt, cur_rt) != 0) {
+            snprintf(cur_rt, sizeof cur_rt, "%s", rt);
+            rt_at = b->d->n;
+            fail |= add_node(b, node_at, rt, "resource_type", -1, node, rt);
+        }
+        fail |= add_leaf(b, rt_at, name, "worker", sqlite3_column_int64(st, 0), node, rt);
+        if (fail) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading workers");
+}
+
+/* ---- Paje traces: the container tree ---- */
+
+typedef struct ctree {
+    int64_t n;
+    int64_t *id, *parent_ix;   /* parent as an index, -1 for none */
+    char **name;
+    unsigned char *has_states, *keep;
+    int64_t *child_start, *child; /* CSR children, by id */
+} ctree;
+
+static void ctree_free(ctree *c)
+{
+    for (int64_t i = 0; i < c->n; i++)
+        free(c->name[i]);
+    free(c->id);
+    free(c->parent_ix);
+    free(c->name);
+    free(c->has_states);
+    free(c->keep);
+    free(c->child_start);
+    free(c->child);
+}
+
+static int64_t find_ix(const ctree *c, int64_t id)
+{
+    int64_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (c->id[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n && c->id[lo] == id ? lo : -1;
+}
+
+static int load_containers(ari_store *s, int64_t trace, ctree *c, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM containers WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace);
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    c->id = malloc((size_t)(n + 1) * sizeof *c->id);
+    int64_t *pid = malloc((size_t)(n + 1) * sizeof *pid);
+    c->parent_ix = malloc((size_t)(n + 1) * sizeof *c->parent_ix);
+    c->name = calloc((size_t)(n + 1), sizeof *c->name);
+    c->has_states = calloc((size_t)(n + 1), 1);
+    c->keep = calloc((size_t)(n + 1), 1);
+    if (!c->id || !pid || !c->parent_ix || !c->name || !c->has_states || !c->keep) {
+        free(pid);
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld containers", (long long)n);
+    }
+    st = ari_store_stmt(s, "SELECT id, parent_id, name FROM containers WHERE trace_id = ?1 ORDER BY id", err);
+    if (!st) {
+        free(pid);
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, trace);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->n < n) {
+        c->id[c->n] = sqlite3_column_int64(st, 0);
+        pid[c->n] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+        const char *name = (const char *)sqlite3_column_text(st, 2);
+        c->name[c->n] = strdup(name ? name : "");
+        c->n++;
+    }
+    sqlite3_reset(st);
+    for (int64_t i = 0; i < c->n; i++)
+        c->parent_ix[i] = pid[i] < 0 ? -1 : find_ix(c, pid[i]);
+    free(pid);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading containers");
+}
+
+static int mark_states(ari_store *s, int64_t trace, ctree *c, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT DISTINCT container_id FROM states WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t ix = find_ix(c, sqlite3_column_int64(st, 0));
+        if (ix >= 0)
+            c->has_states[ix] = 1;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading states");
+}
+
+/* Children in CSR form; a container whose parent is unknown is a root. */
+static int build_children(ctree *c)
+{
+    c->child_start = calloc((size_t)c->n + 2, sizeof *c->child_start);
+    c->child = malloc(((size_t)c->n + 1) * sizeof *c->child);
+    if (!c->child_start || !c->child)
+        return -1;
+    for (int64_t i = 0; i < c->n; i++)
+        if (c->parent_ix[i] >= 0)
+            c->child_start[c->parent_ix[i] + 2]++;
+    for (int64_t i = 0; i < c->n; i++)
+        c->child_start[i + 2] += c->child_start[i + 1];
+    for (int64_t i = 0; i < c->n; i++)
+        if (c->parent_ix[i] >= 0)
+            c->child[c->child_start[c->parent_ix[i] + 1]++] = i;
+    return 0;
+}
+
+/* keep = has states in the subtree; walks from every root with an explicit
+ * stack (post-order by a second visit), so a cycle is never entered. */
+static int mark_keep(ctree *c, int64_t *stack)
+{
+    unsigned char *seen = calloc((size_t)c->n + 1, 1);
+    if (!seen)
+        return -1;
+    for (int64_t r = 0; r < c->n; r++) {
+        if (c->parent_ix[r] >= 0)
+            continue;
+        int64_t top = 0;
+        stack[top++] = r;
+        while (top > 0) {
+            int64_t x = stack[top - 1];
+            if (!seen[x]) {
+                seen[x] = 1;
+                for (int64_t k = c->child_start[x + 1] - 1; k >= c->child_start[x]; k--)
+                    if (!seen[c->child[k]] && top < c->n)
+                        stack[top++] = c->child[k];
+                continue;
+            }
+            top--;
+            c->keep[x] |= c->has_states[x];
+            if (c->keep[x] && c->parent_ix[x] >= 0)
+                c->keep[c->parent_ix[x]] = 1;
+        }
+    }
+    free(seen);
+    return 0;
+}
+
+static int kept_children(const ctree *c, int64_t x)
+{
+    int k = 0;
+    for (int64_t j = c->child_start[x]; j < c->child_start[x + 1]; j++)
+        k += c->keep[c->child[j]];
+    return k;
+}
+
+/* Emits the kept containers in preorder under `parent`. */
+static int emit_tree(const ctree *c, builder *b, int64_t root, int64_t parent, int64_t *stack, int64_t *at)
+{
+    int64_t top = 0;
+    stack[top] = root;
+    at[top++] = parent;
+    while (top > 0) {
+        top--;
+        int64_t x = stack[top], p = at[top];
+        int kids = kept_children(c, x);
+        int64_t me = b->d->n;
+        if (kids == 0) {
+            if (add_leaf(b, p, c->name[x], "container", c->id[x], -1, NULL) < 0)
+                return -1;
+            continue;
+        }
+        if (add_node(b, p, c->name[x], "container", c->id[x], -1, NULL) < 0)
+            return -1;
+        if (c->has_states[x]) {
+            char self[300];
+            snprintf(self, sizeof self, "%.280s (self)", c->name[x]);
+            if (add_leaf(b, me, self, "container", c->id[x], -1, NULL) < 0)
+                return -1;
+        }
+        for (int64_t k = c->child_start[x + 1] - 1; k >= c->child_start[x]; k--)
+            if (c->keep[c->child[k]] && top < c->n) {
+                stack[top] = c->child[k];
+                at[top++] = me;
+            }
+    }
+    return 0;
+}
+
+static int paje_hierarchy(ari_store *s, int64_t id, const char *trace_name, builder *b, ari_error *err)
+{
+    ctree c = {0};
+    int rc = load_containers(s, id, &c, err);
+    if (rc == 0)
+        rc = mark_states(s, id, &c, err);
+    int64_t *stack = rc == 0 ? malloc(((size_t)c.n + 1) * sizeof *stack) : NULL;
+    int64_t *at = stack ? malloc(((size_t)c.n + 1) * sizeof *at) : NULL;
+    if (rc == 0 && (!at || build_children(&c) < 0 || mark_keep(&c, stack) < 0))
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int64_t roots = 0, root = -1;
+    for (int64_t i = 0; rc == 0 && i < c.n; i++)
+        if (c.parent_ix[i] < 0 && c.keep[i]) {
+            roots++;
+            root = i;
+        }
+    if (rc == 0 && roots == 1 && kept_children(&c, root) > 0) {
+        rc = emit_tree(&c, b, root, -1, stack, at);
+    } else if (rc == 0 && roots > 0) {
+        rc = add_node(b, -1, trace_name, "trace", -1, -1, NULL);
+        for (int64_t i = 0; rc == 0 && i < c.n; i++)
+            if (c.parent_ix[i] < 0 && c.keep[i])
+                rc = emit_tree(&c, b, i, 0, stack, at);
+    }
+    if (rc < 0 && !err->code[0])
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    free(stack);
+    free(at);
+    ctree_free(&c);
+    return rc;
+}
+
+/* ---- values ---- */
+
+typedef struct vals {
+    int64_t max_id;
+    int *map;        /* names.id -> value index, -1 if not a value */
+    char **name;
+    int n;
+} vals;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The distinct value names of the leaves' states, sorted; map[id] is each
+ * value id's index (ids of the same name share one). */
+static int load_values(ari_store *s, int64_t trace, int tasks, vals *v, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT coalesce(max(id), 0) FROM names WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace);
+    v->max_id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    v->map = malloc(((size_t)v->max_id + 1) * sizeof *v->map);
+    if (!v->map)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (int64_t i = 0; i <= v->max_id; i++)
+        v->map[i] = -1;
+    st = tasks ? ari_store_stmt(s,
+                                "SELECT DISTINCT s.value_id, n.name FROM states s JOIN names n "
+                                "ON n.trace_id = s.trace_id AND n.id = s.value_id WHERE s.trace_id = ?1 "
+                                "AND s.container_id IN (SELECT container_id FROM workers WHERE trace_id = ?1)",
+                                err)
+               : ari_store_stmt(s,
+                                "SELECT DISTINCT s.value_id, n.name FROM states s JOIN names n "
+                                "ON n.trace_id = s.trace_id AND n.id = s.value_id WHERE s.trace_id = ?1",
+                                err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace);
+    int64_t *ids = NULL;
+    char **names = NULL;
+    int n = 0, cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        if (id < 0 || id > v->max_id)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            int64_t *ni = realloc(ids, (size_t)cap * sizeof *ni);
+            if (ni)
+                ids = ni;
+            char **nn = ni ? realloc(names, (size_t)cap * sizeof *nn) : NULL;
+            if (!nn) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            names = nn;
+        }
+        ids[n] = id;
+        names[n] = strdup(name ? name : "");
+        v->map[id] = n++; /* raw index for now */
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+        free(ids);
+        free(names);
+        return rc == SQLITE_NOMEM ? ari_error_set(err, ARI_E_NOMEM, "out of memory")
+                                  : ari_store_fail(s, err, "reading state values");
+    }
+    /* sorted, deduplicated names */
+    v->name = malloc(((size_t)n + 1) * sizeof *v->name);
+    char **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+    if (!v->name || !sorted) {
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+        free(ids);
+        free(names);
+        free(sorted);
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    memcpy(sorted, names, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, by_name);
+    for (int i = 0; i < n; i++)
+        if (v->n == 0 || strcmp(v->name[v->n - 1], sorted[i]) != 0)
+            v->name[v->n++] = strdup(sorted[i]);
+    for (int i = 0; i < n; i++) {
+        char **hit = bsearch(&names[i], v->name, (size_t)v->n, sizeof *v->name, by_name);
+        v->map[ids[i]] = hit ? (int)(hit - v->name) : -1;
+        free(names[i]);
+    }
+    free(sorted);
+    free(ids);
+    free(names);
+    return 0;
+}
+
+/* ---- times per slice ---- */
+
+typedef struct acc {
+    double start, end, width;
+    int T, K;
+} acc;
+
+/* Adds sign * |[a, b] within slice s| to row[s][k] for every slice. */
+static void add_time(const acc *w, double *row, int k, double a, double b, double sign)
+{
+    if (a < w->start)
+        a = w->start;
+    if (b > w->end)
+        b = w->end;
+    if (!(b > a) || k < 0)
+        return;
+    int s = (int)((a - w->start) / w->width);
+    s = s < 0 ? 0 : s >= w->T ? w->T - 1 : s;
+    for (; s < w->T; s++) {
+        double lo = w->start + s * w->width, hi = s == w->T - 1 ? w->end : w->start + (s + 1) * w->width;
+        double x = (b < hi ? b : hi) - (a > lo ? a : lo);
+        if (x > 0)
+            row[(size_t)s * w->K + k] += sign * x;
+        if (hi >= b)
+            break;
+    }
+}
+
+typedef struct open_state {
+    int value;
+    double start, end;
+} open_state;
+
+/* One leaf's states, exclusive of the states nested in them. */
+static int leaf_times(ari_store *s, int64_t trace, int64_t container, const vals *v, const acc *w, double *row,
+                      ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+                                      "SELECT type_id, value_id, start, end, depth FROM states WHERE trace_id = ?1 "
+                                      "AND container_id = ?2 AND start <= ?4 AND end >= ?3 ORDER BY start, depth",
+                                      err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace);
+    sqlite3_bind_int64(st, 2, container);
+    sqlite3_bind_double(st, 3, w->start);
+    sqlite3_bind_double(st, 4, w->end);
+    open_state open[MAX_TYPES][MAX_DEPTH];
+    int64_t types[MAX_TYPES];
+    int ntypes = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t type = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
+        double a = sqlite3_column_double(st, 2), b = sqlite3_column_double(st, 3);
+        int64_t depth = sqlite3_column_int64(st, 4);
+        int k = vid >= 0 && vid <= v->max_id ? v->map[vid] : -1;
+        if (k < 0 || !(b > a))
+            continue;
+        add_time(w, row, k, a, b, 1);
+        int slot = 0;
+        while (slot < ntypes && types[slot] != type)
+            slot++;
+        if (slot == ntypes && ntypes < MAX_TYPES) {
+            types[ntypes++] = type;
+            for (int d = 0; d < MAX_DEPTH; d++)
+                open[slot][d] = (open_state){-1, 0, 0};
+        }
+        if (slot == ntypes || depth < 0 || depth >= MAX_DEPTH)
+            continue;
+        if (depth > 0) {
+            open_state *p = &open[slot][depth - 1];
+            if (p->value >= 0 && p->start <= a && p->end >= b)
+                add_time(w, row, p->value, a, b, -1);
+        }
+        open[slot][depth] = (open_state){k, a, b};
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading states");
+}
+
+static int window(ari_store *s, int64_t trace, int tasks, double *start, double *end, ari_error *err)
+{
+    sqlite3_stmt *st = tasks ? ari_store_stmt(s,
+                                              "SELECT min(start), max(end) FROM states WHERE trace_id = ?1 AND "
+                                              "container_id IN (SELECT container_id FROM workers WHERE trace_id = ?1)",
+                                              err)
+                             : ari_store_stmt(s, "SELECT min(start), max(end) FROM states WHERE trace_id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        if (isnan(*start))
+            *start = sqlite3_column_double(st, 0);
+        if (isnan(*end))
+            *end = sqlite3_column_double(st, 1);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : ari_store_fail(s, err, "reading the extent of the states");
+}
+
+/* Drops the values with no time, keeping the order. */
+static void compact_values(ari_pq_data *d, vals *v)
+{
+    size_t cells = (size_t)d->nleaves * (size_t)d->slices;
+    int K = v->n, kept = 0;
+    int *keep = calloc((size_t)K + 1, sizeof *keep);
+    if (!keep)
+        return;
+    for (size_t c = 0; c < cells; c++)
+        for (int k = 0; k < K; k++) {
+            if (d->v[c * K + k] < 0)
+                d->v[c * K + k] = 0; /* badly nested states */
+            keep[k] |= d->v[c * K + k] > 0;
+        }
+    for (int k = 0; k < K; k++)
+        kept += keep[k];
+    for (size_t c = 0; c < cells; c++) {
+        int j = 0;
+        for (int k = 0; k < K; k++)
+            if (keep[k])
+                d->v[c * kept + j++] = d->v[c * K + k];
+    }
+    d->values = malloc(((size_t)kept + 1) * sizeof *d->values);
+    for (int k = 0, j = 0; k < K; k++) {
+        if (keep[k] && d->values)
+            d->values[j++] = v->name[k];
+        else
+            free(v->name[k]);
+    }
+    free(v->name);
+    v->name = NULL;
+    d->nvalues = kept;
+    free(keep);
+}
+
+void ari_pq_free(ari_pq_data *d)
+{
+    for (int64_t i = 0; i < d->n; i++) {
+        free(d->nodes[i].name);
+        free(d->nodes[i].resource_type);
+    }
+    for (int k = 0; d->values && k < d->nvalues; k++)
+        free(d->values[k]);
+    free(d->values);
+    free(d->nodes);
+    free(d->parent);
+    free(d->v);
+    memset(d, 0, sizeof *d);
+}
+
+static int trace_head(ari_store *s, int64_t id, char **name, int *tasks, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+                                      "SELECT name, EXISTS (SELECT 1 FROM workers WHERE trace_id = ?1) "
+                                      "FROM traces WHERE id = ?1",
+                                      err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(st, 0);
+        *name = strdup(n ? n : "trace");
+        *tasks = sqlite3_column_int(st, 1);
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return 1;
+    if (rc != SQLITE_ROW)
+        return ari_store_fail(s, err, "reading the trace");
+    return *name ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+static int load_times(ari_store *s, int64_t id, builder *b, vals *v, ari_error *err)
+{
+    ari_pq_data *d = b->d;
+    acc w = {d->start, d->end, (d->end - d->start) / d->slices, d->slices, v->n};
+    size_t row = (size_t)d->slices * (size_t)v->n;
+    d->v = calloc((size_t)d->nleaves * row + 1, sizeof *d->v);
+    if (!d->v)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld leaves x %d slices x %d values",
+                             (long long)d->nleaves, d->slices, v->n);
+    for (int64_t e = 0; e < d->nleaves; e++)
+        if (leaf_times(s, id, b->leaf_container[e], v, &w, d->v + (size_t)e * row, err) < 0)
+            return -1;
+    compact_values(d, v);
+    return d->values ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+int ari_pq_load(ari_store *s, int64_t id, double start, double end, int slices, ari_pq_data *out,
+                ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *name = NULL;
+    int tasks = 0;
+    int rc = trace_head(s, id, &name, &tasks, err);
+    if (rc != 0)
+        return rc;
+    builder b = {out, 0, NULL, 0};
+    vals v = {0};
+    out->tasks = tasks;
+    out->slices = slices;
+    out->start = start;
+    out->end = end;
+    rc = tasks ? task_hierarchy(s, id, name, &b, err) : paje_hierarchy(s, id, name, &b, err);
+    if (rc == 0 && out->nleaves == 0)
+        rc = 2;
+    if (rc == 0)
+        rc = window(s, id, tasks, &out->start, &out->end, err);
+    if (rc == 0 && (isnan(out->start) || isnan(out->end)))
+        rc = 2;
+    if (rc == 0 && !(out->end > out->start))
+        rc = ari_error_set(err, ARI_E_INVALID_PARAMETER, "the window [%g, %g] is empty", out->start, out->end);
+    if (rc == 0)
+        rc = load_values(s, id, tasks, &v, err);
+    if (rc == 0 && v.n == 0)
+        rc = 2;
+    if (rc == 0)
+        rc = load_times(s, id, &b, &v, err);
+    if (rc == 0 && out->nvalues == 0)
+        rc = 2;
+    for (int k = 0; v.name && k < v.n; k++)
+        free(v.name[k]);
+    free(v.name);
+    free(v.map);
+    free(b.leaf_container);
+    free(name);
+    if (rc != 0)
+        ari_pq_free(out);
+    return rc;
+}
