@@ -61,4 +61,5 @@ enum MHD_Result api_dm_clock(ari_request *r);
 enum MHD_Result api_dm_topology(ari_request *r);
 enum MHD_Result api_dm_metrics(ari_request *r);
 enum MHD_Result api_topology(ari_request *r);
+
 #endif

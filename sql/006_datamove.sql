@@ -101,3 +101,17 @@ CREATE TABLE dm_tiles (
     bytes    REAL NOT NULL,
     PRIMARY KEY (trace_id, level, bin, track_id, category)
 ) WITHOUT ROWID;
+
+-- Bytes and busy time per (source, destination) pair in the finest tile
+-- bins (2^12 bins over [t0, t1], movements split in proportion to
+-- overlap): the matrix and topology of a window sum whole bins here and
+-- read raw movements only for the two partial bins at its edges.
+CREATE TABLE dm_pair_bins (
+    trace_id INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,
+    bin      INTEGER NOT NULL,
+    src      TEXT NOT NULL,
+    dst      TEXT NOT NULL,
+    bytes    REAL NOT NULL,
+    busy     REAL NOT NULL,
+    PRIMARY KEY (trace_id, bin, src, dst)
+) WITHOUT ROWID;

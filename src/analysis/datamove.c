@@ -58,6 +58,11 @@ double ari_dm_sector_width(double duration, int nsectors)
     return w >= 1 ? w : 1;
 }
 
+double ari_dm_pair_bin_width(double t0, double t1)
+{
+    return (t1 - t0) / (double)ARI_DM_PAIR_BINS;
+}
+
 /* ---- tiles ---------------------------------------------------------------------- */
 
 static size_t level_cells(const ari_dm_tiles *t, int level)

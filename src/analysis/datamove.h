@@ -20,6 +20,7 @@
 enum { ARI_DM_MOVE = 0, ARI_DM_GPU = 1, ARI_DM_CPU = 2, ARI_DM_RUNTIME = 3, ARI_DM_NCAT = 4 };
 
 #define ARI_DM_CLOCK_SECTORS 12
+#define ARI_DM_PAIR_BINS 4096     /* bins of dm_pair_bins over [t0, t1] */
 #define ARI_DM_TILE_LEVELS 13     /* levels 0..12: up to 4,096 bins */
 #define ARI_DM_GROUP_LIMIT 1000   /* more events than this in a window: groups */
 
@@ -53,6 +54,9 @@ typedef struct ari_dm_tiles {
     int64_t *count;
     size_t per_level_offset[ARI_DM_TILE_LEVELS];
 } ari_dm_tiles;
+
+/* Width of a pair bin; bin b covers [t0 + b * width, t0 + (b + 1) * width). */
+double ari_dm_pair_bin_width(double t0, double t1);
 
 int ari_dm_tiles_init(ari_dm_tiles *t, double t0, double t1, int ntracks);
 /* Adds an event at the finest level. */

@@ -282,6 +282,354 @@ static int expect(ct_reader *r, char c, const char *what)
     return 0;
 }
 
+/* ---- in-place decoding of simple events ---------------------------------------- */
+
+/* The hot path: X and instant events are decoded from the bytes cut_value
+ * found, without a JSON tree. The scanner validates as strictly as jansson
+ * for what it accepts; whenever it meets something it does not handle
+ * (escapes in a needed string, deep nesting, a real pid, flows...) the event
+ * goes the general way, which also gives the error messages. */
+
+#define CT_FAST_DEPTH 32
+
+typedef struct ct_span {
+    char *p; /* NULL when the key is absent */
+    size_t n;
+} ct_span;
+
+typedef struct ct_fields {
+    ct_span ph, name, cat, pid, tid, ts, dur, tts, tdur, args, other;
+} ct_fields;
+
+static const char *skip_value(const char *p, const char *end, int depth);
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && is_ws(*p))
+        p++;
+    return p;
+}
+
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Length of the valid UTF-8 sequence at p (lead byte >= 0x80), 0 if bad. */
+static int utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || p[0] > 0xf4 || end - p < n)
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
+        (p[0] == 0xf4 && p[1] >= 0x90))
+        return 0; /* overlong, surrogate, beyond U+10FFFF */
+    return n;
+}
+
+/* p at '"': returns the byte after the closing quote, NULL if the string
+ * is bad or has an escape this path leaves to jansson. *plain is 0 when the
+ * string has escapes. */
+static const char *skip_string(const char *p, const char *end, int *plain)
+{
+    *plain = 1;
+    for (p++; p < end;) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20)
+            return NULL;
+        if (c == '\\') {
+            *plain = 0;
+            if (end - p < 2)
+                return NULL;
+            char e = p[1];
+            if (e == 'u') {
+                if (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) || !is_hex(p[5]))
+                    return NULL;
+                unsigned v = (unsigned)strtoul((char[5]){p[2], p[3], p[4], p[5], 0}, NULL, 16);
+                if (v == 0 || (v >= 0xd800 && v <= 0xdfff))
+                    return NULL; /* NUL and surrogates: jansson decides */
+                p += 6;
+            } else if (strchr("\"\\/bfnrt", e) && e) {
+                p += 2;
+            } else {
+                return NULL;
+            }
+        } else if (c >= 0x80) {
+            int n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+            if (!n)
+                return NULL;
+            p += n;
+        } else {
+            p++;
+        }
+    }
+    return NULL;
+}
+
+static const char *skip_digits(const char *p, const char *end, int *count)
+{
+    const char *q = p;
+    while (q < end && *q >= '0' && *q <= '9')
+        q++;
+    *count = (int)(q - p);
+    return q;
+}
+
+/* JSON number grammar; NULL where jansson might overflow or reject. */
+static const char *skip_number(const char *p, const char *end)
+{
+    int n, real = 0;
+    if (p < end && *p == '-')
+        p++;
+    if (p < end && *p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
+        return NULL;
+    p = skip_digits(p, end, &n);
+    if (n == 0 || n > 18)
+        return NULL;
+    if (p < end && *p == '.') {
+        p = skip_digits(p + 1, end, &n);
+        if (n == 0)
+            return NULL;
+        real = 1;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        p = skip_digits(p, end, &n);
+        if (n == 0 || n > 2)
+            return NULL;
+        real = 1;
+    }
+    (void)real;
+    return p;
+}
+
+static const char *skip_literal(const char *p, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
+}
+
+/* Walks an object's members; on each calls back with key and value spans.
+ * Returns the byte after '}', NULL if invalid. */
+static const char *skip_container(const char *p, const char *end, int depth, char close)
+{
+    if (depth > CT_FAST_DEPTH)
+        return NULL;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == close)
+        return p + 1;
+    for (;;) {
+        if (close == '}') {
+            int plain;
+            if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain)))
+                return NULL;
+            p = skip_ws(p, end);
+            if (p >= end || *p != ':')
+                return NULL;
+            p = skip_ws(p + 1, end);
+        }
+        if (!(p = skip_value(p, end, depth + 1)))
+            return NULL;
+        p = skip_ws(p, end);
+        if (p < end && *p == close)
+            return p + 1;
+        if (p >= end || *p != ',')
+            return NULL;
+        p = skip_ws(p + 1, end);
+    }
+}
+
+static const char *skip_value(const char *p, const char *end, int depth)
+{
+    if (p >= end)
+        return NULL;
+    int plain;
+    switch (*p) {
+    case '"': return skip_string(p, end, &plain);
+    case '{': return skip_container(p, end, depth, '}');
+    case '[': return skip_container(p, end, depth, ']');
+    case 't': return skip_literal(p, end, "true");
+    case 'f': return skip_literal(p, end, "false");
+    case 'n': return skip_literal(p, end, "null");
+    default: return (*p == '-' || (*p >= '0' && *p <= '9')) ? skip_number(p, end) : NULL;
+    }
+}
+
+static ct_span *field_slot(ct_fields *f, const char *k, size_t n)
+{
+#define CT_KEY(s, slot) if (n == sizeof s - 1 && memcmp(k, s, n) == 0) return &f->slot
+    CT_KEY("ph", ph);
+    CT_KEY("name", name);
+    CT_KEY("cat", cat);
+    CT_KEY("pid", pid);
+    CT_KEY("tid", tid);
+    CT_KEY("ts", ts);
+    CT_KEY("dur", dur);
+    CT_KEY("tts", tts);
+    CT_KEY("tdur", tdur);
+    CT_KEY("args", args);
+#undef CT_KEY
+    if ((n == 7 && memcmp(k, "bind_id", 7) == 0) || (n == 7 && memcmp(k, "flow_in", 7) == 0) ||
+        (n == 8 && memcmp(k, "flow_out", 8) == 0))
+        return &f->other; /* v2 flows: the general path */
+    return NULL;
+}
+
+/* Splits the event object buf[0..n) into the fields above. 0, or -1 when
+ * the general path must take it. */
+static int fast_fields(char *buf, size_t n, ct_fields *f)
+{
+    const char *end = buf + n, *p = skip_ws(buf + 1, end);
+    memset(f, 0, sizeof *f);
+    if (p < end && *p == '}')
+        return 0;
+    for (;;) {
+        int plain;
+        const char *k = p;
+        if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain)) || !plain)
+            return -1;
+        ct_span *slot = field_slot(f, k + 1, (size_t)(p - k - 2));
+        p = skip_ws(p, end);
+        if (p >= end || *p != ':')
+            return -1;
+        const char *v = skip_ws(p + 1, end);
+        if (!(p = skip_value(v, end, 1)))
+            return -1;
+        if (slot)
+            *slot = (ct_span){(char *)v, (size_t)(p - v)};
+        p = skip_ws(p, end);
+        if (p < end && *p == '}')
+            return skip_ws(p + 1, end) == end ? 0 : -1;
+        if (p >= end || *p != ',')
+            return -1;
+        p = skip_ws(p + 1, end);
+    }
+}
+
+/* A plain string value as a C string, in place (its closing quote becomes
+ * the NUL); "" for other values; NULL if it has escapes. */
+static const char *span_text(ct_span v)
+{
+    if (!v.p || *v.p != '"')
+        return "";
+    if (memchr(v.p, '\\', v.n))
+        return NULL;
+    v.p[v.n - 1] = '\0';
+    return v.p + 1;
+}
+
+/* number_field() on a span: 1 and *out, 0 when absent, -1 otherwise
+ * (the general path then reports it). */
+static int span_number(ct_span v, double *out)
+{
+    if (!v.p)
+        return 0;
+    if (*v.p == '"' || !(*v.p == '-' || (*v.p >= '0' && *v.p <= '9')))
+        return -1;
+    *out = strtod(v.p, NULL);
+    return isfinite(*out) ? 1 : -1;
+}
+
+/* id_text() on a span: NULL when only the general path can say. */
+static const char *span_id(ct_span v, char *buf, size_t size)
+{
+    if (!v.p)
+        return "";
+    if (*v.p == '"')
+        return span_text(v);
+    if (*v.p == '-' || (*v.p >= '0' && *v.p <= '9')) {
+        if (v.n >= size || memchr(v.p, '.', v.n) || memchr(v.p, 'e', v.n) || memchr(v.p, 'E', v.n) ||
+            (v.n >= 2 && v.p[0] == '-' && v.p[1] == '0'))
+            return NULL;
+        memcpy(buf, v.p, v.n);
+        buf[v.n] = '\0';
+        return buf;
+    }
+    return *v.p == '{' || *v.p == '[' || *v.p == 't' || *v.p == 'f' || *v.p == 'n' ? "" : NULL;
+}
+
+static int span_plain(ct_span v)
+{
+    return !v.p || *v.p != '"' || !memchr(v.p, '\\', v.n);
+}
+
+static int emit_slice(ct_reader *r, int thread, ari_chrome_slice *s);
+static int thread_of(ct_reader *r, const char *pid, const char *tid);
+static void saw_time(ct_reader *r, int thread, double t);
+
+/* An X or instant event decoded in place: 0 or the sink's code when done,
+ * 1 when the general path must take it (nothing consumed then). */
+static int fast_event(ct_reader *r, char *buf, size_t n)
+{
+    ct_fields f;
+    if (fast_fields(buf, n, &f) < 0 || f.other.p || !f.ph.p || f.ph.n != 3 || f.ph.p[0] != '"')
+        return 1;
+    char ph = f.ph.p[1];
+    int point = ph == 'i' || ph == 'I' || ph == 'R';
+    if (!point && ph != 'X')
+        return 1;
+    double ts = 0, dur = 0, tts = NAN, tdur = NAN;
+    if (span_number(f.ts, &ts) != 1)
+        return 1;
+    if (!point) {
+        int has_dur = span_number(f.dur, &dur), has_tdur = span_number(f.tdur, &tdur);
+        if (has_dur < 0 || has_tdur < 0 || span_number(f.tts, &tts) < 0)
+            return 1;
+        if (!has_dur)
+            dur = has_tdur ? tdur : 0;
+        if (dur < 0)
+            return 1;
+    }
+    if (!span_plain(f.name) || !span_plain(f.cat) || !span_plain(f.pid) || !span_plain(f.tid) ||
+        (f.args.p && *f.args.p != '{'))
+        return 1;
+    char pidb[64], tidb[64];
+    const char *pid = span_id(f.pid, pidb, sizeof pidb), *tid = span_id(f.tid, tidb, sizeof tidb);
+    if (!pid || !tid)
+        return 1;
+    /* From here on the event is ours: strings are cut in place. */
+    r->st.events++;
+    int thread = thread_of(r, pid, tid);
+    if (thread < 0)
+        return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
+    saw_time(r, thread, ts + dur);
+    ari_chrome_slice s = {0, NULL, NULL, span_text(f.name), span_text(f.cat), point, ts, dur, tts, tdur, NULL,
+                          f.args.p, f.args.n};
+    return emit_slice(r, thread, &s);
+}
+
+int ari_chrome_args_next(const char *text, size_t len, size_t *pos, ari_chrome_member *m)
+{
+    const char *end = text + len, *p = skip_ws(text + *pos, end);
+    if (p < end && (*p == '{' || *p == ','))
+        p = skip_ws(p + 1, end);
+    if (p >= end || *p != '"')
+        return 0;
+    int plain;
+    const char *k = p;
+    if (!(p = skip_string(p, end, &plain)))
+        return 0;
+    m->key = k + 1;
+    m->key_len = (size_t)(p - k - 2);
+    p = skip_ws(p, end);
+    if (p >= end || *p != ':')
+        return 0;
+    const char *v = skip_ws(p + 1, end);
+    if (!(p = skip_value(v, end, 1)))
+        return 0;
+    m->value = v;
+    m->value_len = (size_t)(p - v);
+    *pos = (size_t)(p - text);
+    return 1;
+}
+
 /* ---- threads, slices and flows ------------------------------------------------ */
 
 static const char *id_text(const json_t *v, char *buf, size_t size)
@@ -366,12 +714,20 @@ static int emit_slice(ct_reader *r, int thread, ari_chrome_slice *s)
     } else {
         r->st.instants++;
     }
-    if (r->k->slice) {
-        int rc = r->k->slice(r->k->ctx, s);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    if (!r->k->slice)
+        return 0;
+    if (!r->k->raw_args || !s->args)
+        return r->k->slice(r->k->ctx, s);
+    /* A raw sink given a slice of the general path: its args as text. */
+    char *text = json_is_object(s->args) ? json_dumps(s->args, JSON_COMPACT) : NULL;
+    if (json_is_object(s->args) && !text)
+        return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
+    s->args = NULL;
+    s->args_text = text;
+    s->args_len = text ? strlen(text) : 0;
+    int rc = r->k->slice(r->k->ctx, s);
+    free(text);
+    return rc;
 }
 
 /* ---- one event ---------------------------------------------------------------------- */
@@ -469,7 +825,7 @@ static int on_complete(ct_reader *r, int thread, const json_t *ev, double ts, in
     }
     saw_time(r, thread, ts + dur);
     ari_chrome_slice s = {0, NULL, NULL, str_field(ev, "name"), str_field(ev, "cat"), point, ts, dur,
-                          tts, tdur, json_object_get(ev, "args")};
+                          tts, tdur, json_object_get(ev, "args"), NULL, 0};
     int rc = emit_slice(r, thread, &s);
     if (rc)
         return rc;
@@ -554,7 +910,7 @@ static int close_be(ct_reader *r, int thread, const ct_be *b, double end, double
         json_object_update(args, (json_t *)end_args);
     }
     ari_chrome_slice s = {0, NULL, NULL, b->name, b->cat, 0, b->ts, end - b->ts, b->tts,
-                          isnan(b->tts) || isnan(end_tts) ? NAN : end_tts - b->tts, args};
+                          isnan(b->tts) || isnan(end_tts) ? NAN : end_tts - b->tts, args, NULL, 0};
     int rc = emit_slice(r, thread, &s);
     if (rc == 0)
         rc = slice_flows(r, thread, b->ts, s.id, b->bind_id, b->flow_in, b->flow_out);
@@ -773,6 +1129,14 @@ static int read_events(ct_reader *r)
             return fail(r, "input ends inside event %lld", (long long)r->st.events);
         if (rc < 0)
             return -1;
+        if (r->k->raw_args && (rc = fast_event(r, r->src.buf + r->src.start, n)) != 1) {
+            r->src.start += n;
+            if (rc == 0)
+                rc = progress(r);
+            if (rc)
+                return rc;
+            continue;
+        }
         json_t *ev = load_value(r, n);
         if (!ev)
             return -1;

@@ -33,7 +33,11 @@ typedef struct ari_chrome_slice {
     int point;            /* 1 for an instant */
     double ts, dur;       /* µs */
     double tts, tdur;     /* thread clock µs; NaN when absent */
-    const json_t *args;   /* NULL when absent */
+    const json_t *args;   /* NULL when absent, and always NULL for a raw_args sink */
+    /* The args object as JSON text (not NUL-terminated), for raw_args
+     * sinks; NULL when absent. Valid JSON: walk it with ari_chrome_args_next. */
+    const char *args_text;
+    size_t args_len;
 } ari_chrome_slice;
 
 typedef struct ari_chrome_sink {
@@ -51,7 +55,22 @@ typedef struct ari_chrome_sink {
     int (*top)(void *ctx, const char *key, const json_t *value);
     /* Progress through the input, 0..1, now and then. */
     int (*progress)(void *ctx, double fraction);
+    /* Non-zero: slices carry their args as text only (args_text), which
+     * spares a JSON tree per event; the reader then decodes X and instant
+     * events in place, without jansson. */
+    int raw_args;
 } ari_chrome_sink;
+
+/* One member of a JSON object given as text: the key as written (between
+ * its quotes, escapes not decoded) and the value's text. */
+typedef struct ari_chrome_member {
+    const char *key, *value;
+    size_t key_len, value_len;
+} ari_chrome_member;
+
+/* Walks the members of args_text: start with *pos = 0; returns 1 and m
+ * for each member, 0 after the last. */
+int ari_chrome_args_next(const char *text, size_t len, size_t *pos, ari_chrome_member *m);
 
 typedef struct ari_chrome_stats {
     int64_t events;       /* elements of traceEvents */

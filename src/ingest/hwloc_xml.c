@@ -230,6 +230,10 @@ int ari_topology_this_machine(ari_topology *t, ari_error *err)
     hwloc_topology_t topo = new_topology(err);
     if (!topo)
         return -1;
+    /* PCI devices come from Linux's sysfs; the libpciaccess-based "pci"
+     * plugin finds the same ones but leaks on every load, and the server
+     * loads the topology per request. */
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
     int rc = hwloc_topology_load(topo) < 0 ? ari_error_set(err, ARI_E_IO, "hwloc: cannot load this machine's topology")
                                            : from_loaded(topo, t, err);
     hwloc_topology_destroy(topo);

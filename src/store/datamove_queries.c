@@ -14,6 +14,7 @@
 
 typedef struct dm_run {
     double t0, t1, max_dur;
+    int pair_bins;  /* ARI_DM_PAIR_BINS when dm_pair_bins holds the trace, else 0 */
 } dm_run;
 
 /* The run's span; 1 if the trace is absent or not a datamove trace. */
@@ -21,7 +22,8 @@ static int run_of(ari_store *s, int64_t id, dm_run *r, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT coalesce(json_extract(summary_json, '$.start'), 0), coalesce(json_extract(summary_json, '$.end'), 0),"
-        " coalesce(json_extract(summary_json, '$.max_dur'), 0) FROM traces WHERE id = ?1 AND kind = 'datamove'", err);
+        " coalesce(json_extract(summary_json, '$.max_dur'), 0), coalesce(json_extract(summary_json, '$.pair_bins'), 0)"
+        " FROM traces WHERE id = ?1 AND kind = 'datamove'", err);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
@@ -30,6 +32,7 @@ static int run_of(ari_store *s, int64_t id, dm_run *r, ari_error *err)
         r->t0 = sqlite3_column_double(st, 0);
         r->t1 = sqlite3_column_double(st, 1);
         r->max_dur = sqlite3_column_double(st, 2);
+        r->pair_bins = sqlite3_column_int(st, 3) == ARI_DM_PAIR_BINS;
     }
     sqlite3_reset(st);
     if (rc == SQLITE_ROW)
@@ -147,6 +150,73 @@ static int key_index(dm_matrix *m, const char *key)
     return m->n++;
 }
 
+/* Adds the movements overlapping [w0, w1), each with its share in it. */
+static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, dm_matrix *m,
+                      ari_error *err)
+{
+    if (!(w1 > w0))
+        return 0;
+    sqlite3_stmt *st = moves_stmt(s, id, r, w0, w1, err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int a = key_index(m, col_text(st, 1)), b = key_index(m, col_text(st, 2));
+        double start = sqlite3_column_double(st, 5), dur = sqlite3_column_double(st, 6);
+        if (a < 0 || b < 0)
+            continue;
+        m->bytes[a][b] += sqlite3_column_double(st, 4) * ari_dm_share(start, dur, w0, w1);
+        m->busy[a][b] += ari_dm_overlap(start, start + dur, w0, w1);
+    }
+    return step_error(s, st, rc, err, "matrix");
+}
+
+/* The pair bins b0..b1, which lie whole inside the window. */
+static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, dm_matrix *m, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT src, dst, sum(bytes), sum(busy) FROM dm_pair_bins WHERE trace_id = ?1 AND bin BETWEEN ?2 AND ?3"
+        " GROUP BY src, dst", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, b0);
+    sqlite3_bind_int64(st, 3, b1);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int a = key_index(m, col_text(st, 0)), b = key_index(m, col_text(st, 1));
+        if (a < 0 || b < 0)
+            continue;
+        m->bytes[a][b] += sqlite3_column_double(st, 2);
+        m->busy[a][b] += sqlite3_column_double(st, 3);
+    }
+    return step_error(s, st, rc, err, "matrix bins");
+}
+
+/* The pair bins lying whole inside [w0, w1): 1 and b0..b1, or 0 if none
+ * (or the trace has no pair bins). */
+static int whole_bins(const dm_run *r, double w0, double w1, long *b0, long *b1)
+{
+    if (!r->pair_bins || !(r->t1 > r->t0))
+        return 0;
+    double width = ari_dm_pair_bin_width(r->t0, r->t1);
+    double first = ceil((w0 - r->t0) / width), last = floor((w1 - r->t0) / width) - 1;
+    if (first < 0)
+        first = 0;
+    if (last > ARI_DM_PAIR_BINS - 1)
+        last = ARI_DM_PAIR_BINS - 1;
+    if (first > last)
+        return 0;
+    *b0 = (long)first;
+    *b1 = (long)last;
+    /* Rounding in the division: the bins' own edges must lie in the window. */
+    if (r->t0 + (double)*b0 * width < w0)
+        ++*b0;
+    if (r->t0 + (double)(*b1 + 1) * width > w1)
+        --*b1;
+    return *b0 <= *b1;
+}
+
 /* Components: the topology's keyed ones (host first), then any other
  * endpoint the movements name. */
 static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, dm_matrix *m,
@@ -163,17 +233,16 @@ static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         key_index(m, col_text(st, 0));
-    if (step_error(s, st, rc, err, "matrix components") < 0 || !(st = moves_stmt(s, id, r, w0, w1, err)))
+    if (step_error(s, st, rc, err, "matrix components") < 0)
         return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int a = key_index(m, col_text(st, 1)), b = key_index(m, col_text(st, 2));
-        double start = sqlite3_column_double(st, 5), dur = sqlite3_column_double(st, 6);
-        if (a < 0 || b < 0)
-            continue;
-        m->bytes[a][b] += sqlite3_column_double(st, 4) * ari_dm_share(start, dur, w0, w1);
-        m->busy[a][b] += ari_dm_overlap(start, start + dur, w0, w1);
-    }
-    return step_error(s, st, rc, err, "matrix");
+    long b0, b1;
+    if (!whole_bins(r, w0, w1, &b0, &b1))
+        return matrix_raw(s, id, r, w0, w1, m, err);
+    double width = ari_dm_pair_bin_width(r->t0, r->t1);
+    if (matrix_raw(s, id, r, w0, r->t0 + (double)b0 * width, m, err) < 0 ||
+        matrix_raw(s, id, r, r->t0 + (double)(b1 + 1) * width, w1, m, err) < 0)
+        return -1;
+    return matrix_bins(s, id, b0, b1, m, err);
 }
 
 int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)
@@ -260,17 +329,18 @@ int ari_dm_clock_json(ari_store *s, int64_t id, int nsectors, double sector_widt
 
 /* ---- topology -------------------------------------------------------------------------- */
 
-/* Busy fraction of each GPU (its tracks' GPU work and copies) and of the
- * host (host tracks' CPU work and runtime calls, per host track). */
-static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, json_t *util,
-                       ari_error *err)
+#define UTIL_TRACKS 64 /* the tiles keep tracks apart up to this many */
+
+/* Busy µs per track of the non-point events overlapping [w0, w1). */
+static int busy_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, double *busy, int ntracks,
+                    ari_error *err)
 {
+    if (!(w1 > w0))
+        return 0;
     sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT coalesce('gpu' || t.device, 'host'), sum(max(0, min(e.start + e.dur, ?3) - max(e.start, ?2))),"
-        " count(DISTINCT e.track_id)"
-        " FROM dm_events e JOIN dm_tracks t ON t.trace_id = e.trace_id AND t.track_id = e.track_id"
-        " WHERE e.trace_id = ?1 AND e.start < ?3 AND e.start >= ?2 - ?4 AND e.start + e.dur > ?2 AND e.point = 0"
-        " GROUP BY 1", err);
+        "SELECT track_id, sum(max(0, min(start + dur, ?3) - max(start, ?2))) FROM dm_events"
+        " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND start + dur > ?2 AND point = 0"
+        " GROUP BY track_id", err);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
@@ -279,11 +349,97 @@ static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     sqlite3_bind_double(st, 4, r->max_dur);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        double busy = sqlite3_column_double(st, 1), tracks = sqlite3_column_double(st, 2);
-        double u = busy / ((w1 - w0) * (tracks > 0 ? tracks : 1));
-        json_object_set_new(util, col_text(st, 0), json_real(u > 1 ? 1 : u));
+        int t = sqlite3_column_int(st, 0);
+        if (t >= 0 && t < ntracks)
+            busy[t] += sqlite3_column_double(st, 1);
     }
     return step_error(s, st, rc, err, "utilization");
+}
+
+/* Busy µs per track in the finest tiles b0..b1 (the pair bins' grid). */
+static int busy_tiles(ari_store *s, int64_t id, long b0, long b1, double *busy, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT track_id, sum(busy) FROM dm_tiles WHERE trace_id = ?1 AND level = ?2 AND bin BETWEEN ?3 AND ?4"
+        " GROUP BY track_id", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, ARI_DM_TILE_LEVELS - 1);
+    sqlite3_bind_int64(st, 3, b0);
+    sqlite3_bind_int64(st, 4, b1);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int t = sqlite3_column_int(st, 0);
+        if (t >= 0 && t < UTIL_TRACKS)
+            busy[t] += sqlite3_column_double(st, 1);
+    }
+    return step_error(s, st, rc, err, "utilization tiles");
+}
+
+/* Busy fraction of each GPU (its tracks' GPU work and copies) and of the
+ * host (host tracks' CPU work and runtime calls, per busy host track).
+ * Whole tile bins come from the tiles, the window's edges from events. */
+static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, json_t *util,
+                       ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT track_id, coalesce('gpu' || device, 'host'), (SELECT count(*) FROM dm_tracks WHERE trace_id = ?1)"
+        " FROM dm_tracks WHERE trace_id = ?1 ORDER BY track_id", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int ntracks = 0, rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        ntracks = sqlite3_column_int(st, 2);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return ari_store_fail(s, err, "tracks");
+    char (*comp)[24] = calloc((size_t)ntracks + 1, sizeof *comp);
+    double *busy = calloc((size_t)ntracks + 1, sizeof *busy);
+    if (!comp || !busy) {
+        free(comp);
+        free(busy);
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int t = sqlite3_column_int(st, 0);
+        if (t >= 0 && t < ntracks)
+            snprintf(comp[t], sizeof comp[t], "%s", col_text(st, 1));
+    }
+    long b0, b1;
+    if (step_error(s, st, rc, err, "tracks") < 0) {
+        rc = -1;
+    } else if (ntracks > UTIL_TRACKS || !whole_bins(r, w0, w1, &b0, &b1)) {
+        rc = busy_raw(s, id, r, w0, w1, busy, ntracks, err);
+    } else {
+        double width = ari_dm_pair_bin_width(r->t0, r->t1);
+        rc = busy_raw(s, id, r, w0, r->t0 + (double)b0 * width, busy, ntracks, err);
+        if (rc == 0)
+            rc = busy_raw(s, id, r, r->t0 + (double)(b1 + 1) * width, w1, busy, ntracks, err);
+        if (rc == 0)
+            rc = busy_tiles(s, id, b0, b1, busy, err);
+    }
+    if (rc < 0) {
+        free(comp);
+        free(busy);
+        return -1;
+    }
+    for (int t = 0; t < ntracks; t++) {
+        if (!(busy[t] > 0) || json_object_get(util, comp[t]))
+            continue;
+        double sum = 0, n = 0;
+        for (int u = t; u < ntracks; u++)
+            if (busy[u] > 0 && strcmp(comp[u], comp[t]) == 0) {
+                sum += busy[u];
+                n++;
+            }
+        double frac = sum / ((w1 - w0) * n);
+        json_object_set_new(util, comp[t], json_real(frac > 1 ? 1 : frac));
+    }
+    free(comp);
+    free(busy);
+    return 0;
 }
 
 int ari_dm_topology_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)

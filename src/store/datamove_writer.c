@@ -23,8 +23,15 @@ typedef struct dw_track {
 typedef struct dw_event {  /* timing kept for tiles and the clock */
     double start, dur, bytes;
     int32_t track;
+    int16_t pair;          /* movement's (src, dst) in pairs[], -1 if none */
     int8_t category;
 } dw_event;
+
+#define MAX_PAIRS 256      /* more (src, dst) pairs: no pair bins, raw queries */
+
+typedef struct dw_pair {
+    char src[24], dst[24];
+} dw_pair;
 
 typedef struct dw_metric {
     char *name;
@@ -47,6 +54,8 @@ struct ari_datamove_writer {
 
     dw_event *events;
     size_t nevents, cap_events;
+    dw_pair pairs[MAX_PAIRS];
+    int npairs, too_many_pairs;
     int64_t movements, flows, samples;
     double bytes_htod, bytes_dtoh, bytes_other, bw_sum;
     int64_t bw_count;
@@ -157,46 +166,101 @@ static int is_mem_op(const char *name, const char *cat)
            prefix(name, "[CUDA memcpy") || prefix(name, "[CUDA memset");
 }
 
-/* The event's GPU, from args.device, else its track's GPU process; -1. */
-static int device_of(const ari_datamove_writer *dw, const ari_chrome_slice *s, int track)
+/* The args the writer reads, taken from the args text in one pass. */
+typedef struct dw_args {
+    int nonempty;
+    int has_device, has_cbid, has_bytes_key, has_bytes, has_corr, has_tb, src_rank, dst_rank;
+    long long device, corr, src_dev, dst_dev;
+    double bytes, tb;
+} dw_args;
+
+static int key_is(const ari_chrome_member *m, const char *key)
 {
-    const json_t *d = json_object_get(s->args, "device");
-    if (json_is_integer(d))
-        return (int)json_integer_value(d);
-    return dw->tracks[track].device;
+    return m->key_len == strlen(key) && memcmp(m->key, key, m->key_len) == 0;
+}
+
+/* 1 for a JSON number, with *is_int when it has no fraction or exponent. */
+static int member_number(const ari_chrome_member *m, double *out, int *is_int)
+{
+    const char *v = m->value;
+    if (!(*v == '-' || (*v >= '0' && *v <= '9')))
+        return 0;
+    *out = strtod(v, NULL);
+    *is_int = !memchr(v, '.', m->value_len) && !memchr(v, 'e', m->value_len) && !memchr(v, 'E', m->value_len);
+    return 1;
+}
+
+/* Rank of key in keys (1 = best), 0 if absent. */
+static int key_rank(const ari_chrome_member *m, const char *const *keys)
+{
+    for (int i = 0; keys[i]; i++)
+        if (key_is(m, keys[i]))
+            return i + 1;
+    return 0;
+}
+
+static void read_args(const ari_chrome_slice *s, dw_args *a)
+{
+    static const char *const src_keys[] = {"src device", "srcDevice", "src_device", NULL};
+    static const char *const dst_keys[] = {"dst device", "dstDevice", "dst_device", NULL};
+    memset(a, 0, sizeof *a);
+    ari_chrome_member m;
+    size_t pos = 0;
+    while (s->args_text && ari_chrome_args_next(s->args_text, s->args_len, &pos, &m)) {
+        double v = 0;
+        int is_int = 0, num = member_number(&m, &v, &is_int), r;
+        a->nonempty = 1;
+        if (key_is(&m, "device")) {
+            a->has_device = num && is_int;
+            a->device = (long long)v;
+        } else if (key_is(&m, "cbid")) {
+            a->has_cbid = 1;
+        } else if (key_is(&m, "bytes")) {
+            a->has_bytes_key = 1;
+            a->has_bytes = num;
+            a->bytes = v;
+        } else if (key_is(&m, "correlation")) {
+            a->has_corr = num && is_int;
+            a->corr = (long long)v;
+        } else if (key_is(&m, "memory bandwidth (GB/s)")) {
+            a->has_tb = num;
+            a->tb = v;
+        } else if ((r = key_rank(&m, src_keys)) && num && is_int && (!a->src_rank || r < a->src_rank)) {
+            a->src_rank = r;
+            a->src_dev = (long long)v;
+        } else if ((r = key_rank(&m, dst_keys)) && num && is_int && (!a->dst_rank || r < a->dst_rank)) {
+            a->dst_rank = r;
+            a->dst_dev = (long long)v;
+        }
+    }
+}
+
+/* The event's GPU, from args.device, else its track's GPU process; -1. */
+static int device_of(const ari_datamove_writer *dw, const dw_args *a, int track)
+{
+    return a->has_device ? (int)a->device : dw->tracks[track].device;
 }
 
 /* Device and context first; names only where the trace says nothing else. */
-static int category_of(const ari_chrome_slice *s, int device)
+static int category_of(const ari_chrome_slice *s, const dw_args *a, int device)
 {
     const char *cat = s->cat, *name = s->name;
     int on_gpu = device >= 0 || prefix(cat, "gpu_") || strcmp(cat, "kernel") == 0;
     if (on_gpu)
         return is_mem_op(name, cat) ? ARI_DM_MOVE : ARI_DM_GPU;
-    if (strstr(cat, "cuda_runtime") || strstr(cat, "cuda_driver") || json_object_get(s->args, "cbid"))
+    if (strstr(cat, "cuda_runtime") || strstr(cat, "cuda_driver") || a->has_cbid)
         return ARI_DM_RUNTIME;
-    if (strstr(cat, "memcpy") && json_object_get(s->args, "bytes"))
+    if (strstr(cat, "memcpy") && a->has_bytes_key)
         return ARI_DM_MOVE; /* host-side copies with a byte count */
     if (*cat == '\0' && (prefix(name, "cuda") || prefix(name, "hip")))
         return ARI_DM_RUNTIME; /* host API call, named so and nothing else said */
     return ARI_DM_CPU;
 }
 
-static int arg_int(const json_t *args, const char *const *keys, int def)
-{
-    for (int i = 0; keys[i]; i++) {
-        const json_t *v = json_object_get(args, keys[i]);
-        if (json_is_integer(v))
-            return (int)json_integer_value(v);
-    }
-    return def;
-}
-
 /* Source and destination of a copy from its name: "Memcpy HtoD ...". */
-static void endpoints(const ari_chrome_slice *s, int device, char *src, char *dst, char *kind, size_t size)
+static void endpoints(const ari_chrome_slice *s, const dw_args *a, int device, char *src, char *dst, char *kind,
+                      size_t size)
 {
-    static const char *const src_keys[] = {"src device", "srcDevice", "src_device", NULL};
-    static const char *const dst_keys[] = {"dst device", "dstDevice", "dst_device", NULL};
     int d = device >= 0 ? device : 0;
     const char *n = s->name;
     snprintf(kind, size, "copy");
@@ -214,8 +278,8 @@ static void endpoints(const ari_chrome_slice *s, int device, char *src, char *ds
         snprintf(dst, size, "host");
     } else if (strstr(n, "PtoP") || strstr(n, "Peer")) {
         snprintf(kind, size, "PtoP");
-        snprintf(src, size, "gpu%d", arg_int(s->args, src_keys, d));
-        snprintf(dst, size, "gpu%d", arg_int(s->args, dst_keys, d));
+        snprintf(src, size, "gpu%d", a->src_rank ? (int)a->src_dev : d);
+        snprintf(dst, size, "gpu%d", a->dst_rank ? (int)a->dst_dev : d);
     } else if (strstr(n, "DtoD")) {
         snprintf(kind, size, "DtoD");
     } else if (strstr(n, "emset") || strstr(s->cat, "memset")) {
@@ -226,16 +290,31 @@ static void endpoints(const ari_chrome_slice *s, int device, char *src, char *ds
     }
 }
 
-static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, int device, double *bytes_out)
+/* Index of the (src, dst) pair, added if new; -1 past MAX_PAIRS. */
+static int pair_of(ari_datamove_writer *dw, const char *src, const char *dst)
 {
-    const json_t *b = json_object_get(s->args, "bytes");
+    for (int i = 0; i < dw->npairs; i++)
+        if (strcmp(dw->pairs[i].src, src) == 0 && strcmp(dw->pairs[i].dst, dst) == 0)
+            return i;
+    if (dw->npairs == MAX_PAIRS) {
+        dw->too_many_pairs = 1;
+        return -1;
+    }
+    snprintf(dw->pairs[dw->npairs].src, sizeof dw->pairs[0].src, "%s", src);
+    snprintf(dw->pairs[dw->npairs].dst, sizeof dw->pairs[0].dst, "%s", dst);
+    return dw->npairs++;
+}
+
+static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, const dw_args *a, int device,
+                        double *bytes_out, int *pair_out)
+{
     *bytes_out = 0;
-    if (!json_is_number(b) || json_number_value(b) < 0)
+    *pair_out = -1;
+    if (!a->has_bytes || a->bytes < 0)
         return 0; /* a copy the trace gives no size for: an event only */
-    double bytes = json_number_value(b);
+    double bytes = a->bytes;
     char src[24], dst[24], kind[24];
-    endpoints(s, device, src, dst, kind, sizeof src);
-    const json_t *tb = json_object_get(s->args, "memory bandwidth (GB/s)");
+    endpoints(s, a, device, src, dst, kind, sizeof src);
     sqlite3_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_movements(trace_id, event_id, src, dst, kind, bytes, start, dur, bandwidth,"
         " trace_bandwidth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &dw->error);
@@ -256,8 +335,8 @@ static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, int 
     } else {
         sqlite3_bind_null(st, 9);
     }
-    if (json_is_number(tb))
-        sqlite3_bind_double(st, 10, json_number_value(tb));
+    if (a->has_tb)
+        sqlite3_bind_double(st, 10, a->tb);
     else
         sqlite3_bind_null(st, 10);
     if (step_done(dw, st, "insert movement") < 0)
@@ -270,12 +349,14 @@ static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, int 
     else
         dw->bytes_other += bytes;
     *bytes_out = bytes;
+    *pair_out = pair_of(dw, src, dst);
     return 0;
 }
 
 /* ---- Chrome sink callbacks ------------------------------------------------------------ */
 
-static int insert_event(ari_datamove_writer *dw, const ari_chrome_slice *s, int track, int category)
+static int insert_event(ari_datamove_writer *dw, const ari_chrome_slice *s, const dw_args *a, int track,
+                        int category)
 {
     sqlite3_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_events(trace_id, event_id, track_id, category, name, cat, start, dur, point,"
@@ -291,14 +372,12 @@ static int insert_event(ari_datamove_writer *dw, const ari_chrome_slice *s, int 
     sqlite3_bind_double(st, 7, s->ts);
     sqlite3_bind_double(st, 8, s->dur);
     sqlite3_bind_int(st, 9, s->point);
-    const json_t *corr = json_object_get(s->args, "correlation");
-    if (json_is_integer(corr))
-        sqlite3_bind_int64(st, 10, json_integer_value(corr));
+    if (a->has_corr)
+        sqlite3_bind_int64(st, 10, a->corr);
     else
         sqlite3_bind_null(st, 10);
-    char *args = s->args && json_object_size(s->args) ? json_dumps(s->args, JSON_COMPACT) : NULL;
-    if (args)
-        sqlite3_bind_text(st, 11, args, -1, free);
+    if (a->nonempty) /* the trace's text, valid JSON */
+        sqlite3_bind_text(st, 11, s->args_text, (int)s->args_len, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 11);
     return step_done(dw, st, "insert event");
@@ -312,16 +391,19 @@ static int on_slice(void *ctx, const ari_chrome_slice *s)
     int track = track_of(dw, s->pid, s->tid);
     if (track < 0)
         return -1;
-    int device = device_of(dw, s, track);
-    int category = category_of(s, device);
+    dw_args a;
+    read_args(s, &a);
+    int device = device_of(dw, &a, track);
+    int category = category_of(s, &a, device);
     double bytes = 0;
-    if (insert_event(dw, s, track, category) < 0)
+    int pair = -1;
+    if (insert_event(dw, s, &a, track, category) < 0)
         return -1;
-    if (category == ARI_DM_MOVE && add_movement(dw, s, device, &bytes) < 0)
+    if (category == ARI_DM_MOVE && add_movement(dw, s, &a, device, &bytes, &pair) < 0)
         return -1;
     if (grow((void **)&dw->events, &dw->cap_events, dw->nevents + 1, sizeof *dw->events) < 0)
         return oom(dw);
-    dw->events[dw->nevents++] = (dw_event){s->ts, s->dur, bytes, track, (int8_t)category};
+    dw->events[dw->nevents++] = (dw_event){s->ts, s->dur, bytes, track, (int16_t)pair, (int8_t)category};
     return 0;
 }
 
@@ -465,7 +547,7 @@ static ari_datamove_writer *writer_new(ari_store *s, int64_t trace_id, ari_error
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return NULL;
     }
-    dw->chrome = (ari_chrome_sink){dw, on_slice, on_counter, on_flow, on_metadata, on_top, on_progress};
+    dw->chrome = (ari_chrome_sink){dw, on_slice, on_counter, on_flow, on_metadata, on_top, on_progress, 1};
     dw->nvsmi = (ari_nvsmi_sink){dw, on_sample};
     return dw;
 }
@@ -473,8 +555,15 @@ static ari_datamove_writer *writer_new(ari_store *s, int64_t trace_id, ari_error
 ari_datamove_writer *ari_datamove_writer_begin(ari_trace_writer *w, ari_error *err)
 {
     ari_datamove_writer *dw = writer_new(w->store, w->id, err);
-    if (dw)
-        dw->tw = w;
+    if (!dw)
+        return NULL;
+    dw->tw = w;
+    /* A bulk load: a 64 MiB page cache keeps the B-trees' hot pages in
+     * memory (the default 2 MiB spills index pages over and over). */
+    if (ari_store_exec(w->store, "PRAGMA cache_size = -65536", err) < 0) {
+        ari_datamove_writer_free(dw);
+        return NULL;
+    }
     return dw;
 }
 
@@ -529,6 +618,9 @@ void ari_datamove_writer_free(ari_datamove_writer *dw)
 {
     if (!dw)
         return;
+    ari_error ignored;
+    if (dw->tw) /* back to SQLite's default page cache */
+        ari_store_exec(dw->store, "PRAGMA cache_size = -2000", &ignored);
     for (size_t i = 0; i < dw->ntracks; i++) {
         free(dw->tracks[i].pid);
         free(dw->tracks[i].tid);
@@ -667,6 +759,67 @@ static int write_tiles(ari_datamove_writer *dw, double t0, double t1)
     return rc;
 }
 
+/* Adds a movement to the pair bins: bytes in proportion to overlap (all
+ * in its start's bin when it has no duration), busy = overlap. */
+static void pair_bins_add(double *bytes, double *busy, int np, double t0, double width, const dw_event *e)
+{
+    long nbins = ARI_DM_PAIR_BINS, first = (long)floor((e->start - t0) / width);
+    if (first < 0)
+        first = 0;
+    if (e->dur <= 0) {
+        if (first < nbins)
+            bytes[first * np + e->pair] += e->bytes;
+        return;
+    }
+    long last = (long)floor((e->start + e->dur - t0) / width);
+    if (last >= nbins)
+        last = nbins - 1;
+    for (long b = first; b <= last; b++) {
+        double b0 = t0 + (double)b * width;
+        double ov = ari_dm_overlap(e->start, e->start + e->dur, b0, b0 + width);
+        bytes[b * np + e->pair] += e->bytes * ov / e->dur;
+        busy[b * np + e->pair] += ov;
+    }
+}
+
+static int write_pair_bins(ari_datamove_writer *dw, double t0, double t1)
+{
+    int np = dw->npairs;
+    if (np == 0 || dw->too_many_pairs || !(t1 > t0))
+        return 0;
+    double width = ari_dm_pair_bin_width(t0, t1);
+    double *bytes = calloc((size_t)ARI_DM_PAIR_BINS * (size_t)np, sizeof *bytes);
+    double *busy = calloc((size_t)ARI_DM_PAIR_BINS * (size_t)np, sizeof *busy);
+    if (!bytes || !busy) {
+        free(bytes);
+        free(busy);
+        return oom(dw);
+    }
+    for (size_t i = 0; i < dw->nevents; i++)
+        if (dw->events[i].pair >= 0)
+            pair_bins_add(bytes, busy, np, t0, width, &dw->events[i]);
+    sqlite3_stmt *st = ari_store_stmt(dw->store,
+        "INSERT INTO dm_pair_bins(trace_id, bin, src, dst, bytes, busy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        &dw->error);
+    int rc = st ? 0 : -1;
+    for (long b = 0; b < ARI_DM_PAIR_BINS && rc == 0; b++)
+        for (int p = 0; p < np && rc == 0; p++) {
+            size_t cell = (size_t)b * (size_t)np + (size_t)p;
+            if (bytes[cell] == 0 && busy[cell] == 0)
+                continue;
+            sqlite3_bind_int64(st, 1, dw->trace_id);
+            sqlite3_bind_int64(st, 2, b);
+            sqlite3_bind_text(st, 3, dw->pairs[p].src, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 4, dw->pairs[p].dst, -1, SQLITE_STATIC);
+            sqlite3_bind_double(st, 5, bytes[cell]);
+            sqlite3_bind_double(st, 6, busy[cell]);
+            rc = step_done(dw, st, "insert pair bin");
+        }
+    free(bytes);
+    free(busy);
+    return rc;
+}
+
 /* GPUs the trace knows (deviceProperties, tracks) but the topology lacks
  * are added under the machine, marked synthetic. */
 static int complete_topology(ari_datamove_writer *dw)
@@ -788,6 +941,8 @@ static int write_summary(ari_datamove_writer *dw, double t0, double t1)
         "category_time", cats, "clock", clock, "gpus", ngpus,
         "devices", dw->devices ? json_incref(dw->devices) : json_array());
     json_object_set_new(sum, "max_dur", json_real(max_dur));
+    json_object_set_new(sum, "pair_bins",
+                        json_integer(dw->npairs && !dw->too_many_pairs && t1 > t0 ? ARI_DM_PAIR_BINS : 0));
     json_t *counts = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "events", (json_int_t)dw->nevents,
         "movements", (json_int_t)dw->movements, "flows", (json_int_t)dw->flows,
         "samples", (json_int_t)dw->samples, "tracks", (json_int_t)dw->ntracks,
@@ -829,6 +984,8 @@ int ari_datamove_writer_finish(ari_datamove_writer *dw, ari_error *err)
         rc = write_tracks(dw);
     if (rc == 0)
         rc = write_tiles(dw, t0, t1);
+    if (rc == 0)
+        rc = write_pair_bins(dw, t0, t1);
     if (rc == 0)
         rc = write_topology(dw);
     if (rc == 0)

@@ -47,7 +47,7 @@ static int on_top(void *ctx, const char *key, const json_t *value)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    ari_chrome_sink k = {NULL, on_slice, on_counter, on_flow, on_metadata, on_top, NULL};
+    ari_chrome_sink k = {NULL, on_slice, on_counter, on_flow, on_metadata, on_top, NULL, 0};
     ari_error err;
     memset(&err, 0, sizeof err);
     ari_chrome_read_buffer((const char *)data, size, "fuzz.json", &k, NULL, &err);

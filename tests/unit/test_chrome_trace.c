@@ -87,7 +87,7 @@ static int rec_top_cb(void *ctx, const char *key, const json_t *v)
 static int read_file_into(const char *path, rec *r, ari_chrome_stats *st, ari_error *err)
 {
     memset(r, 0, sizeof *r);
-    ari_chrome_sink k = {r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL};
+    ari_chrome_sink k = {r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL, 0};
     return ari_chrome_read(path, path, &k, st, err);
 }
 
@@ -357,7 +357,7 @@ static void expect_refused(const char *text, const char *needle)
 {
     static rec r;
     memset(&r, 0, sizeof r);
-    ari_chrome_sink k = {&r, rec_slice_cb, NULL, NULL, NULL, NULL, NULL};
+    ari_chrome_sink k = {&r, rec_slice_cb, NULL, NULL, NULL, NULL, NULL, 0};
     ari_error err = {0};
     int rc = ari_chrome_read_buffer(text, strlen(text), "t.json", &k, NULL, &err);
     if (rc == 0 || !strstr(err.message, needle))
@@ -394,7 +394,7 @@ static void test_flows_without_slices(void **state)
     (void)state;
     static rec r;
     memset(&r, 0, sizeof r);
-    ari_chrome_sink k = {&r, rec_slice_cb, NULL, rec_flow_cb, NULL, NULL, NULL};
+    ari_chrome_sink k = {&r, rec_slice_cb, NULL, rec_flow_cb, NULL, NULL, NULL, 0};
     ari_error err = {0};
     const char *text = "[{\"ph\":\"s\",\"id\":1,\"ts\":1},{\"ph\":\"f\",\"id\":1,\"ts\":2}]";
     assert_int_equal(ari_chrome_read_buffer(text, strlen(text), "f.json", &k, NULL, &err), 0);
@@ -450,7 +450,7 @@ static void test_every_prefix(void **state)
     for (size_t len = 0; len <= n; len++) {
         static rec r;
         memset(&r, 0, sizeof r);
-        ari_chrome_sink k = {&r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL};
+        ari_chrome_sink k = {&r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL, 0};
         ari_error err = {0};
         int rc = ari_chrome_read_buffer(text, len, "p.json", &k, NULL, &err);
         if (rc != 0)
