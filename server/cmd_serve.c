@@ -1,5 +1,6 @@
 /* cmd_serve.c: `ariadned serve`: options, start-up (database, orphaned
  * jobs, spool, job worker, HTTP), and a graceful stop on SIGINT/SIGTERM. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -15,6 +17,7 @@
 #include "dbpool.h"
 #include "http.h"
 #include "jobs.h"
+#include "upload.h"
 #include "util/log.h"
 #include "version.h"
 
@@ -133,12 +136,37 @@ static int parse_options(int argc, char **argv, ari_config *cfg)
     return 0;
 }
 
+/* Uploads of jobs that a crash interrupted stay in the spool; remove those
+ * older than a day (a live job's upload is minutes old, even when another
+ * daemon shares the database and the spool). */
+static void clean_spool(const char *spool)
+{
+    DIR *d = opendir(spool);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[PATH_MAX + 300];
+        struct stat st;
+        if (strncmp(e->d_name, "upload-", 7) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", spool, e->d_name);
+        if (stat(path, &st) == 0 && now - st.st_mtime > 24 * 3600) {
+            ari_log(ARI_LOG_INFO, "removing the stale upload %s", path);
+            ari_remove_tree(path);
+        }
+    }
+    closedir(d);
+}
+
 static int prepare_dirs(ari_server *srv)
 {
     const ari_config *cfg = &srv->cfg;
     snprintf(srv->spool_dir, sizeof srv->spool_dir, "%s.spool", cfg->db_path);
     if (mkdir(srv->spool_dir, 0700) != 0 && errno != EEXIST)
         return ari_cli_fail("serve", "cannot create %s: %s", srv->spool_dir, strerror(errno));
+    clean_spool(srv->spool_dir);
     if (cfg->static_dir) {
         if (!realpath(cfg->static_dir, srv->static_root))
             return ari_cli_fail("serve", "--static %s: %s", cfg->static_dir, strerror(errno));
