@@ -6,7 +6,10 @@
  *   GET /api/v1/traces/{id}/topology?start=&end=
  *   GET /api/v1/traces/{id}/metric-series?start=&end=&points=
  *   GET /api/v1/topology: this server's machine, through libhwloc.
- * Times are µs, as in the traces. */
+ * Times are µs for datamove traces. Movements and the matrix also answer
+ * for task traces (StarPU: their links between memory nodes and MPI
+ * links), in the trace's own unit; the other endpoints answer 409
+ * not_datamove for them, as for any kind but datamove. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,10 +67,13 @@ bad_window:
     return -1;
 }
 
+/* Maps a query's return code: 1 absent (404), 2 another kind (409). */
 static enum MHD_Result answer(ari_request *r, int64_t id, int rc, char *json, const ari_error *err)
 {
     if (rc == 1)
-        return ari_reply_error(r, 404, "not_found", "no data movement trace %lld", (long long)id);
+        return ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+    if (rc == 2)
+        return ari_reply_error(r, 409, "not_datamove", "%s", err->message);
     if (rc < 0)
         return ari_reply_from_error(r, err);
     enum MHD_Result res = ari_reply_text_json(r, 200, json);

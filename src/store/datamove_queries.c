@@ -1,11 +1,16 @@
 /* datamove_queries.c: the SQL behind the data movement endpoints (see
  * datamove_queries.h). Windows use the event index on start, bounded
  * below by start - max_dur (kept in the summary), and the tile pyramid to
- * decide whether a window needs grouping without counting its events. */
+ * decide whether a window needs grouping without counting its events.
+ * Task traces (StarPU bundles) answer movements and the matrix from their
+ * Paje links (sql/002_paje.sql): transfers between memory nodes, and MPI
+ * communications that carry a size; see "links as movements" below. */
 #include "store/datamove_queries.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,29 +20,77 @@
 typedef struct dm_run {
     double t0, t1, max_dur;
     int pair_bins;  /* ARI_DM_PAIR_BINS when dm_pair_bins holds the trace, else 0 */
+    int links;      /* 1: a task trace, whose movements are its Paje links */
+    char unit[8];   /* the trace's time unit: "us" for datamove traces */
+    double unit_s;  /* seconds per time unit */
 } dm_run;
 
-/* The run's span; 1 if the trace is absent or not a datamove trace. */
-static int run_of(ari_store *s, int64_t id, dm_run *r, ari_error *err)
+/* Seconds per unit of a trace's time_unit; 0 if unknown. */
+static double unit_seconds(const char *unit)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT coalesce(json_extract(summary_json, '$.start'), 0), coalesce(json_extract(summary_json, '$.end'), 0),"
-        " coalesce(json_extract(summary_json, '$.max_dur'), 0), coalesce(json_extract(summary_json, '$.pair_bins'), 0)"
-        " FROM traces WHERE id = ?1 AND kind = 'datamove'", err);
+    static const struct { const char *name; double s; } units[] = {
+        {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"usec", 1e-6}, {"ns", 1e-9}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(unit, units[i].name) == 0)
+            return units[i].s;
+    return 0;
+}
+
+/* Widens a task trace's span to its links, which may start before the
+ * first state or end after the last. */
+static int link_span(ari_store *s, int64_t id, dm_run *r, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT min(start), max(max(start, end)) FROM links WHERE trace_id = ?1", err);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        r->t0 = sqlite3_column_double(st, 0);
-        r->t1 = sqlite3_column_double(st, 1);
-        r->max_dur = sqlite3_column_double(st, 2);
-        r->pair_bins = sqlite3_column_int(st, 3) == ARI_DM_PAIR_BINS;
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        r->t0 = fmin(r->t0, sqlite3_column_double(st, 0));
+        r->t1 = fmax(r->t1, sqlite3_column_double(st, 1));
     }
     sqlite3_reset(st);
-    if (rc == SQLITE_ROW)
-        return 0;
-    return rc == SQLITE_DONE ? 1 : ari_store_fail(s, err, "datamove trace");
+    return rc == SQLITE_ROW ? 0 : ari_store_fail(s, err, "link span");
+}
+
+/* The run's span and kind: 0 for a datamove trace (or, when with_links,
+ * a task trace), 1 if the trace is absent, 2 (err set, code not_datamove)
+ * if it is of another kind, -1 on error. */
+static int run_of(ari_store *s, int64_t id, int with_links, dm_run *r, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT coalesce(kind, ''), coalesce(time_unit, ''), coalesce(json_extract(summary_json, '$.start'), 0),"
+        " coalesce(json_extract(summary_json, '$.end'), 0), coalesce(json_extract(summary_json, '$.max_dur'), 0),"
+        " coalesce(json_extract(summary_json, '$.pair_bins'), 0) FROM traces WHERE id = ?1", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return rc == SQLITE_DONE ? 1 : ari_store_fail(s, err, "datamove trace");
+    }
+    char kind[32];
+    snprintf(kind, sizeof kind, "%s", (const char *)sqlite3_column_text(st, 0));
+    memset(r, 0, sizeof *r);
+    snprintf(r->unit, sizeof r->unit, "%s", (const char *)sqlite3_column_text(st, 1));
+    r->t0 = sqlite3_column_double(st, 2);
+    r->t1 = sqlite3_column_double(st, 3);
+    r->max_dur = sqlite3_column_double(st, 4);
+    r->pair_bins = sqlite3_column_int(st, 5) == ARI_DM_PAIR_BINS;
+    sqlite3_reset(st);
+    r->links = strcmp(kind, "tasks") == 0;
+    if (strcmp(kind, "datamove") == 0 || (with_links && r->links)) {
+        if (!r->links)
+            snprintf(r->unit, sizeof r->unit, "us");
+        r->unit_s = unit_seconds(r->unit);
+        if (r->unit_s == 0) /* task readers write ms; the default keeps bandwidth meaningful */
+            r->unit_s = 1e-3;
+        return r->links ? link_span(s, id, r, err) : 0;
+    }
+    ari_error_set(err, "not_datamove", "trace %lld is of kind '%s': this endpoint answers for data movement traces%s",
+                  (long long)id, kind, with_links ? " and task traces" : " only");
+    return 2;
 }
 
 static void window(const dm_run *r, double *w0, double *w1)
@@ -45,7 +98,7 @@ static void window(const dm_run *r, double *w0, double *w1)
     if (isnan(*w0))
         *w0 = r->t0;
     if (isnan(*w1))
-        *w1 = r->t1 + (r->t1 > r->t0 ? 0 : 1);
+        *w1 = r->links ? nextafter(r->t1, INFINITY) : r->t1 + (r->t1 > r->t0 ? 0 : 1);
     if (*w1 <= *w0)
         *w1 = *w0 + 1e-9;
 }
@@ -69,64 +122,221 @@ static const char *col_text(sqlite3_stmt *st, int i)
     return t ? t : "";
 }
 
-/* ---- movements ------------------------------------------------------------------- */
+/* ---- links as movements ---------------------------------------------------------- */
+
+/* A task trace's links become movements when both ends are memory nodes
+ * (containers "[<rank>_]MEMNODE<k>" or their "[<rank>_]MEMMANAGER<k>",
+ * keyed "node<rank>.MEMNODE<k>") or both are MPI communication threads
+ * ("<rank>_mpict", keyed "node<rank>") and the link carries a size. Bytes:
+ * the link's Size field, else its value when numeric (what StarPU writes),
+ * else the size of its data handle (data.rec), else unknown (0). */
+enum { END_NONE, END_MEMNODE, END_MPI };
+
+/* Classifies a container name and writes its key. */
+static int endpoint_key(const char *name, char *key, size_t cap)
+{
+    long rank = 0;
+    char *end;
+    if (*name >= '0' && *name <= '9') {
+        errno = 0;
+        rank = strtol(name, &end, 10);
+        if (*end != '_' || errno || rank < 0 || rank > 99999)
+            return END_NONE;
+        name = end + 1;
+    }
+    if (strcmp(name, "mpict") == 0) {
+        snprintf(key, cap, "node%d", (int)rank);
+        return END_MPI;
+    }
+    const char *digits = strncmp(name, "MEMNODE", 7) == 0      ? name + 7
+                         : strncmp(name, "MEMMANAGER", 10) == 0 ? name + 10
+                                                                : NULL;
+    if (!digits || *digits < '0' || *digits > '9')
+        return END_NONE;
+    errno = 0;
+    long k = strtol(digits, &end, 10);
+    if (*end || errno || k < 0 || k > 9999)
+        return END_NONE;
+    snprintf(key, cap, "node%d.MEMNODE%d", (int)rank, (int)k);
+    return END_MEMNODE;
+}
+
+/* A finite, non-negative number filling the whole text; -1 otherwise. */
+static double size_of(const char *text)
+{
+    char *end;
+    if (!text || !*text)
+        return -1;
+    errno = 0;
+    double v = strtod(text, &end);
+    return errno || *end || !isfinite(v) || v < 0 ? -1 : v;
+}
+
+/* ---- movement cursor --------------------------------------------------------------- */
+
+/* One movement; the text fields point into the statement's current row. */
+typedef struct dm_move {
+    int64_t event;
+    char src[24], dst[24];
+    const char *kind, *handle, *handle_name, *link_key; /* last three: task traces only, may be NULL */
+    double bytes, start, dur, bandwidth, trace_bandwidth; /* NaN bandwidths: none */
+} dm_move;
+
+typedef struct dm_cursor {
+    sqlite3_stmt *st;
+    const dm_run *r;
+    dm_move m;
+} dm_cursor;
 
 #define MOVES_IN_WINDOW \
     " FROM dm_movements WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND (start + dur > ?2 OR (dur = 0 AND start >= ?2))"
 
-static sqlite3_stmt *moves_stmt(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_error *err)
+/* The links overlapping [?2, ?3): with a duration, or as a point in it. */
+#define LINKS_IN_WINDOW                                                                                         \
+    "SELECT l.rowid, cs.name, ce.name, coalesce(t.name, t.alias, ''),"                                         \
+    " CASE WHEN json_valid(l.fields) THEN json_extract(l.fields, '$.Size') END, n.name,"                      \
+    " (SELECT d.size FROM data_handles d WHERE d.trace_id = l.trace_id"                                        \
+    "  AND d.handle = CASE WHEN json_valid(l.fields) THEN json_extract(l.fields, '$.Handle') END LIMIT 1),"    \
+    " l.start, l.end - l.start, l.key, CASE WHEN json_valid(l.fields) THEN json_extract(l.fields, '$.Handle') END," \
+    " CASE WHEN json_valid(l.fields) THEN json_extract(l.fields, '$.HName') END"                               \
+    " FROM links l JOIN containers cs ON cs.trace_id = l.trace_id AND cs.id = l.start_container_id"           \
+    " JOIN containers ce ON ce.trace_id = l.trace_id AND ce.id = l.end_container_id"                          \
+    " LEFT JOIN entity_types t ON t.trace_id = l.trace_id AND t.id = l.type_id"                                \
+    " LEFT JOIN names n ON n.trace_id = l.trace_id AND n.id = l.value_id"                                      \
+    " WHERE l.trace_id = ?1 AND l.start < ?3 AND (l.end > ?2 OR (l.end <= l.start AND l.start >= ?2))"        \
+    " ORDER BY l.start, l.rowid"
+
+static int cursor_open(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, dm_cursor *c,
+                       ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT event_id, src, dst, kind, bytes, start, dur, bandwidth, trace_bandwidth" MOVES_IN_WINDOW
-        " ORDER BY start, event_id", err);
-    if (!st)
-        return NULL;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_double(st, 2, w0);
-    sqlite3_bind_double(st, 3, w1);
-    sqlite3_bind_double(st, 4, r->max_dur);
-    return st;
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->st = r->links ? ari_store_stmt(s, LINKS_IN_WINDOW, err)
+                     : ari_store_stmt(s,
+                           "SELECT event_id, src, dst, kind, bytes, start, dur, bandwidth, trace_bandwidth" MOVES_IN_WINDOW
+                           " ORDER BY start, event_id", err);
+    if (!c->st)
+        return -1;
+    sqlite3_bind_int64(c->st, 1, id);
+    sqlite3_bind_double(c->st, 2, w0);
+    sqlite3_bind_double(c->st, 3, w1);
+    if (!r->links)
+        sqlite3_bind_double(c->st, 4, r->max_dur);
+    return 0;
 }
 
-static json_t *nullable_real(sqlite3_stmt *st, int i)
+static double column_or_nan(sqlite3_stmt *st, int i)
 {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, i));
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void read_movement(dm_cursor *c)
+{
+    sqlite3_stmt *st = c->st;
+    dm_move *m = &c->m;
+    m->event = sqlite3_column_int64(st, 0);
+    snprintf(m->src, sizeof m->src, "%s", col_text(st, 1));
+    snprintf(m->dst, sizeof m->dst, "%s", col_text(st, 2));
+    m->kind = col_text(st, 3);
+    m->bytes = sqlite3_column_double(st, 4);
+    m->start = sqlite3_column_double(st, 5);
+    m->dur = sqlite3_column_double(st, 6);
+    m->bandwidth = column_or_nan(st, 7);
+    m->trace_bandwidth = column_or_nan(st, 8);
+    m->handle = m->handle_name = m->link_key = NULL;
+}
+
+/* The current link as a movement: 1 if it is one, else 0. */
+static int read_link(dm_cursor *c)
+{
+    sqlite3_stmt *st = c->st;
+    dm_move *m = &c->m;
+    int a = endpoint_key(col_text(st, 1), m->src, sizeof m->src);
+    int b = endpoint_key(col_text(st, 2), m->dst, sizeof m->dst);
+    double bytes = size_of((const char *)sqlite3_column_text(st, 4));
+    if (bytes < 0)
+        bytes = size_of((const char *)sqlite3_column_text(st, 5));
+    if (bytes < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL)
+        bytes = sqlite3_column_double(st, 6);
+    if (a == END_NONE || a != b || (a == END_MPI && !(bytes >= 0)))
+        return 0;
+    m->event = sqlite3_column_int64(st, 0);
+    m->kind = col_text(st, 3);
+    m->bytes = bytes >= 0 ? bytes : 0;
+    m->start = sqlite3_column_double(st, 7);
+    m->dur = sqlite3_column_double(st, 8);
+    m->link_key = (const char *)sqlite3_column_text(st, 9);
+    m->handle = (const char *)sqlite3_column_text(st, 10);
+    m->handle_name = (const char *)sqlite3_column_text(st, 11);
+    m->bandwidth = m->bytes > 0 && m->dur > 0 ? m->bytes / (m->dur * c->r->unit_s) / 1e9 : NAN;
+    m->trace_bandwidth = NAN;
+    return 1;
+}
+
+/* Steps to the next movement: 1 with c->m set, 0 at the end (statement
+ * reset), -1 on error. */
+static int cursor_next(ari_store *s, dm_cursor *c, ari_error *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(c->st)) == SQLITE_ROW) {
+        if (!c->r->links) {
+            read_movement(c);
+            return 1;
+        }
+        if (read_link(c))
+            return 1;
+    }
+    return step_error(s, c->st, rc, err, "movements");
+}
+
+/* ---- movements ------------------------------------------------------------------- */
+
+static json_t *real_or_null(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *movement_json(const dm_run *r, const dm_move *m)
+{
+    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:o}", "event", (json_int_t)m->event, "src",
+                          m->src, "dst", m->dst, "kind", m->kind, "bytes", m->bytes, "start", m->start, "dur", m->dur,
+                          "bandwidth", real_or_null(m->bandwidth), "trace_bandwidth", real_or_null(m->trace_bandwidth));
+    if (o && r->links) {
+        json_object_set_new(o, "key", m->link_key ? json_string(m->link_key) : json_null());
+        json_object_set_new(o, "handle", m->handle ? json_string(m->handle) : json_null());
+        json_object_set_new(o, "handle_name", m->handle_name ? json_string(m->handle_name) : json_null());
+    }
+    return o;
 }
 
 int ari_dm_movements_json(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **out,
                           ari_error *err)
 {
     dm_run r;
-    int found = run_of(s, id, &r, err);
+    int found = run_of(s, id, 1, &r, err);
     if (found)
         return found;
     window(&r, &w0, &w1);
-    sqlite3_stmt *st = moves_stmt(s, id, &r, w0, w1, err);
-    if (!st)
+    dm_cursor c;
+    if (cursor_open(s, id, &r, w0, w1, &c, err) < 0)
         return -1;
     json_t *list = json_array();
     int64_t total = 0;
     double bytes = 0, in_window = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        double b = sqlite3_column_double(st, 4), start = sqlite3_column_double(st, 5),
-               dur = sqlite3_column_double(st, 6);
+    while ((rc = cursor_next(s, &c, err)) == 1) {
         total++;
-        bytes += b;
-        in_window += b * ari_dm_share(start, dur, w0, w1);
-        if (total > limit)
-            continue;
-        json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:o}",
-            "event", (json_int_t)sqlite3_column_int64(st, 0), "src", col_text(st, 1), "dst", col_text(st, 2),
-            "kind", col_text(st, 3), "bytes", b, "start", start, "dur", dur,
-            "bandwidth", nullable_real(st, 7), "trace_bandwidth", nullable_real(st, 8)));
+        bytes += c.m.bytes;
+        in_window += c.m.bytes * ari_dm_share(c.m.start, c.m.dur, w0, w1);
+        if (total <= limit)
+            json_array_append_new(list, movement_json(&r, &c.m));
     }
-    if (step_error(s, st, rc, err, "movements") < 0) {
+    if (rc < 0) {
         json_decref(list);
         return -1;
     }
-    json_t *doc = json_pack("{s:f, s:f, s:I, s:b, s:f, s:f, s:o}", "start", w0, "end", w1, "total",
-                            (json_int_t)total, "truncated", total > limit, "bytes", bytes, "bytes_in_window",
+    json_t *doc = json_pack("{s:f, s:f, s:s, s:I, s:b, s:f, s:f, s:o}", "start", w0, "end", w1, "time_unit", r.unit,
+                            "total", (json_int_t)total, "truncated", total > limit, "bytes", bytes, "bytes_in_window",
                             in_window, "movements", list);
     return finish_json(doc, out, err);
 }
@@ -156,19 +366,18 @@ static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, doub
 {
     if (!(w1 > w0))
         return 0;
-    sqlite3_stmt *st = moves_stmt(s, id, r, w0, w1, err);
-    if (!st)
+    dm_cursor c;
+    if (cursor_open(s, id, r, w0, w1, &c, err) < 0)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int a = key_index(m, col_text(st, 1)), b = key_index(m, col_text(st, 2));
-        double start = sqlite3_column_double(st, 5), dur = sqlite3_column_double(st, 6);
+    while ((rc = cursor_next(s, &c, err)) == 1) {
+        int a = key_index(m, c.m.src), b = key_index(m, c.m.dst);
         if (a < 0 || b < 0)
             continue;
-        m->bytes[a][b] += sqlite3_column_double(st, 4) * ari_dm_share(start, dur, w0, w1);
-        m->busy[a][b] += ari_dm_overlap(start, start + dur, w0, w1);
+        m->bytes[a][b] += c.m.bytes * ari_dm_share(c.m.start, c.m.dur, w0, w1);
+        m->busy[a][b] += ari_dm_overlap(c.m.start, c.m.start + c.m.dur, w0, w1);
     }
-    return step_error(s, st, rc, err, "matrix");
+    return rc;
 }
 
 /* The pair bins b0..b1, which lie whole inside the window. */
@@ -217,12 +426,32 @@ static int whole_bins(const dm_run *r, double w0, double w1, long *b0, long *b1)
     return *b0 <= *b1;
 }
 
-/* Components: the topology's keyed ones (host first), then any other
- * endpoint the movements name. */
+/* A task trace's components: its memory nodes, then the nodes of its MPI
+ * communication threads, in container order. */
+static int memnode_keys(ari_store *s, int64_t id, dm_matrix *m, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT name FROM containers WHERE trace_id = ?1 AND (name GLOB '*MEMNODE[0-9]*' OR name GLOB '*_mpict')"
+        " ORDER BY name GLOB '*_mpict', id", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc;
+    char key[24];
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (endpoint_key(col_text(st, 0), key, sizeof key) != END_NONE)
+            key_index(m, key);
+    return step_error(s, st, rc, err, "matrix memory nodes");
+}
+
+/* Components: the topology's keyed ones (host first), or a task trace's
+ * memory nodes, then any other endpoint the movements name. */
 static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, dm_matrix *m,
                        ari_error *err)
 {
     memset(m, 0, sizeof *m);
+    if (r->links)
+        return memnode_keys(s, id, m, err) < 0 ? -1 : matrix_raw(s, id, r, w0, w1, m, err);
     key_index(m, "host");
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT key FROM dm_components WHERE trace_id = ?1 AND key <> '' ORDER BY key = 'host' DESC,"
@@ -248,7 +477,7 @@ static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, dou
 int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)
 {
     dm_run r;
-    int found = run_of(s, id, &r, err);
+    int found = run_of(s, id, 1, &r, err);
     if (found)
         return found;
     window(&r, &w0, &w1);
@@ -266,8 +495,9 @@ int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **ou
         json_array_append_new(keys, json_string(m->keys[i]));
         for (int j = 0; j < m->n; j++) {
             json_array_append_new(row, json_real(m->bytes[i][j]));
-            json_array_append_new(brow, m->busy[i][j] > 0 ? json_real(m->bytes[i][j] / m->busy[i][j] / 1000.0)
-                                                          : json_null());
+            json_array_append_new(brow, m->busy[i][j] > 0
+                                            ? json_real(m->bytes[i][j] / (m->busy[i][j] * r.unit_s) / 1e9)
+                                            : json_null());
             total += m->bytes[i][j];
             if (m->bytes[i][j] > max)
                 max = m->bytes[i][j];
@@ -276,8 +506,9 @@ int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **ou
         json_array_append_new(bw, brow);
     }
     free(m);
-    return finish_json(json_pack("{s:f, s:f, s:o, s:o, s:o, s:f, s:f}", "start", w0, "end", w1, "components", keys,
-                                 "bytes", bytes, "bandwidth", bw, "total_bytes", total, "max_bytes", max),
+    return finish_json(json_pack("{s:f, s:f, s:s, s:o, s:o, s:o, s:f, s:f}", "start", w0, "end", w1, "time_unit",
+                                 r.unit, "components", keys, "bytes", bytes, "bandwidth", bw, "total_bytes", total,
+                                 "max_bytes", max),
                        out, err);
 }
 
@@ -286,7 +517,7 @@ int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **ou
 int ari_dm_clock_json(ari_store *s, int64_t id, int nsectors, double sector_width, char **out, ari_error *err)
 {
     dm_run r;
-    int found = run_of(s, id, &r, err);
+    int found = run_of(s, id, 0, &r, err);
     if (found)
         return found;
     double width = sector_width > 0 ? sector_width : ari_dm_sector_width(r.t1 - r.t0, nsectors);
@@ -445,7 +676,7 @@ static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, dou
 int ari_dm_topology_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)
 {
     dm_run r;
-    int found = run_of(s, id, &r, err);
+    int found = run_of(s, id, 0, &r, err);
     if (found)
         return found;
     window(&r, &w0, &w1);
@@ -615,7 +846,7 @@ static json_t *window_groups(ari_store *s, int64_t id, const dm_run *r, double w
 int ari_dm_timeline_json(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **out, ari_error *err)
 {
     dm_run r;
-    int found = run_of(s, id, &r, err);
+    int found = run_of(s, id, 0, &r, err);
     if (found)
         return found;
     window(&r, &w0, &w1);
@@ -648,7 +879,7 @@ int ari_dm_timeline_json(ari_store *s, int64_t id, double w0, double w1, int64_t
 int ari_dm_metrics_json(ari_store *s, int64_t id, double w0, double w1, int max_points, char **out, ari_error *err)
 {
     dm_run r;
-    int found = run_of(s, id, &r, err);
+    int found = run_of(s, id, 0, &r, err);
     if (found)
         return found;
     window(&r, &w0, &w1);

@@ -1,8 +1,11 @@
 /* datamove_queries.h: reading data movement traces (sql/006_datamove.sql)
  * into the JSON documents of the REST API (docs/api.md). Windows are
- * [w0, w1) in µs; NaN bounds mean the whole run. Every function returns
- * 0 with *out set (malloc'd JSON text), 1 if there is no such trace or it
- * is not a datamove trace, -1 on error. */
+ * [w0, w1) in the trace's time unit (µs for datamove traces); NaN bounds
+ * mean the whole run. Every function returns 0 with *out set (malloc'd
+ * JSON text), 1 if there is no such trace, 2 (err set, code not_datamove)
+ * if the trace is of a kind the function does not answer, -1 on error.
+ * Movements and the matrix also answer for task traces (kind tasks), from
+ * their Paje links between memory nodes and their MPI links. */
 #ifndef ARIADNE_DATAMOVE_QUERIES_H
 #define ARIADNE_DATAMOVE_QUERIES_H
 
@@ -11,11 +14,13 @@
 #include "store/store.h"
 #include "util/error.h"
 
-/* Movements overlapping the window, at most limit, with totals. */
+/* Movements overlapping the window, at most limit, with totals (datamove
+ * and task traces). */
 int ari_dm_movements_json(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **out,
                           ari_error *err);
 /* The component x component byte matrix of the window (bytes split by
- * overlap) and the bandwidth (GB/s) of each cell over its busy time. */
+ * overlap) and the bandwidth (GB/s) of each cell over its busy time
+ * (datamove and task traces). */
 int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err);
 /* The clock: nsectors sectors of sector_width µs (0: ceil(run/nsectors))
  * from the run's start, time per category in each. */

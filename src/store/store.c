@@ -2,6 +2,7 @@
  * prepared-statement cache and transactions. */
 #include "store/store_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,27 +31,42 @@ int ari_store_exec(ari_store *s, const char *sql, ari_error *err)
     return 0;
 }
 
+static sqlite3_stmt *reuse(ari_store *s, int i, int *hint)
+{
+    *hint = i + 1;
+    sqlite3_reset(s->cache[i].stmt);
+    sqlite3_clear_bindings(s->cache[i].stmt);
+    return s->cache[i].stmt;
+}
+
+/* Imports call a few statements millions of times: the hint finds them
+ * in one comparison; a miss falls back to a scan. */
 sqlite3_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err)
 {
-    for (int i = 0; i < s->ncache; i++) {
-        if (s->cache[i].sql == sql) {
-            sqlite3_reset(s->cache[i].stmt);
-            sqlite3_clear_bindings(s->cache[i].stmt);
-            return s->cache[i].stmt;
+    int *hint = &s->hint[((uintptr_t)sql >> 3) & 255];
+    if (*hint > 0 && s->cache[*hint - 1].sql == sql)
+        return reuse(s, *hint - 1, hint);
+    for (int i = 0; i < s->ncache; i++)
+        if (s->cache[i].sql == sql)
+            return reuse(s, i, hint);
+    if (s->ncache == s->cache_cap) {
+        int cap = s->cache_cap ? 2 * s->cache_cap : 64;
+        ari_cached_stmt *grown = realloc(s->cache, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+            return NULL;
         }
+        s->cache = grown;
+        s->cache_cap = cap;
     }
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
         ari_store_fail(s, err, "prepare");
         return NULL;
     }
-    if (s->ncache < ARI_STMT_CACHE) {
-        s->cache[s->ncache].sql = sql;
-        s->cache[s->ncache].stmt = st;
-        s->ncache++;
-    } else {
-        ari_log(ARI_LOG_WARN, "statement cache full; raise ARI_STMT_CACHE");
-    }
+    s->cache[s->ncache].sql = sql;
+    s->cache[s->ncache].stmt = st;
+    *hint = ++s->ncache;
     return st;
 }
 
@@ -154,6 +170,7 @@ void ari_store_close(ari_store *s)
         return;
     for (int i = 0; i < s->ncache; i++)
         sqlite3_finalize(s->cache[i].stmt);
+    free(s->cache);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)
         ari_log(ARI_LOG_WARN, "closing %s: %s", s->path, sqlite3_errmsg(s->db));
     free(s->path);

@@ -7,16 +7,17 @@
 
 #include "store/store.h"
 
-#define ARI_STMT_CACHE 64
+typedef struct ari_cached_stmt {
+    const char *sql;
+    sqlite3_stmt *stmt;
+} ari_cached_stmt;
 
 struct ari_store {
     sqlite3 *db;
     char *path;
-    struct {
-        const char *sql;
-        sqlite3_stmt *stmt;
-    } cache[ARI_STMT_CACHE];
-    int ncache;
+    ari_cached_stmt *cache; /* grows to the number of distinct statements */
+    int ncache, cache_cap;
+    int hint[256];          /* cache index + 1 by a hash of the SQL's address */
 };
 
 /* A reset prepared statement for `sql` (a string literal: the cache keys on

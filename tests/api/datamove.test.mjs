@@ -4,18 +4,22 @@
 // movements (bytes per direction, bandwidth against the trace's own), the
 // matrix, timeline, clock, topology and metric endpoints, their errors, a
 // topology from `lstopo --of xml` of this machine, and GET /api/v1/topology.
+// Task traces (a generated StarPU bundle, and the shared StarPU runs when
+// present) answer movements and the matrix from their Paje links, checked
+// against the links read independently with the sqlite3 shell.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, waitJob, sourceDir, sharedData } from '../lib/daemon.mjs';
+import { startDaemon, waitJob, runCli, sourceDir, sharedData } from '../lib/daemon.mjs';
 import { getJson, assertError, assertOkJson, uploadMultipart, acceptedJob, stopClean } from '../fixtures/api/util.mjs';
 
 const fixtures = join(sourceDir, 'tests', 'fixtures', 'datamove');
 const gemmDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'dmvis', 'data', 'use-case-1-GEMM-fill');
 const haveGemm = existsSync(gemmDir);
+const starpuDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'starpu');
 const MiB = 1024 * 1024;
 
 let d;
@@ -142,3 +146,110 @@ test('this machine: lstopo --of xml loads, and GET /api/v1/topology answers', as
   assert.equal(tp.json.components.filter((c) => c.kind === 'PU').length,
     own.json.components.filter((c) => c.kind === 'PU').length);
 });
+
+// ---- task traces: StarPU links as movements ----------------------------------------
+
+function haveSqlite() {
+  try { execFileSync('sqlite3', ['-version'], { encoding: 'utf8' }); return true; } catch { return false; }
+}
+
+function importDir(dir) {
+  const r = runCli(['import', '--db', d.db, dir]);
+  assert.equal(r.status, 0, `import ${dir}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()).id;
+}
+
+// Count and summed size of the links between two memory nodes (managers)
+// and between two MPI communication threads, straight from the tables.
+function linkTotals(id) {
+  const mem = (c) => `(${c}.name GLOB '*MEMNODE[0-9]*' OR ${c}.name GLOB '*MEMMANAGER[0-9]*')`;
+  const size = "coalesce(CAST(json_extract(l.fields, '$.Size') AS REAL), CAST(n.name AS REAL))";
+  const from = `FROM links l JOIN containers a ON a.trace_id = l.trace_id AND a.id = l.start_container_id
+    JOIN containers b ON b.trace_id = l.trace_id AND b.id = l.end_container_id
+    JOIN names n ON n.trace_id = l.trace_id AND n.id = l.value_id WHERE l.trace_id = ${id}`;
+  const sql = `SELECT count(*), coalesce(sum(${size}), 0) ${from} AND ${mem('a')} AND ${mem('b')};
+    SELECT count(*), coalesce(sum(${size}), 0) ${from} AND a.name GLOB '*mpict' AND b.name GLOB '*mpict';`;
+  const rows = execFileSync('sqlite3', ['-readonly', d.db, sql], { encoding: 'utf8' }).trim().split('\n')
+    .map((line) => line.split('|').map(Number));
+  return { memCount: rows[0][0], memBytes: rows[0][1], mpiCount: rows[1][0], mpiBytes: rows[1][1] };
+}
+
+const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
+
+async function checkTaskTrace(id, name) {
+  const mv = await getJson(d.url, `/api/v1/traces/${id}/movements?limit=1000000`);
+  assertOkJson(mv);
+  assert.equal(mv.json.time_unit, 'ms', name);
+  assert.equal(mv.json.truncated, false);
+  const moves = mv.json.movements;
+  const isMem = (k) => /^node\d+\.MEMNODE\d+$/.test(k), isNode = (k) => /^node\d+$/.test(k);
+  const mem = moves.filter((m) => isMem(m.src) && isMem(m.dst));
+  const mpi = moves.filter((m) => isNode(m.src) && isNode(m.dst));
+  assert.equal(mem.length + mpi.length, moves.length, `${name}: every movement is memory-node or MPI`);
+  const want = linkTotals(id);
+  assert.equal(mem.length, want.memCount, `${name}: memory-node links`);
+  assert.equal(mpi.length, want.mpiCount, `${name}: MPI links (all carry a size)`);
+  const sum = (list) => list.reduce((a, m) => a + m.bytes, 0);
+  close(sum(mem), want.memBytes, `${name}: memory-node bytes`);
+  close(sum(mpi), want.mpiBytes, `${name}: MPI bytes`);
+  close(mv.json.bytes, want.memBytes + want.mpiBytes, `${name}: total bytes`);
+  for (const m of moves) {
+    if (m.bytes > 0 && m.dur > 0) close(m.bandwidth, m.bytes / (m.dur * 1e-3) / 1e9, `${name}: bandwidth`);
+    else assert.equal(m.bandwidth, null);
+  }
+
+  // the whole-run matrix is the movements summed per (src, dst)
+  const mx = await getJson(d.url, `/api/v1/traces/${id}/movement-matrix`);
+  assertOkJson(mx);
+  const k = mx.json.components;
+  const cells = new Map();
+  for (const m of moves) cells.set(`${m.src}>${m.dst}`, (cells.get(`${m.src}>${m.dst}`) || 0) + m.bytes);
+  for (const [pair, bytes] of cells) {
+    const [a, b] = pair.split('>');
+    assert.ok(k.includes(a) && k.includes(b), `${name}: ${pair} in ${k}`);
+    close(mx.json.bytes[k.indexOf(a)][k.indexOf(b)], bytes, `${name}: cell ${pair}`);
+  }
+  close(mx.json.total_bytes, mv.json.bytes, `${name}: matrix total`);
+
+  // a window: the matrix holds the movements' shares inside it
+  if (moves.length) {
+    const mid = (mv.json.start + mv.json.end) / 2, w = `start=${mv.json.start}&end=${mid}`;
+    const half = await getJson(d.url, `/api/v1/traces/${id}/movements?${w}&limit=0`);
+    const hmx = await getJson(d.url, `/api/v1/traces/${id}/movement-matrix?${w}`);
+    assertOkJson(half);
+    assertOkJson(hmx);
+    close(hmx.json.total_bytes, half.json.bytes_in_window, `${name}: window matrix`);
+    assert.ok(half.json.bytes_in_window <= mv.json.bytes + 1e-6);
+  }
+  return { mem, mpi };
+}
+
+test('a generated StarPU bundle: links between memory nodes and MPI links are movements',
+  { skip: !haveSqlite() && 'no sqlite3 shell' }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ariadne-dm-gen-'));
+    const g = runCli(['generate', '--out', join(dir, 'bundle'), '--tiles', '6', '--nodes', '2']);
+    assert.equal(g.status, 0, g.stderr);
+    const id = importDir(join(dir, 'bundle'));
+    rmSync(dir, { recursive: true });
+    const t = await getJson(d.url, `/api/v1/traces/${id}`);
+    assert.equal(t.json.kind, 'tasks');
+    const { mem, mpi } = await checkTaskTrace(id, 'generated');
+    assert.ok(mem.length > 0, 'memory-node transfers');
+    assert.ok(mpi.length > 0, 'inter-node transfers on 2 nodes');
+    assert.ok(mem.every((m) => m.bytes > 0 && m.src.split('.')[0] === m.dst.split('.')[0]), 'intra-node');
+    assert.ok(mem.some((m) => m.handle && m.handle_name === 'A' && m.kind.startsWith('Intra-node data')));
+    // the other datamove endpoints refuse a task trace
+    for (const ep of ['clock', 'topology', 'movement-timeline', 'metric-series'])
+      assertError(await getJson(d.url, `/api/v1/traces/${id}/${ep}`), 409, 'not_datamove');
+    assertError(await getJson(d.url, `/api/v1/traces/${id}/movements?start=5&end=1`), 400, 'invalid_parameter');
+  });
+
+for (const run of ['chol_implicit_dmdas_N11520_nb24', 'mpi_chol_dmdas_4ranks_N11520_nb24_slowrank1_nice2']) {
+  const dir = join(starpuDir, run);
+  test(`StarPU ${run}: movements from its links`,
+    { skip: (!existsSync(dir) && 'shared data absent') || (!haveSqlite() && 'no sqlite3 shell') }, async () => {
+      const id = importDir(dir);
+      const { mpi } = await checkTaskTrace(id, run);
+      if (run.startsWith('mpi_')) assert.ok(mpi.length > 0, 'MPI transfers between ranks');
+    });
+}
