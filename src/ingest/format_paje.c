@@ -8,24 +8,9 @@
 #include "ingest/paje.h"
 #include "store/trace_writer.h"
 
-#define PROBE_BYTES 8192
-
 static int claim(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
-    char head[PROBE_BYTES];
-    for (size_t i = 0; i < n; i++) {
-        ari_import_file *f = &files[idx[i]];
-        if (f->claimed || f->bytes == 0)
-            continue;
-        long got = ari_file_head(f->path, head, sizeof head);
-        if (got <= 0 || !ari_paje_probe(head, (size_t)got))
-            continue;
-        f->claimed = 1;
-        g->files[0] = idx[i];
-        g->nfiles = 1;
-        return 1;
-    }
-    return 0;
+    return ari_claim_single(files, idx, n, g, ari_paje_probe);
 }
 
 int ari_format_paje_read(ari_trace_writer *w, const ari_import_file *f, const char *role, ari_error *err)

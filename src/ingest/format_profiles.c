@@ -15,7 +15,7 @@
 #include "store/profile_writer.h"
 #include "store/trace_writer.h"
 
-#define PROBE_BYTES 8192
+#define PROBE_BYTES ARI_PROBE_BYTES
 
 static const char *base_name(const char *path)
 {
@@ -23,25 +23,6 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Claims the first unclaimed file whose head `probe` accepts. */
-static int claim_single(ari_import_file *files, const size_t *idx, size_t n, ari_group *g,
-                        int (*probe)(const char *, size_t))
-{
-    char head[PROBE_BYTES];
-    for (size_t i = 0; i < n; i++) {
-        ari_import_file *f = &files[idx[i]];
-        if (f->claimed || f->bytes == 0)
-            continue;
-        long got = ari_file_head(f->path, head, sizeof head);
-        if (got <= 0 || !probe(head, (size_t)got))
-            continue;
-        f->claimed = 1;
-        g->files[0] = idx[i];
-        g->nfiles = 1;
-        return 1;
-    }
-    return 0;
-}
 
 /* Runs a reader into a fresh profile writer and writes the profile. */
 typedef int (*reader_fn)(const char *path, const char *name, const ari_profile_sink *k, ari_error *err);
@@ -181,7 +162,7 @@ static int import_hpctoolkit(ari_trace_writer *w, ari_import_file *files, const 
 
 static int claim_split(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
-    return claim_single(files, idx, n, g, ari_caliper_json_split_probe);
+    return ari_claim_single(files, idx, n, g, ari_caliper_json_split_probe);
 }
 
 static int import_split(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
@@ -191,7 +172,7 @@ static int import_split(ari_trace_writer *w, ari_import_file *files, const ari_g
 
 static int claim_records(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
-    return claim_single(files, idx, n, g, ari_caliper_json_records_probe);
+    return ari_claim_single(files, idx, n, g, ari_caliper_json_records_probe);
 }
 
 static int import_records(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
@@ -201,7 +182,7 @@ static int import_records(ari_trace_writer *w, ari_import_file *files, const ari
 
 static int claim_cali(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
-    return claim_single(files, idx, n, g, ari_cali_probe);
+    return ari_claim_single(files, idx, n, g, ari_cali_probe);
 }
 
 static int import_cali(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
@@ -216,7 +197,7 @@ static int hatchet_probe(const char *head, size_t n)
 
 static int claim_hatchet(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
-    return claim_single(files, idx, n, g, hatchet_probe);
+    return ari_claim_single(files, idx, n, g, hatchet_probe);
 }
 
 static int import_hatchet(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)

@@ -26,6 +26,25 @@ const ari_format *const ari_formats[] = {
     NULL,
 };
 
+int ari_claim_single(ari_import_file *files, const size_t *idx, size_t n, ari_group *g,
+                     int (*probe)(const char *head, size_t len))
+{
+    char head[ARI_PROBE_BYTES];
+    for (size_t i = 0; i < n; i++) {
+        ari_import_file *f = &files[idx[i]];
+        if (f->claimed || f->bytes == 0)
+            continue;
+        long got = ari_file_head(f->path, head, sizeof head);
+        if (got <= 0 || !probe(head, (size_t)got))
+            continue;
+        f->claimed = 1;
+        g->files[0] = idx[i];
+        g->nfiles = 1;
+        return 1;
+    }
+    return 0;
+}
+
 long ari_file_head(const char *path, char *buf, size_t n)
 {
     struct archive *a = archive_read_new();
