@@ -17,35 +17,7 @@
 #include "store/profile_writer.h"
 #include "test_helpers.h"
 
-typedef struct fixture {
-    char *dir, *db_path, *work;
-    ari_store *s;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->dir = test_tmpdir();
-    assert_true(asprintf(&f->db_path, "%s/t.db", f->dir) > 0);
-    assert_true(asprintf(&f->work, "%s/work", f->dir) > 0);
-    assert_int_equal(mkdir(f->work, 0700), 0);
-    ari_error err = {0};
-    assert_non_null(f->s = ari_store_open(f->db_path, &err));
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    ari_store_close(f->s);
-    ari_remove_tree(f->dir);
-    free(f->db_path);
-    free(f->work);
-    free(f->dir);
-    free(f);
-    return 0;
-}
+typedef test_db fixture;
 
 /* Runs one SQL statement on a second connection and returns its integer. */
 static int64_t query_int(fixture *f, const char *sql)
@@ -780,20 +752,20 @@ static void test_documents(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_writer_loader_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_writer_bad_trees, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fixture_split, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fixture_cali, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fixture_hatchet, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fixture_hpctoolkit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_documents, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hatchet_hpctoolkit_cpi, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hatchet_hpctoolkit_allgather, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hatchet_lulesh_split, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hatchet_caliper_json, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hatchet_cali, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writer_loader_roundtrip, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_load_errors, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_bad_trees, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_fixture_split, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_fixture_cali, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_fixture_hatchet, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_fixture_hpctoolkit, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_inputs, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_documents, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_hatchet_hpctoolkit_cpi, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_hatchet_hpctoolkit_allgather, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_hatchet_lulesh_split, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_hatchet_caliper_json, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_hatchet_cali, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

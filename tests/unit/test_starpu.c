@@ -17,38 +17,7 @@
 #include "store/store.h"
 #include "test_helpers.h"
 
-typedef struct fixture {
-    char *dir;
-    char *db_path;
-    char *work;
-    ari_store *s;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    f->dir = test_tmpdir();
-    assert_true(asprintf(&f->db_path, "%s/t.db", f->dir) > 0);
-    assert_true(asprintf(&f->work, "%s/work", f->dir) > 0);
-    assert_int_equal(mkdir(f->work, 0700), 0);
-    ari_error err = {0};
-    f->s = ari_store_open(f->db_path, &err);
-    assert_non_null(f->s);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    ari_store_close(f->s);
-    ari_remove_tree(f->dir);
-    free(f->db_path);
-    free(f->work);
-    free(f->dir);
-    free(f);
-    return 0;
-}
+typedef test_db fixture;
 
 /* ---- helpers ---- */
 
@@ -579,14 +548,14 @@ static void test_generated_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bundle_fixture, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_starvz_fixture, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_archive, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_starvz_lu_oracle, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_starvz_qr_tree, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_real_bundles, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_generated_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bundle_fixture, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_starvz_fixture, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_archive, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_inputs, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_starvz_lu_oracle, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_starvz_qr_tree, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_real_bundles, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_generated_round_trip, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
