@@ -114,6 +114,7 @@ typedef struct ct_end {      /* a flow endpoint */
 typedef struct ct_reader {
     const char *name;
     const ari_chrome_sink *k;
+    const ari_chrome_raw_sink *raw; /* NULL unless ari_chrome_read*_raw */
     ari_chrome_stats st;
     ari_error *err;
     ct_src src;
@@ -808,7 +809,11 @@ static int buffer_be(ct_reader *r, int thread, const json_t *ev, char ph, double
     return 0;
 }
 
-static int on_complete(ct_reader *r, int thread, const json_t *ev, double ts, int point)
+static int emit_raw(ct_reader *r, const json_t *ev, const char *pid, const char *tid, char ph, double ts,
+                    double dur);
+
+static int on_complete(ct_reader *r, int thread, const json_t *ev, double ts, int point, const char *pid,
+                       const char *tid)
 {
     double dur = 0, tts = NAN, tdur = NAN;
     if (!point) {
@@ -823,6 +828,11 @@ static int on_complete(ct_reader *r, int thread, const json_t *ev, double ts, in
         if (number_field(ev, "tts", &tts) < 0)
             return fail(r, "event %lld: tts is not a number", (long long)r->st.events - 1);
     }
+    if (!point) {
+        int rc = emit_raw(r, ev, pid, tid, 'X', ts, dur);
+        if (rc)
+            return rc;
+    }
     saw_time(r, thread, ts + dur);
     ari_chrome_slice s = {0, NULL, NULL, str_field(ev, "name"), str_field(ev, "cat"), point, ts, dur,
                           tts, tdur, json_object_get(ev, "args"), NULL, 0};
@@ -835,6 +845,23 @@ static int on_complete(ct_reader *r, int thread, const json_t *ev, double ts, in
         return slice_flows(r, thread, ts, s.id, id_text(bind, idbuf, sizeof idbuf),
                            bool_field(ev, "flow_in"), bool_field(ev, "flow_out"));
     return 0;
+}
+
+/* Hands a B, E or X event to a raw_event sink, as written. */
+static int emit_raw(ct_reader *r, const json_t *ev, const char *pid, const char *tid, char ph, double ts,
+                    double dur)
+{
+    if (!r->raw || !r->raw->event)
+        return 0;
+    const json_t *args = json_object_get(ev, "args");
+    char *text = args && !json_is_null(args) ? json_dumps(args, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    if (args && !json_is_null(args) && !text)
+        return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
+    ari_chrome_raw_event e = {r->st.events - 1, pid, tid, ph, json_string_value(json_object_get(ev, "name")),
+                              text, ts, dur};
+    int rc = r->raw->event(r->raw->ctx, &e);
+    free(text);
+    return rc;
 }
 
 static int on_event(ct_reader *r, const json_t *ev)
@@ -871,12 +898,14 @@ static int on_event(ct_reader *r, const json_t *ev)
         return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
     switch (ph[0]) {
     case 'X':
-        return on_complete(r, thread, ev, ts, 0);
+        return on_complete(r, thread, ev, ts, 0, pid, tid);
     case 'i': case 'I': case 'R':
-        return on_complete(r, thread, ev, ts, 1);
-    case 'B': case 'E':
+        return on_complete(r, thread, ev, ts, 1, pid, tid);
+    case 'B': case 'E': {
         saw_time(r, thread, ts);
-        return buffer_be(r, thread, ev, ph[0], ts);
+        int rc = emit_raw(r, ev, pid, tid, ph[0], ts, 0);
+        return rc ? rc : buffer_be(r, thread, ev, ph[0], ts);
+    }
     default: { /* s, t, f */
         char idbuf[64];
         const json_t *id = json_object_get(ev, "id");
@@ -1129,7 +1158,7 @@ static int read_events(ct_reader *r)
             return fail(r, "input ends inside event %lld", (long long)r->st.events);
         if (rc < 0)
             return -1;
-        if (r->k->raw_args && (rc = fast_event(r, r->src.buf + r->src.start, n)) != 1) {
+        if (r->k->raw_args && !r->raw && (rc = fast_event(r, r->src.buf + r->src.start, n)) != 1) {
             r->src.start += n;
             if (rc == 0)
                 rc = progress(r);
@@ -1195,7 +1224,8 @@ static int read_object(ct_reader *r)
         if (peek(r) < 0)
             return fail(r, "input ends after key \"%s\"", key);
         size_t n;
-        int keep = interesting_key(key) && r->k->top;
+        int sampled = r->raw && r->raw->samples && (strcmp(key, "samples") == 0 || strcmp(key, "stackFrames") == 0);
+        int keep = sampled || (interesting_key(key) && r->k->top);
         int rc = cut_value(r, &n, !keep);
         if (rc)
             return rc > 0 ? fail(r, "input ends inside the value of \"%s\"", key) : -1;
@@ -1206,7 +1236,7 @@ static int read_object(ct_reader *r)
         json_t *v = load_value(r, n);
         if (!v)
             return -1;
-        rc = r->k->top(r->k->ctx, key, v);
+        rc = sampled ? r->raw->samples(r->raw->ctx, key, v) : r->k->top(r->k->ctx, key, v);
         json_decref(v);
         if (rc)
             return rc;
@@ -1282,10 +1312,17 @@ static int run(ct_reader *r, ari_chrome_stats *st)
 int ari_chrome_read_buffer(const char *data, size_t len, const char *name, const ari_chrome_sink *k,
                            ari_chrome_stats *st, ari_error *err)
 {
+    return ari_chrome_read_buffer_raw(data, len, name, k, NULL, st, err);
+}
+
+int ari_chrome_read_buffer_raw(const char *data, size_t len, const char *name, const ari_chrome_sink *k,
+                               const ari_chrome_raw_sink *raw, ari_chrome_stats *st, ari_error *err)
+{
     ct_reader r;
     memset(&r, 0, sizeof r);
     r.name = name ? name : "trace";
     r.k = k;
+    r.raw = raw;
     r.err = err;
     r.src.mem = data;
     r.src.mem_len = len;
@@ -1296,10 +1333,17 @@ int ari_chrome_read_buffer(const char *data, size_t len, const char *name, const
 int ari_chrome_read(const char *path, const char *name, const ari_chrome_sink *k, ari_chrome_stats *st,
                     ari_error *err)
 {
+    return ari_chrome_read_raw(path, name, k, NULL, st, err);
+}
+
+int ari_chrome_read_raw(const char *path, const char *name, const ari_chrome_sink *k, const ari_chrome_raw_sink *raw,
+                        ari_chrome_stats *st, ari_error *err)
+{
     ct_reader r;
     memset(&r, 0, sizeof r);
     r.name = name ? name : path;
     r.k = k;
+    r.raw = raw;
     r.err = err;
     struct archive *a = archive_read_new();
     if (!a)

@@ -40,6 +40,19 @@ typedef struct ari_chrome_slice {
     size_t args_len;
 } ari_chrome_slice;
 
+/* A B, E or X event as written, before any matching (raw sinks, below). */
+typedef struct ari_chrome_raw_event {
+    int64_t index;         /* position in traceEvents */
+    const char *pid, *tid; /* as text, as for slices */
+    char ph;               /* 'B', 'E' or 'X' */
+    const char *name;      /* NULL when the event has no "name" string */
+    /* The args as compact JSON (keys in file order), NULL when absent or
+     * null; NUL-terminated. */
+    const char *args_text;
+    double ts;
+    double dur;            /* X: dur, else tdur, else 0; 0 for B/E */
+} ari_chrome_raw_event;
+
 typedef struct ari_chrome_sink {
     void *ctx;
     int (*slice)(void *ctx, const ari_chrome_slice *s);
@@ -60,6 +73,18 @@ typedef struct ari_chrome_sink {
      * events in place, without jansson. */
     int raw_args;
 } ari_chrome_sink;
+
+/* An optional second sink, for ari_chrome_read_raw: the events as written,
+ * which speedscope-style stack reconstruction (analysis/trace_stacks.h)
+ * needs. Given one, the reader decodes every event with jansson. */
+typedef struct ari_chrome_raw_sink {
+    void *ctx;
+    /* Every B, E and X event in file order, before B/E pairing. */
+    int (*event)(void *ctx, const ari_chrome_raw_event *e);
+    /* The "samples" and "stackFrames" values of the object form (sampled
+     * profiles; they can be large). */
+    int (*samples)(void *ctx, const char *key, const json_t *value);
+} ari_chrome_raw_sink;
 
 /* One member of a JSON object given as text: the key as written (between
  * its quotes, escapes not decoded) and the value's text. */
@@ -89,8 +114,13 @@ int ari_chrome_probe(const char *head, size_t n);
  * with err set ("name: offset N: reason") or the sink's error code. */
 int ari_chrome_read(const char *path, const char *name, const ari_chrome_sink *k,
                     ari_chrome_stats *st, ari_error *err);
+/* ari_chrome_read with a raw sink too (raw may be NULL). */
+int ari_chrome_read_raw(const char *path, const char *name, const ari_chrome_sink *k, const ari_chrome_raw_sink *raw,
+                        ari_chrome_stats *st, ari_error *err);
 /* The same over a memory buffer (tests, fuzzing). */
 int ari_chrome_read_buffer(const char *data, size_t len, const char *name,
                            const ari_chrome_sink *k, ari_chrome_stats *st, ari_error *err);
+int ari_chrome_read_buffer_raw(const char *data, size_t len, const char *name, const ari_chrome_sink *k,
+                               const ari_chrome_raw_sink *raw, ari_chrome_stats *st, ari_error *err);
 
 #endif
