@@ -4,13 +4,16 @@
  * time slices of a window (analysis/pic_spacetime.h): the best partition
  * for one p, or the p breakpoints where it changes.
  *
- * Cost: one read of the leaves' states in the window, then O(N T^3) per
- * solve for N hierarchy nodes and T slices (the levels need two solves per
- * breakpoint); requests beyond MAX_WORK are refused with a 400.
+ * Cost: one read of the leaves' states in the window, then O(N T^3) for N
+ * hierarchy nodes and T slices for one p; the levels carry piecewise-linear
+ * functions of p through the same dynamic program, which costs more, so
+ * their budget is smaller. Requests beyond the budget are refused with a
+ * 400 before any work.
  */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/pic_spacetime.h"
 #include "filters.h"
@@ -20,7 +23,8 @@
 #include "store/task_queries.h"
 
 #define DEFAULT_SLICES 10
-#define MAX_WORK 4e9 /* N * T^3 / 6 */
+#define MAX_WORK 4e9        /* N * T^3 / 6, one p */
+#define MAX_LEVELS_WORK 5e7 /* N * T^3 / 6, all breakpoints (10,000 leaves x 20 slices: ~4 s) */
 #define AGG_DIGITS 12
 
 typedef struct agg_req {
@@ -78,11 +82,12 @@ static int agg_open(ari_request *r, agg_req *q, int with_p)
         ari_reply_from_error(r, &err);
         return -1;
     }
-    double t = (double)q->slices;
-    if ((double)q->data.n * t * t * t / 6 > MAX_WORK) {
+    double t = (double)q->slices, budget = with_p ? MAX_WORK : MAX_LEVELS_WORK;
+    if ((double)q->data.n * t * t * t / 6 > budget) {
         ari_reply_error(r, 400, "invalid_parameter",
-                        "slices=%lld is too many for a hierarchy of %lld nodes (at most %d)", (long long)q->slices,
-                        (long long)q->data.n, (int)cbrt(MAX_WORK * 6 / (double)q->data.n));
+                        "slices=%lld is too many for a hierarchy of %lld nodes (at most %d%s)", (long long)q->slices,
+                        (long long)q->data.n, (int)cbrt(budget * 6 / (double)q->data.n),
+                        with_p ? "" : " for the levels");
         return -1;
     }
     if (ari_pic_st_init(&q->st, q->data.n, q->data.parent, (int)q->slices, q->data.nvalues, q->data.v, &err) < 0) {
@@ -196,6 +201,8 @@ enum MHD_Result api_aggregation_levels(ari_request *r)
     int64_t n;
     if (ari_pic_st_levels(&q.st, &lv, &n, &err) < 0) {
         agg_free(&q);
+        if (strcmp(err.code, ARI_E_TOO_LARGE) == 0) /* the input's fault, not a body size: 400 */
+            return ari_reply_error(r, 400, "invalid_parameter", "%s; use fewer slices", err.message);
         return ari_reply_from_error(r, &err);
     }
     json_t *doc = doc_head(&q), *levels = json_array();

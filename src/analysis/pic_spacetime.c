@@ -349,7 +349,7 @@ int ari_pic_st_best(const ari_pic_st *st, double p, ari_pic_partition *out, ari_
     return 0;
 }
 
-/* ---- breakpoints ---- */
+/* ---- breakpoints by re-solving (the reference) ---- */
 
 typedef struct line {
     double p;           /* where it was solved */
@@ -417,7 +417,7 @@ static int between(search *s, const line *a, const line *b, int depth)
     return between(s, &m, b, depth + 1);
 }
 
-int ari_pic_st_levels(const ari_pic_st *st, ari_pic_level **out, int64_t *n, ari_error *err)
+int ari_pic_st_levels_resolve(const ari_pic_st *st, ari_pic_level **out, int64_t *n, ari_error *err)
 {
     search s = {st, NULL, 0, 0, 0, err};
     line lo, hi;
@@ -431,5 +431,387 @@ int ari_pic_st_levels(const ari_pic_st *st, ari_pic_level **out, int64_t *n, ari
     }
     *out = s.bp;
     *n = s.nbp;
+    return 0;
+}
+
+/* ---- breakpoints in one pass: envelopes ----
+ *
+ * best(n, i, j) as a function of p is convex piecewise linear; it is kept
+ * as its pieces sorted by p, each the line p gain - (1 - p) loss of one
+ * partition (with its aggregate count) from its start x to the next
+ * piece's. The program of ari_pic_st_best is run on these functions: the
+ * spatial choice is the sum of the children's (merged breakpoints), a time
+ * cut the sum of two halves, and the choice the pointwise max with the
+ * same preferences as the program (the earlier candidate keeps ties, the
+ * aggregate must win by ARI_PIC_EPS relative). */
+
+/* A candidate beats the incumbent at p when above by this much: the
+ * round-off of sums over blocks (the program's strict > on floats). */
+#define TIE_REL 1e-13
+#define TIE_ABS 1e-15
+/* Pieces narrower than this in p are dropped. */
+#define X_EPS 1e-12
+/* At most this many pieces kept at once (32 bytes each: 512 MB), and this
+ * many pieces read by sums and maxima (4-6 ns each: under a minute). */
+#define MAX_PIECES ((int64_t)1 << 24)
+#define MAX_PIECE_WORK ((int64_t)1 << 33)
+
+typedef struct piece {
+    double x;       /* start in p */
+    double g, l;    /* the partition's gain and loss */
+    int64_t count;  /* its aggregates */
+} piece;
+
+typedef struct env {
+    piece *pc;
+    int64_t n;
+} env;
+
+/* A growable piece buffer. */
+typedef struct pbuf {
+    piece *pc;
+    int64_t n, cap;
+} pbuf;
+
+static int pbuf_reserve(pbuf *b, int64_t need)
+{
+    if (need <= b->cap)
+        return 0;
+    int64_t nc = b->cap ? b->cap : 16;
+    while (nc < need)
+        nc *= 2;
+    piece *np = realloc(b->pc, (size_t)nc * sizeof *np);
+    if (!np)
+        return -1;
+    b->pc = np;
+    b->cap = nc;
+    return 0;
+}
+
+static double piece_at(const piece *q, double p)
+{
+    return p * (q->g + q->l) - q->l;
+}
+
+static int same_line(const piece *a, const piece *b)
+{
+    return a->g == b->g && a->l == b->l && a->count == b->count;
+}
+
+/* Appends a piece from x on (capacity reserved by the caller): a piece
+ * narrower than X_EPS is replaced (lines that cross at one p in exact
+ * arithmetic cross a round-off apart), and one equal to the last is
+ * dropped. */
+static void emit(pbuf *b, double x, double g, double l, int64_t count)
+{
+    piece q = {x, g, l, count};
+    if (b->n > 0 && b->pc[b->n - 1].x >= x - X_EPS)
+        b->n--;
+    if (b->n == 0)
+        q.x = 0;
+    if (b->n > 0 && same_line(&b->pc[b->n - 1], &q))
+        return;
+    b->pc[b->n++] = q;
+}
+
+/* The end of piece k of e (1 for the last). */
+static double piece_end(const env *e, int64_t k)
+{
+    return k + 1 < e->n ? e->pc[k + 1].x : 1.0;
+}
+
+/* out = a + b. */
+static int env_sum(const env *a, const env *b, pbuf *out)
+{
+    out->n = 0;
+    if (pbuf_reserve(out, a->n + b->n) < 0)
+        return -1;
+    int64_t ia = 0, ib = 0;
+    for (;;) {
+        const piece *qa = &a->pc[ia], *qb = &b->pc[ib];
+        emit(out, qa->x > qb->x ? qa->x : qb->x, qa->g + qb->g, qa->l + qb->l, qa->count + qb->count);
+        double ea = piece_end(a, ia), eb = piece_end(b, ib);
+        if (ea >= 1 && eb >= 1)
+            break;
+        if (ea <= eb)
+            ia++;
+        if (eb <= ea)
+            ib++;
+    }
+    return 0;
+}
+
+/* Does cand beat inc at p (by the relative margin rel)? */
+static int beats(const piece *cand, const piece *inc, double p, double rel)
+{
+    double c = piece_at(cand, p), i = piece_at(inc, p);
+    return c - i > rel * (fabs(c) + fabs(i)) + (rel > TIE_REL ? 0 : TIE_ABS);
+}
+
+/* out = max(inc, cand): cand only where it beats inc. */
+static int env_max(const env *inc, const env *cand, double rel, pbuf *out)
+{
+    out->n = 0;
+    if (pbuf_reserve(out, 2 * (inc->n + cand->n)) < 0)
+        return -1;
+    int64_t ia = 0, ib = 0;
+    double lo = 0;
+    for (;;) {
+        const piece *qa = &inc->pc[ia], *qb = &cand->pc[ib];
+        double ea = piece_end(inc, ia), eb = piece_end(cand, ib), hi = ea < eb ? ea : eb;
+        int w0 = beats(qb, qa, lo, rel), w1 = beats(qb, qa, hi, rel);
+        if (w0 == w1) {
+            const piece *q = w0 ? qb : qa;
+            emit(out, lo, q->g, q->l, q->count);
+        } else {
+            /* the lines cross inside: d(p) = p (sb - sa) - (lb - la) */
+            double ds = (qb->g + qb->l) - (qa->g + qa->l), x = ds != 0 ? (qb->l - qa->l) / ds : lo;
+            x = x < lo ? lo : x > hi ? hi : x;
+            const piece *first = w0 ? qb : qa, *second = w0 ? qa : qb;
+            emit(out, lo, first->g, first->l, first->count);
+            emit(out, x, second->g, second->l, second->count);
+        }
+        if (ea >= 1 && eb >= 1)
+            break;
+        if (ea <= eb)
+            ia++;
+        if (eb <= ea)
+            ib++;
+        lo = hi;
+    }
+    return 0;
+}
+
+static int env_set(env *e, const pbuf *b)
+{
+    e->pc = malloc((size_t)b->n * sizeof *e->pc);
+    if (!e->pc)
+        return -1;
+    memcpy(e->pc, b->pc, (size_t)b->n * sizeof *e->pc);
+    e->n = b->n;
+    return 0;
+}
+
+static void table_free(env *tab, int64_t per)
+{
+    if (!tab)
+        return;
+    for (int64_t k = 0; k < per; k++)
+        free(tab[k].pc);
+    free(tab);
+}
+
+typedef struct envdp {
+    const ari_pic_st *st;
+    env **tab;           /* per node: its table of envelopes until its parent used it */
+    int64_t live;        /* pieces in the tables */
+    int64_t work;        /* pieces read so far */
+    pbuf cur, tmp, sum;  /* scratch */
+} envdp;
+
+/* One round of pairwise sums: out[i] = in[2i] + in[2i+1] (an odd last one
+ * is copied). The inputs are not freed. */
+static int sum_round(envdp *d, const env *in, int64_t k, env *out)
+{
+    for (int64_t i = 0; i < k; i += 2) {
+        int rc;
+        if (i + 1 < k)
+            rc = env_sum(&in[i], &in[i + 1], &d->sum);
+        else
+            rc = pbuf_reserve(&d->sum, in[i].n);
+        if (rc < 0)
+            return -1;
+        if (i + 1 == k) {
+            memcpy(d->sum.pc, in[i].pc, (size_t)in[i].n * sizeof *in[i].pc);
+            d->sum.n = in[i].n;
+        }
+        if (env_set(&out[i / 2], &d->sum) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void parts_free(env *parts, int64_t k)
+{
+    for (int64_t i = 0; i < k; i++)
+        free(parts[i].pc);
+    free(parts);
+}
+
+/* cur = the sum of node's children's envelopes for interval at, in
+ * rounds of pairs (each piece's totals summed in a balanced order). */
+static int spatial_sum(envdp *d, int64_t node, int64_t at)
+{
+    const ari_pic_tree *t = &d->st->tree;
+    int64_t k = t->nchildren[node], c = node + 1;
+    env *parts = malloc((size_t)k * sizeof *parts);
+    if (!parts)
+        return -1;
+    for (int64_t i = 0; i < k; i++, c = t->subtree_end[c])
+        parts[i] = d->tab[c][at];
+    int owned = 0; /* parts[] are the children's until the first round */
+    while (k > 1) {
+        env *next = calloc((size_t)(k + 1) / 2, sizeof *next);
+        int rc = next ? sum_round(d, parts, k, next) : -1;
+        if (owned)
+            parts_free(parts, k);
+        else
+            free(parts);
+        parts = next;
+        k = (k + 1) / 2;
+        owned = 1;
+        if (rc < 0) {
+            if (next)
+                parts_free(next, k);
+            return -1;
+        }
+    }
+    int rc = pbuf_reserve(&d->cur, parts[0].n);
+    if (rc == 0) {
+        memcpy(d->cur.pc, parts[0].pc, (size_t)parts[0].n * sizeof *parts[0].pc);
+        d->cur.n = parts[0].n;
+    }
+    if (owned)
+        parts_free(parts, k);
+    else
+        free(parts);
+    return rc;
+}
+
+static int max_into_cur(envdp *d, const pbuf *cand, double rel)
+{
+    env inc = {d->cur.pc, d->cur.n}, c = {cand->pc, cand->n};
+    if (env_max(&inc, &c, rel, &d->tmp) < 0)
+        return -1;
+    pbuf swap = d->cur;
+    d->cur = d->tmp;
+    d->tmp = swap;
+    return 0;
+}
+
+/* best(node, i, j) as envelopes, in the program's order of candidates. */
+static int envelope_node(envdp *d, int64_t node, env *best)
+{
+    const ari_pic_st *st = d->st;
+    int T = st->T;
+    int spatial = st->tree.nchildren[node] > 0;
+    for (int len = 1; len <= T; len++) {
+        for (int i = 0; i + len - 1 < T; i++) {
+            int j = i + len - 1;
+            int64_t at = tri(T, i, j);
+            int have = spatial;
+            if (spatial && spatial_sum(d, node, at) < 0)
+                return -1;
+            for (int m = i; m < j; m++) {
+                const env *a = &best[tri(T, i, m)], *b = &best[tri(T, m + 1, j)];
+                if ((d->work += 2 * (a->n + b->n) + d->cur.n) > MAX_PIECE_WORK)
+                    return -2;
+                if (env_sum(a, b, &d->sum) < 0)
+                    return -1;
+                if (!have) {
+                    pbuf swap = d->cur;
+                    d->cur = d->sum;
+                    d->sum = swap;
+                    have = 1;
+                } else if (max_into_cur(d, &d->sum, TIE_REL) < 0) {
+                    return -1;
+                }
+            }
+            double g, w;
+            get_measure(st, node, i, j, &g, &w);
+            piece own = {0, g, w - g, 1};
+            pbuf one = {&own, 1, 1};
+            if (!have) {
+                if (pbuf_reserve(&d->cur, 1) < 0)
+                    return -1;
+                d->cur.pc[0] = own;
+                d->cur.n = 1;
+            } else if (max_into_cur(d, &one, ARI_PIC_EPS) < 0) {
+                return -1;
+            }
+            if ((d->live += d->cur.n) > MAX_PIECES)
+                return -2;
+            if (env_set(&best[at], &d->cur) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Reverse preorder: a node's children's tables are freed once it has its
+ * own. Returns the root's table in *root; -1 out of memory, -2 more than
+ * MAX_PIECES pieces. */
+static int run_envelopes(envdp *d, env **root)
+{
+    const ari_pic_tree *t = &d->st->tree;
+    int64_t per = ntri(d->st->T);
+    for (int64_t i = t->n - 1; i >= 0; i--) {
+        env *best = calloc((size_t)per, sizeof *best);
+        if (!best)
+            return -1;
+        d->tab[i] = best;
+        int rc = envelope_node(d, i, best);
+        if (rc < 0)
+            return rc;
+        for (int64_t c = i + 1; c < t->subtree_end[i]; c = t->subtree_end[c]) {
+            for (int64_t k = 0; k < per; k++)
+                d->live -= d->tab[c][k].n;
+            table_free(d->tab[c], per);
+            d->tab[c] = NULL;
+        }
+    }
+    *root = d->tab[0];
+    return 0;
+}
+
+static int same_level(const ari_pic_level *a, const piece *b)
+{
+    return fabs(a->gain - b->g) <= LEVEL_REL * (a->gain + b->g) + LEVEL_ABS &&
+           fabs(a->loss - b->l) <= LEVEL_REL * (a->loss + b->l) + LEVEL_ABS;
+}
+
+/* Level 0 is the partition at p = 0 (every cell), then one level per
+ * change of line of the root's envelope. */
+static int envelope_levels(const ari_pic_st *st, const env *e, ari_pic_level **out, int64_t *n)
+{
+    ari_pic_level *lv = malloc((size_t)(e->n + 1) * sizeof *lv);
+    if (!lv)
+        return -1;
+    int64_t k = 0;
+    lv[k++] = (ari_pic_level){0, st->tree.nleaves * (int64_t)st->T, 0, 0};
+    for (int64_t j = 0; j < e->n; j++) {
+        const piece *q = &e->pc[j];
+        if (q->x < 1 && !same_level(&lv[k - 1], q))
+            lv[k++] = (ari_pic_level){q->x, q->count, q->g, q->l};
+    }
+    *out = lv;
+    *n = k;
+    return 0;
+}
+
+int ari_pic_st_levels(const ari_pic_st *st, ari_pic_level **out, int64_t *n, ari_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    envdp d = {st, NULL, 0, 0, {0}, {0}, {0}};
+    env *root = NULL;
+    int64_t per = ntri(st->T);
+    d.tab = calloc((size_t)st->tree.n, sizeof *d.tab);
+    int rc = d.tab ? run_envelopes(&d, &root) : -1;
+    if (rc == 0)
+        rc = envelope_levels(st, &root[tri(st->T, 0, st->T - 1)], out, n);
+    if (d.tab)
+        for (int64_t i = 0; i < st->tree.n; i++)
+            table_free(d.tab[i], per);
+    free(d.tab);
+    free(d.cur.pc);
+    free(d.tmp.pc);
+    free(d.sum.pc);
+    if (rc == -2)
+        return ari_error_set(err, ARI_E_TOO_LARGE, "pic: too many pieces for the breakpoints of %lld nodes x %d slices",
+                             (long long)st->tree.n, st->T);
+    if (rc < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory for the breakpoints of %lld nodes x %d slices",
+                             (long long)st->tree.n, st->T);
     return 0;
 }

@@ -27,10 +27,14 @@
  * relative, so that an aggregate without loss wins at every p > 0).
  * With T = 1 it is pic.h's partition.
  *
- * Breakpoints: the best value is a convex piecewise-linear function of p
- * (a max of lines p (gain + loss) - loss); its corners are found by
- * intersecting the lines of the best partitions at two p and solving there
- * again (Eisner-Severance): 2 B + 2 solves for B breakpoints.
+ * Breakpoints: best(n, i, j) is a convex piecewise-linear function of p
+ * (a max of lines p (gain + loss) - loss, one per partition). The same
+ * program run on these functions, kept as their pieces sorted by p (a sum
+ * merges the breakpoints, a max keeps the upper envelope with the program's
+ * tie rules), gives every breakpoint of the root in one pass:
+ * O(N T^3 P) for P pieces per table entry. The reference intersects the
+ * lines of the best partitions at two p and solves there again
+ * (Eisner-Severance): 2 B + 2 solves for B breakpoints.
  */
 #ifndef ARIADNE_ANALYSIS_PIC_SPACETIME_H
 #define ARIADNE_ANALYSIS_PIC_SPACETIME_H
@@ -79,7 +83,11 @@ void ari_pic_st_values(const ari_pic_st *st, int64_t node, int t0, int t1, doubl
 int ari_pic_st_best(const ari_pic_st *st, double p, ari_pic_partition *out, ari_error *err);
 void ari_pic_partition_free(ari_pic_partition *part);
 /* The levels (pic.h's ari_pic_level): level 0 at p = 0 (every cell), then
- * one per breakpoint, sorted. *out is malloc'd. */
+ * one per breakpoint, sorted. *out is malloc'd. Fails with too_large when
+ * the pieces exceed the limits of pic_spacetime.c (2^24 kept, 2^33 read). */
 int ari_pic_st_levels(const ari_pic_st *st, ari_pic_level **out, int64_t *n, ari_error *err);
+/* The same levels by re-solving at the crossings of lines (slow: two
+ * solves per breakpoint); kept to cross-check the one-pass version. */
+int ari_pic_st_levels_resolve(const ari_pic_st *st, ari_pic_level **out, int64_t *n, ari_error *err);
 
 #endif

@@ -8,8 +8,11 @@
 #   tests/bench/bench_pic.sh [BUILD_DIR]             (default: build)
 #   PROCS=1000000 LEAVES=10000 SLICES=100 LEVELS=1 tests/bench/bench_pic.sh
 #
-# LEVELS=1 also times all the space-time breakpoints (two solves of the
-# dynamic program per breakpoint: long at 10,000 x 100; try SLICES=20).
+# LEVELS=1 also times all the space-time breakpoints (one pass of the
+# program on piecewise-linear functions of p: about 4 s at 10,000 x 20,
+# refused as too large at 10,000 x 100); LEVELS=2 adds the re-solving
+# reference (two solves per breakpoint: half a minute at 1,000 x 20) and
+# checks every level by a solve at its midpoint.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}

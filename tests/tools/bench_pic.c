@@ -8,10 +8,13 @@
  *     reconstruction of every level;
  *   - space-time: LEAVES leaves (default 10,000: 10 x 10 x 100) by SLICES
  *     slices (default 100): one best partition, and optionally (LEVELS=1)
- *     all the breakpoints.
+ *     all the breakpoints in one pass; LEVELS=2 also times the re-solving
+ *     reference and checks every level at its midpoint (slow: one solve
+ *     per level).
  *
- *   bench_pic [procs] [st_leaves] [st_slices] [st_levels 0|1]
+ *   bench_pic [procs] [st_leaves] [st_slices] [st_levels 0|1|2]
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -99,6 +102,62 @@ static int bench_space(int per)
     return 0;
 }
 
+/* LEVELS=2: the re-solving reference's time and levels, and the best
+ * partition at the midpoint of every one-pass level. */
+static int check_levels(const ari_pic_st *st, const ari_pic_level *lv, int64_t nlv)
+{
+    ari_error err = {0};
+    ari_pic_level *ref;
+    int64_t nref, bad = 0;
+    double t0 = now();
+    if (ari_pic_st_levels_resolve(st, &ref, &nref, &err) < 0) {
+        fprintf(stderr, "bench_pic: %s\n", err.message);
+        return 1;
+    }
+    printf("  all %lld breakpoints (re-solving reference): %.3f s\n", (long long)nref, now() - t0);
+    for (int64_t j = 0; j < nlv; j++) {
+        double hi = j + 1 < nlv ? lv[j + 1].p : 1.0, mid = (lv[j].p + hi) / 2;
+        ari_pic_partition part;
+        if (ari_pic_st_best(st, mid, &part, &err) < 0) {
+            fprintf(stderr, "bench_pic: %s\n", err.message);
+            return 1;
+        }
+        if (part.n != lv[j].count || fabs(part.gain - lv[j].gain) > 1e-9 || fabs(part.loss - lv[j].loss) > 1e-9) {
+            if (bad++ < 5)
+                printf("  level %lld [%.17g, %.17g): %lld aggregates, the solve at its midpoint %lld\n",
+                       (long long)j, lv[j].p, hi, (long long)lv[j].count, (long long)part.n);
+        }
+        ari_pic_partition_free(&part);
+    }
+    printf("  one-pass levels checked at their midpoints: %lld of %lld differ\n", (long long)bad, (long long)nlv);
+    int64_t same = 0;
+    for (int64_t j = 0, k = 0; j < nlv && k < nref;) {
+        if (fabs(lv[j].p - ref[k].p) < 1e-9 && lv[j].count == ref[k].count) {
+            same++;
+            j++;
+            k++;
+        } else if (lv[j].p < ref[k].p) {
+            j++;
+        } else {
+            k++;
+        }
+    }
+    printf("  reference levels also in the one-pass list: %lld of %lld\n", (long long)same, (long long)nref);
+    int64_t refbad = 0;
+    for (int64_t k = 0; k < nref; k++) {
+        double hi = k + 1 < nref ? ref[k + 1].p : 1.0, mid = (ref[k].p + hi) / 2;
+        ari_pic_partition part;
+        if (ari_pic_st_best(st, mid, &part, &err) < 0)
+            return 1;
+        refbad += part.n != ref[k].count || fabs(part.gain - ref[k].gain) > 1e-9 ||
+                  fabs(part.loss - ref[k].loss) > 1e-9;
+        ari_pic_partition_free(&part);
+    }
+    printf("  reference levels checked at their midpoints: %lld of %lld differ\n", (long long)refbad, (long long)nref);
+    free(ref);
+    return bad != 0;
+}
+
 static int bench_spacetime(int leaves_per_cluster, int T, int levels)
 {
     int64_t nmax = 1 + 10 + 100 + 100LL * leaves_per_cluster;
@@ -141,7 +200,9 @@ static int bench_spacetime(int leaves_per_cluster, int T, int levels)
             fprintf(stderr, "bench_pic: %s\n", err.message);
             return 1;
         }
-        printf("  all %lld breakpoints: %.3f s\n", (long long)nlv, now() - t2);
+        printf("  all %lld breakpoints (one pass): %.3f s\n", (long long)nlv, now() - t2);
+        if (levels > 1 && check_levels(&st, lv, nlv) != 0)
+            return 1;
         free(lv);
     }
     ari_pic_st_free(&st);
@@ -157,7 +218,7 @@ int main(int argc, char **argv)
     int T = argc > 3 ? atoi(argv[3]) : 100;
     int levels = argc > 4 ? atoi(argv[4]) : 0;
     if (procs < 1000 || st_leaves < 100 || T < 1 || T > ARI_PIC_ST_MAX_SLICES) {
-        fprintf(stderr, "usage: bench_pic [procs >= 1000] [st_leaves >= 100] [slices 1..%d] [levels 0|1]\n",
+        fprintf(stderr, "usage: bench_pic [procs >= 1000] [st_leaves >= 100] [slices 1..%d] [levels 0|1|2]\n",
                 ARI_PIC_ST_MAX_SLICES);
         return 2;
     }

@@ -6,7 +6,8 @@
  *   directly on the cells, for many p, in space (T = 1) and space-time.
  * - The sum property, p = 0 (every leaf) and p = 1 (the root).
  * - Breakpoints: at the midpoint of every level the partition has the
- *   level's count, gain and loss, and consecutive levels differ.
+ *   level's count, gain and loss, and consecutive levels differ; the
+ *   one-pass space-time levels equal the re-solving reference's.
  * - A generated platform of 10 sites, 100 clusters, 1,000 machines and
  *   1,000,000 processes with anomalies in a few machines (space) and in a
  *   few machines during a few intervals (space-time over the machines):
@@ -500,6 +501,32 @@ static void test_spacetime_breakpoints(void **state)
     }
 }
 
+/* The one-pass envelopes give the levels of the re-solving reference. */
+static void test_spacetime_levels_vs_resolve(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 120; round++) {
+        small s;
+        gen_small(&s, 8, 1 + round % 4, 1 + round % 3);
+        ari_pic_st st;
+        ari_error err = {0};
+        assert_int_equal(ari_pic_st_init(&st, s.n, s.parent, s.T, s.K, s.v, &err), 0);
+        ari_pic_level *a, *b;
+        int64_t na, nb;
+        assert_int_equal(ari_pic_st_levels(&st, &a, &na, &err), 0);
+        assert_int_equal(ari_pic_st_levels_resolve(&st, &b, &nb, &err), 0);
+        assert_int_equal(na, nb);
+        for (int64_t j = 0; j < na; j++) {
+            assert_true(fabs(a[j].p - b[j].p) < 1e-9);
+            assert_int_equal(a[j].count, b[j].count);
+            assert_true(fabs(a[j].gain - b[j].gain) < 1e-9 && fabs(a[j].loss - b[j].loss) < 1e-9);
+        }
+        free(a);
+        free(b);
+        ari_pic_st_free(&st);
+    }
+}
+
 /* ---- the generated platform ---- */
 
 #define SITES 10
@@ -681,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_spacetime_one_slice),
         cmocka_unit_test(test_space_breakpoints),
         cmocka_unit_test(test_spacetime_breakpoints),
+        cmocka_unit_test(test_spacetime_levels_vs_resolve),
         cmocka_unit_test(test_million_processes),
         cmocka_unit_test(test_spacetime_anomalies),
     };
