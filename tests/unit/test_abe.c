@@ -20,18 +20,9 @@
 #include <unistd.h>
 
 #include "analysis/abe.h"
+#include "test_rng.h"
 
 #define GLPSOL "/usr/bin/glpsol"
-
-static uint64_t rng_state;
-
-static double rng_uniform(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 static void assert_rel(double got, double want, double rel)
 {

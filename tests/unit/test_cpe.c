@@ -19,16 +19,7 @@
 #include <string.h>
 
 #include "analysis/cpe.h"
-
-static uint64_t rng_state;
-
-static double rng_uniform(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+#include "test_rng.h"
 
 #define MAXN 12
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/critical_path.h"
+#include "test_rng.h"
 
 #define MAXT 64
 
@@ -177,16 +178,6 @@ static void test_fixture_merged(void **state)
 }
 
 /* ---- random traces against one-by-one walks --------------------------------------- */
-
-static uint64_t rng_state;
-
-static double rng_uniform(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 /* Tasks in random index order; predecessors end before their successors
  * start; end times are rounded to integers so that ties are common. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/gantt.h"
+#include "test_rng.h"
 
 /* Row A: one time unit per pixel on [0, 10) with width 10.
  *   task 0 [0, 2.5) type 0; 1 [3, 3.25) type 1; 2 [3.5, 3.75) type 0;
@@ -181,16 +182,6 @@ static void test_rounding_at_column_edges(void **state)
         }
     assert_true(cases > 0);
     print_message("[  INFO    ] %d column-edge rounding cases checked\n", cases);
-}
-
-static uint64_t rng_state;
-
-static double rng_uniform(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
 }
 
 static void test_random_rows(void **state)

@@ -21,18 +21,9 @@
 
 #include "analysis/outliers.h"
 #include "analysis/quantile.h"
+#include "test_rng.h"
 
 #define RSCRIPT "/usr/bin/Rscript"
-
-static uint64_t rng_state;
-
-static double rng_uniform(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 static void assert_close(double got, double want, double rel)
 {

@@ -27,16 +27,7 @@
 
 #include "analysis/pic.h"
 #include "analysis/pic_spacetime.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
-
-static double rng_uniform(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+#include "test_rng.h"
 
 static int rng_int(int n)
 {
@@ -700,6 +691,7 @@ static void test_spacetime_anomalies(void **state)
 
 int main(void)
 {
+    rng_state = 0x9E3779B97F4A7C15ULL; /* the seed the expectations were made with */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_bad_input),
