@@ -49,7 +49,7 @@ void ari_dbpool_release(ari_dbpool *p, ari_store *s)
 {
     if (!s)
         return;
-    ari_store_rollback(s); /* a handler must never leave a transaction open */
+    ari_store_settle(s); /* no statement, snapshot or transaction outlives a request */
     pthread_mutex_lock(&p->mu);
     p->free_list[p->nfree++] = s;
     pthread_cond_signal(&p->available);

@@ -1,7 +1,8 @@
 /* import.c: the import driver. It lists the input files (walking
  * directories, unpacking archives into the work directory), groups them by
- * format (formats.c), then writes every group as a trace inside one
- * transaction, marking the job succeeded in that same transaction. */
+ * format (formats.c), then writes every group as a trace into a staging
+ * database and publishes them all in one transaction of the shared
+ * database, marking the job succeeded in that same transaction. */
 #include "ingest/import.h"
 
 #include <dirent.h>
@@ -13,6 +14,7 @@
 
 #include "ingest/archive.h"
 #include "ingest/formats.h"
+#include "store/staging.h"
 #include "store/trace_writer.h"
 
 typedef struct file_list {
@@ -302,27 +304,40 @@ static int finish_job(ari_store *s, const ari_import_request *req, const ari_imp
     return ari_jobs_finish(s, req->job_id, 1, ids, NULL, NULL, err);
 }
 
+/* Parses every group into a staging database, outside the shared
+ * database's write lock (which other requests need meanwhile), then
+ * publishes the traces and the job's success in one short transaction. */
 static int write_groups(ari_store *s, const ari_import_request *req, file_list *fl,
                         group_list *gl, ari_import_result *res, ari_error *err)
 {
     res->traces = calloc(gl->n, sizeof *res->traces);
     if (!res->traces)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    if (ari_store_begin(s, err) < 0)
+    ari_staging *g = ari_staging_open(s, err);
+    if (!g)
         return -1;
+    ari_store *stage = ari_staging_store(g);
+    int rc = ari_store_begin(stage, err);
     uint64_t bytes_done = 0;
-    for (size_t i = 0; i < gl->n; i++) {
-        if (import_group(s, req, fl, &gl->items[i], gl->n, &bytes_done, &res->traces[i], err) < 0) {
-            ari_store_rollback(s);
-            return -1;
-        }
-        res->ntraces++;
+    for (size_t i = 0; i < gl->n && rc == 0; i++) {
+        rc = import_group(stage, req, fl, &gl->items[i], gl->n, &bytes_done, &res->traces[i], err);
+        res->ntraces += rc == 0;
     }
-    if (finish_job(s, req, res, err) < 0 || ari_store_commit(s, err) < 0) {
-        ari_store_rollback(s);
-        return -1;
+    if (rc == 0)
+        rc = ari_store_commit(stage, err);
+    if (rc == 0 && req->progress)
+        req->progress(req->progress_ctx, 1.0, "publishing");
+    int64_t offset = 0;
+    if (rc == 0)
+        rc = ari_staging_publish(g, s, &offset, err);
+    if (rc == 0) {
+        for (size_t i = 0; i < res->ntraces; i++)
+            res->traces[i].id += offset;
+        int ok = finish_job(s, req, res, err) == 0;
+        rc = ari_staging_end(g, s, ok, err) == 0 && ok ? 0 : -1;
     }
-    return 0;
+    ari_staging_close(g);
+    return rc;
 }
 
 /* The name of an input without its directory: "runs/lu/" -> "lu". */

@@ -12,8 +12,6 @@
 #include "store/store_internal.h"
 #include "util/log.h"
 
-/* store.c's busy timeout, restored after a cache write. */
-#define STORE_BUSY_TIMEOUT_MS 10000
 /* How long a cache write may wait for an import's write lock. */
 #define CACHE_WRITE_TIMEOUT_MS 200
 
@@ -52,16 +50,12 @@ int ari_cache_put(ari_store *s, int64_t trace_id, const char *analysis, const ch
     sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, params, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 4, json, -1, SQLITE_TRANSIENT);
-    sqlite3_busy_timeout(s->db, CACHE_WRITE_TIMEOUT_MS);
-    int rc = sqlite3_step(st);
-    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
-    if (rc != SQLITE_DONE) {
-        ari_log(ARI_LOG_INFO, "analysis cache: not stored (%s): %s", analysis, sqlite3_errmsg(s->db));
-        sqlite3_reset(st);
-        return -1;
-    }
-    sqlite3_reset(st);
-    return 0;
+    ari_store_set_busy_timeout(s, CACHE_WRITE_TIMEOUT_MS);
+    int rc = ari_store_write(s, st, "store in the analysis cache", &err);
+    ari_store_set_busy_timeout(s, -1);
+    if (rc < 0)
+        ari_log(ARI_LOG_INFO, "analysis cache: not stored (%s): %s", analysis, err.message);
+    return rc;
 }
 
 /* ---- interval sets ---- */

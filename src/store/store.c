@@ -7,16 +7,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/staging.h"
 #include "util/embedded.h"
 #include "util/log.h"
 
-#define BUSY_TIMEOUT_MS 10000
+/* How long a statement waits for another connection's write lock before
+ * failing with SQLITE_BUSY (then answered 503 with Retry-After). */
+static int busy_timeout_ms = 10000;
+
+void ari_store_set_default_busy_timeout(int ms)
+{
+    busy_timeout_ms = ms > 0 ? ms : 0;
+}
+
+void ari_store_set_busy_timeout(ari_store *s, int ms)
+{
+    sqlite3_busy_timeout(s->db, ms < 0 ? busy_timeout_ms : ms);
+}
 
 int ari_store_fail(ari_store *s, ari_error *err, const char *what)
 {
     int code = sqlite3_errcode(s->db);
     const char *ecode = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? ARI_E_BUSY : ARI_E_DB;
     return ari_error_set(err, ecode, "%s: %s", what, sqlite3_errmsg(s->db));
+}
+
+int ari_store_write(ari_store *s, sqlite3_stmt *st, const char *what, ari_error *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        ari_store_fail(s, err, what);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+void ari_store_settle(ari_store *s)
+{
+    for (sqlite3_stmt *st = sqlite3_next_stmt(s->db, NULL); st; st = sqlite3_next_stmt(s->db, st))
+        if (sqlite3_stmt_busy(st))
+            sqlite3_reset(st);
+    ari_store_rollback(s);
 }
 
 int ari_store_exec(ari_store *s, const char *sql, ari_error *err)
@@ -75,8 +105,11 @@ int ari_store_query_text(ari_store *s, sqlite3_stmt *st, char **out, ari_error *
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE)
         return 1;
-    if (rc != SQLITE_ROW)
-        return ari_store_fail(s, err, "query");
+    if (rc != SQLITE_ROW) {
+        ari_store_fail(s, err, "query");
+        sqlite3_reset(st);
+        return -1;
+    }
     const char *text = (const char *)sqlite3_column_text(st, 0);
     *out = strdup(text ? text : "null");
     sqlite3_reset(st);
@@ -134,12 +167,12 @@ static int migrate(ari_store *s, ari_error *err)
             ari_store_rollback(s);
             return ari_error_set(err, ARI_E_DB, "migration %s: %s", m->name, what);
         }
-        ari_log(ARI_LOG_INFO, "applied migration %s", m->name);
+        ari_log(ARI_LOG_DEBUG, "%s: applied migration %s", s->path, m->name);
     }
     return ari_store_commit(s, err);
 }
 
-ari_store *ari_store_open(const char *path, ari_error *err)
+static ari_store *open_with(const char *path, const char *pragmas, ari_error *err)
 {
     ari_store *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path))) {
@@ -154,14 +187,36 @@ ari_store *ari_store_open(const char *path, ari_error *err)
         ari_store_close(s);
         return NULL;
     }
-    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-    if (ari_store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                          "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;", err) < 0 ||
-        migrate(s, err) < 0) {
+    sqlite3_busy_timeout(s->db, busy_timeout_ms);
+    if (ari_store_exec(s, pragmas, err) < 0 || migrate(s, err) < 0) {
         ari_store_close(s);
         return NULL;
     }
     return s;
+}
+
+ari_store *ari_store_open(const char *path, ari_error *err)
+{
+    ari_store *s = open_with(path, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                                   "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;", err);
+    int swept = s ? ari_staging_sweep(path) : 0;
+    if (swept)
+        ari_log(ARI_LOG_INFO, "removed %d staging file(s) of imports killed before they ended", swept);
+    return s;
+}
+
+/* A staging database is private and thrown away after a crash: no WAL, no
+ * fsync; the rollback journal stays in memory so that a failed import can
+ * still roll back. */
+ari_store *ari_store_open_scratch(const char *path, ari_error *err)
+{
+    return open_with(path, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+                           "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;", err);
+}
+
+const char *ari_store_path(const ari_store *s)
+{
+    return s->path;
 }
 
 void ari_store_close(ari_store *s)

@@ -17,11 +17,23 @@ typedef struct ari_store ari_store;
 /* Opens (creating if needed) the database at `path`, sets WAL, foreign keys
  * and a busy timeout, and applies pending migrations from sql/. */
 ari_store *ari_store_open(const char *path, ari_error *err);
+/* A private scratch database with the same schema, for staging imports
+ * (see staging.h): no WAL and no fsync. */
+ari_store *ari_store_open_scratch(const char *path, ari_error *err);
 void ari_store_close(ari_store *s);
+const char *ari_store_path(const ari_store *s);
 int ari_store_schema_version(ari_store *s);
 int ari_store_latest_schema_version(void);
 /* "ok" or the first problem reported by PRAGMA quick_check. Caller frees. */
 char *ari_store_check(ari_store *s);
+
+/* The busy timeout of connections opened from now on (default 10,000 ms). */
+void ari_store_set_default_busy_timeout(int ms);
+/* Returns a connection to a clean state between uses: resets every
+ * statement left stepping (a read that stopped early holds a snapshot, a
+ * write that failed holds its transaction) and rolls back an open
+ * transaction. The pool calls it on every release. */
+void ari_store_settle(ari_store *s);
 
 /* One write transaction (BEGIN IMMEDIATE ... COMMIT). */
 int ari_store_begin(ari_store *s, ari_error *err);

@@ -29,5 +29,12 @@ int ari_store_fail(ari_store *s, ari_error *err, const char *what);
  * document built by SQLite); *out is malloc'd. Returns 0, 1 if no row. */
 int ari_store_query_text(ari_store *s, sqlite3_stmt *st, char **out, ari_error *err);
 int ari_store_exec(ari_store *s, const char *sql, ari_error *err);
+/* Every write that is not part of an import goes through here: steps `st`
+ * to its end and resets it whatever happened, so a failed statement (say
+ * SQLITE_BUSY) never keeps its connection's implicit transaction open.
+ * Returns 0, or -1 with err set ("busy" for a lock held too long). */
+int ari_store_write(ari_store *s, sqlite3_stmt *st, const char *what, ari_error *err);
+/* Busy timeout of this connection in ms; -1 restores the default. */
+void ari_store_set_busy_timeout(ari_store *s, int ms);
 
 #endif

@@ -2,9 +2,13 @@
  * running job is kept in memory by the server; the table holds each job's
  * lasting state, and which process owns it so orphans can be failed. */
 #include "store/store_internal.h"
+#include "util/proc.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,18 +18,48 @@
     "'error', CASE WHEN error_code IS NULL THEN NULL" \
     "  ELSE json_object('code', error_code, 'message', error_message) END"
 
+static char own_key_text[128];
+
+static void own_key_init(void)
+{
+    ari_process_key((int64_t)getpid(), own_key_text, sizeof own_key_text);
+}
+
+static const char *own_key(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, own_key_init);
+    return own_key_text;
+}
+
+/* A job's owner is alive if the process its key names still runs; jobs
+ * from before owner keys fall back to the pid. */
+static int owner_alive(int64_t pid, const char *key)
+{
+    if (key && *key) {
+        char now[128];
+        ari_process_key(pid, now, sizeof now);
+        return strcmp(now, key) == 0;
+    }
+    if (pid <= 0 || pid == (int64_t)getpid())
+        return 0; /* our own pid: a job of the process that had it before us */
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 int ari_jobs_create(ari_store *s, const char *kind, const char *params_json,
                     int64_t *id_out, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s,
-        "INSERT INTO jobs(kind, status, params_json, owner_pid) VALUES (?1, 'queued', ?2, ?3)", err);
+        "INSERT INTO jobs(kind, status, params_json, owner_pid, owner_key)"
+        " VALUES (?1, 'queued', ?2, ?3, ?4)", err);
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, params_json ? params_json : "{}", -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, (int64_t)getpid());
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(s, err, "create job");
+    sqlite3_bind_text(st, 4, own_key(), -1, SQLITE_STATIC);
+    if (ari_store_write(s, st, "create job", err) < 0)
+        return -1;
     *id_out = sqlite3_last_insert_rowid(s->db);
     return 0;
 }
@@ -36,8 +70,8 @@ int ari_jobs_set_running(ari_store *s, int64_t id, ari_error *err)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(s, err, "update job");
+    if (ari_store_write(s, st, "update job", err) < 0)
+        return -1;
     return 0;
 }
 
@@ -59,8 +93,8 @@ int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_i
         sqlite3_bind_text(st, 4, error_code, -1, SQLITE_TRANSIENT);
     if (error_message)
         sqlite3_bind_text(st, 5, error_message, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(s, err, "finish job");
+    if (ari_store_write(s, st, "finish job", err) < 0)
+        return -1;
     return 0;
 }
 
@@ -79,8 +113,11 @@ int ari_jobs_list(ari_store *s, int64_t limit, int64_t offset, char **json_out,
     sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM jobs", err);
     if (!st)
         return -1;
-    if (sqlite3_step(st) != SQLITE_ROW)
-        return ari_store_fail(s, err, "count jobs");
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        ari_store_fail(s, err, "count jobs");
+        sqlite3_reset(st);
+        return -1;
+    }
     *total = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
     st = ari_store_stmt(s,
@@ -93,26 +130,17 @@ int ari_jobs_list(ari_store *s, int64_t limit, int64_t offset, char **json_out,
     return ari_store_query_text(s, st, json_out, err);
 }
 
-static int process_alive(int64_t pid)
-{
-    if (pid <= 0)
-        return 0;
-    if (pid == (int64_t)getpid())
-        return 1;
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
 int ari_jobs_fail_orphans(ari_store *s, int64_t **ids_out, size_t *n_out, ari_error *err)
 {
     *ids_out = NULL;
     *n_out = 0;
     sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT id, owner_pid FROM jobs WHERE status IN ('queued', 'running')", err);
+        "SELECT id, owner_pid, owner_key FROM jobs WHERE status IN ('queued', 'running')", err);
     if (!st)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (process_alive(sqlite3_column_int64(st, 1)))
+        if (owner_alive(sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2)))
             continue;
         int64_t *grown = realloc(*ids_out, (*n_out + 1) * sizeof **ids_out);
         if (!grown) {

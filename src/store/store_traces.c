@@ -42,8 +42,11 @@ static int count_traces(ari_store *s, const ari_trace_filter *f, int64_t *total,
     if (!st)
         return -1;
     bind_filter(st, f);
-    if (sqlite3_step(st) != SQLITE_ROW)
-        return ari_store_fail(s, err, "count traces");
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        ari_store_fail(s, err, "count traces");
+        sqlite3_reset(st);
+        return -1;
+    }
     *total = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
     return 0;
@@ -98,8 +101,8 @@ int ari_traces_update(ari_store *s, int64_t id, const char *name,
         sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
     if (description)
         sqlite3_bind_text(st, 3, description, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(s, err, "update trace");
+    if (ari_store_write(s, st, "update trace", err) < 0)
+        return -1;
     return sqlite3_changes(s->db) ? 0 : 1;
 }
 
@@ -109,7 +112,7 @@ int ari_traces_delete(ari_store *s, int64_t id, ari_error *err)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(s, err, "delete trace");
+    if (ari_store_write(s, st, "delete trace", err) < 0)
+        return -1;
     return sqlite3_changes(s->db) ? 0 : 1;
 }

@@ -1,0 +1,293 @@
+/* staging.c: the staging database of an import and its publication into
+ * the shared database (see staging.h). The copy is generic: every staged
+ * table that has a trace_id column is copied with its trace ids moved past
+ * the shared database's largest, so a new table needs no change here. */
+#include "store/staging.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/store_internal.h"
+#include "util/log.h"
+#include "util/proc.h"
+
+#define STAGING_TAG ".staging-"
+
+struct ari_staging {
+    char *path;
+    ari_store *store;    /* the staging connection until publication */
+    int attached;        /* attached to the shared connection as "staging" */
+    int fk_off;          /* foreign keys turned off on the shared connection */
+};
+
+static atomic_uint staging_seq;
+
+static void remove_files(const char *path)
+{
+    static const char *const suffixes[] = {"", "-journal", "-wal", "-shm"};
+    char name[4200];
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+        if (unlink(name) != 0 && errno != ENOENT)
+            ari_log(ARI_LOG_WARN, "cannot remove %s: %s", name, strerror(errno));
+    }
+}
+
+ari_staging *ari_staging_open(ari_store *shared, ari_error *err)
+{
+    ari_staging *g = calloc(1, sizeof *g);
+    if (!g || asprintf(&g->path, "%s" STAGING_TAG "%ld-%lld-%u", ari_store_path(shared), (long)getpid(),
+                       (long long)ari_process_start(getpid()), atomic_fetch_add(&staging_seq, 1)) < 0) {
+        free(g);
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    remove_files(g->path); /* a leftover of an earlier process with our pid */
+    if (!(g->store = ari_store_open_scratch(g->path, err))) {
+        ari_staging_close(g);
+        return NULL;
+    }
+    return g;
+}
+
+ari_store *ari_staging_store(ari_staging *g)
+{
+    return g->store;
+}
+
+/* "INSERT INTO main.T(a, b) SELECT a + ?1, b FROM staging.T" for a table
+ * whose column `shift` (trace_id, or id in traces) is moved by ?1; NULL if
+ * the table has no such column. Caller frees. */
+static char *copy_sql(ari_store *s, const char *table, const char *shift, ari_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1, 'staging') ORDER BY cid",
+                           -1, &st, NULL) != SQLITE_OK) {
+        ari_store_fail(s, err, "staged columns");
+        return NULL;
+    }
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    size_t cap = 256, lc = 0, ls = 0;
+    char *cols = malloc(cap), *sel = malloc(cap);
+    int shifted = 0, rc;
+    while (cols && sel && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(st, 0);
+        size_t need = 2 * strlen(c) + 32;
+        if (lc + need >= cap || ls + need >= cap) {
+            cap = 2 * cap + need;
+            char *c2 = realloc(cols, cap), *s2 = c2 ? realloc(sel, cap) : NULL;
+            cols = c2 ? c2 : cols;
+            sel = s2 ? s2 : sel;
+            if (!c2 || !s2)
+                break;
+        }
+        int is_shift = strcmp(c, shift) == 0;
+        shifted |= is_shift;
+        lc += (size_t)snprintf(cols + lc, cap - lc, "%s\"%s\"", lc ? ", " : "", c);
+        ls += (size_t)snprintf(sel + ls, cap - ls, "%s\"%s\"%s", ls ? ", " : "", c, is_shift ? " + ?1" : "");
+    }
+    sqlite3_finalize(st);
+    char *sql = NULL;
+    if (!cols || !sel || asprintf(&sql, "INSERT INTO main.\"%s\"(%s) SELECT %s FROM staging.\"%s\"",
+                                  table, cols, sel, table) < 0) {
+        sql = NULL;
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    } else if (!shifted) {
+        free(sql); /* not a per-trace table: NULL without an error */
+        sql = NULL;
+    }
+    free(cols);
+    free(sel);
+    return sql;
+}
+
+static int staged_rows(ari_store *s, const char *table)
+{
+    char *sql = NULL;
+    sqlite3_stmt *st = NULL;
+    int any = 0;
+    if (asprintf(&sql, "SELECT 1 FROM staging.\"%s\" LIMIT 1", table) >= 0 &&
+        sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK)
+        any = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    free(sql);
+    return any;
+}
+
+static int run_bound(ari_store *s, const char *sql, int64_t offset, const char *what, ari_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return ari_store_fail(s, err, what);
+    if (sqlite3_bind_parameter_count(st) > 0)
+        sqlite3_bind_int64(st, 1, offset);
+    int rc = ari_store_write(s, st, what, err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Copies one staged table. Tables without trace ids (jobs, tokens,
+ * ensembles) are never written by an import: finding rows there is a bug. */
+static int copy_table(ari_store *s, const char *table, int64_t offset, ari_error *err)
+{
+    ari_error local = {0};
+    char *sql = copy_sql(s, table, strcmp(table, "traces") == 0 ? "id" : "trace_id", &local);
+    if (!sql) {
+        if (local.code[0])
+            return ari_error_set(err, local.code, "%s", local.message);
+        if (staged_rows(s, table))
+            return ari_error_set(err, ARI_E_DB, "internal error: an import wrote to table %s", table);
+        return 0;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "publish the import (%s)", table);
+    int rc = run_bound(s, sql, offset, what, err);
+    free(sql);
+    return rc;
+}
+
+static int copy_tables(ari_store *s, int64_t offset, ari_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    /* creation order: traces first, then the tables that refer to it */
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM staging.sqlite_master WHERE type = 'table'"
+                                  " AND name NOT LIKE 'sqlite_%' ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+        return ari_store_fail(s, err, "staged tables");
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        char *table = strdup((const char *)sqlite3_column_text(st, 0));
+        rc = table ? copy_table(s, table, offset, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        free(table);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = ari_store_fail(s, err, "staged tables");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int attach(ari_staging *g, ari_store *s, ari_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "ATTACH DATABASE ?1 AS staging", -1, &st, NULL) != SQLITE_OK)
+        return ari_store_fail(s, err, "attach the staged import");
+    sqlite3_bind_text(st, 1, g->path, -1, SQLITE_STATIC);
+    int rc = ari_store_write(s, st, "attach the staged import", err);
+    sqlite3_finalize(st);
+    g->attached = rc == 0;
+    return rc;
+}
+
+static void detach(ari_staging *g, ari_store *s)
+{
+    ari_error ignored = {0};
+    if (g->attached && ari_store_exec(s, "DETACH DATABASE staging", &ignored) < 0)
+        ari_log(ARI_LOG_WARN, "detach %s: %s", g->path, ignored.message);
+    g->attached = 0;
+    if (g->fk_off)
+        ari_store_exec(s, "PRAGMA foreign_keys = ON", &ignored);
+    g->fk_off = 0;
+}
+
+static int max_trace_id(ari_store *s, int64_t *out, ari_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(id), 0) FROM main.traces", -1, &st, NULL) != SQLITE_OK)
+        return ari_store_fail(s, err, "largest trace id");
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : ari_store_fail(s, err, "largest trace id");
+    if (rc == 0)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ari_staging_publish(ari_staging *g, ari_store *s, int64_t *offset_out, ari_error *err)
+{
+    ari_store_close(g->store);
+    g->store = NULL;
+    if (attach(g, s, err) < 0)
+        return -1;
+    /* The staged rows were checked against their foreign keys when they
+     * were written; checking each again here would only slow the copy. */
+    if (ari_store_exec(s, "PRAGMA foreign_keys = OFF", err) < 0) {
+        detach(g, s);
+        return -1;
+    }
+    g->fk_off = 1;
+    if (ari_store_begin(s, err) < 0) {
+        detach(g, s);
+        return -1;
+    }
+    if (max_trace_id(s, offset_out, err) < 0 || copy_tables(s, *offset_out, err) < 0) {
+        ari_store_rollback(s);
+        detach(g, s);
+        return -1;
+    }
+    return 0;
+}
+
+int ari_staging_end(ari_staging *g, ari_store *s, int commit, ari_error *err)
+{
+    int rc = 0;
+    if (commit && ari_store_commit(s, err) < 0)
+        rc = -1;
+    ari_store_rollback(s); /* no-op after a commit */
+    detach(g, s);
+    return rc;
+}
+
+void ari_staging_close(ari_staging *g)
+{
+    if (!g)
+        return;
+    ari_store_close(g->store);
+    remove_files(g->path);
+    free(g->path);
+    free(g);
+}
+
+/* Whether `name` is "<base>.staging-<pid>-<start>-<n>" of a process that
+ * is gone: no such pid, or a pid now used by a process started later. */
+static int stale_staging(const char *name, const char *base)
+{
+    size_t lb = strlen(base), lt = strlen(STAGING_TAG);
+    if (strncmp(name, base, lb) != 0 || strncmp(name + lb, STAGING_TAG, lt) != 0)
+        return 0;
+    const char *p = name + lb + lt;
+    char *end;
+    long long pid = strtoll(p, &end, 10);
+    if (end == p || *end != '-')
+        return 0;
+    long long start = strtoll(end + 1, &end, 10);
+    if (*end != '-' || strchr(end, '.'))
+        return 0;
+    const char *suffix = strchr(end + 1, '-'); /* -journal, -wal, -shm: removed with the database */
+    return !suffix && ari_process_start(pid) != start;
+}
+
+int ari_staging_sweep(const char *db_path)
+{
+    char dir[4096];
+    const char *slash = strrchr(db_path, '/');
+    const char *base = slash ? slash + 1 : db_path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - db_path) : 1, slash ? db_path : ".");
+    DIR *d = opendir(dir[0] ? dir : "/");
+    if (!d)
+        return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!stale_staging(e->d_name, base))
+            continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir[0] ? dir : "", e->d_name);
+        remove_files(path);
+        removed++;
+    }
+    closedir(d);
+    return removed;
+}
