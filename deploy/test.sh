@@ -9,8 +9,8 @@ apt_install "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
 install_node
 vendor_frontend
 npm_install "$ROOT/tests"
-build "$ROOT/build"
-build "$ROOT/build-asan" -DARIADNE_SANITIZE=ON
+build "$ROOT/build" -DARIADNE_WERROR=ON
+build "$ROOT/build-asan" -DARIADNE_SANITIZE=ON -DARIADNE_WERROR=ON
 load_examples "$ROOT/build/examples.db"   # the examples import cleanly, as run.sh does it
 log "running the test suite (sanitizers on)"
 cd "$ROOT/build-asan"

@@ -258,7 +258,7 @@ static json_t *load_value(ct_reader *r, size_t n)
 /* Reads a JSON string token (an object key). */
 static int read_key(ct_reader *r, char *out, size_t size)
 {
-    size_t n;
+    size_t n = 0;
     int rc = cut_value(r, &n, 0);
     if (rc != 0)
         return rc > 0 ? fail(r, "input ends inside the top-level object") : -1;
@@ -1152,7 +1152,7 @@ static int read_events(ct_reader *r)
         }
         if (c != '{')
             return fail(r, "offset %llu: expected an event object", (unsigned long long)(r->src.base + r->src.start));
-        size_t n;
+        size_t n = 0;
         int rc = cut_value(r, &n, 0);
         if (rc > 0)
             return fail(r, "input ends inside event %lld", (long long)r->st.events);
@@ -1223,7 +1223,7 @@ static int read_object(ct_reader *r)
         }
         if (peek(r) < 0)
             return fail(r, "input ends after key \"%s\"", key);
-        size_t n;
+        size_t n = 0;
         int sampled = r->raw && r->raw->samples && (strcmp(key, "samples") == 0 || strcmp(key, "stackFrames") == 0);
         int keep = sampled || (interesting_key(key) && r->k->top);
         int rc = cut_value(r, &n, !keep);
