@@ -205,12 +205,12 @@ ari_store *ari_store_open(const char *path, ari_error *err)
     return s;
 }
 
-/* A staging database is private and thrown away after a crash: no WAL, no
- * fsync; the rollback journal stays in memory so that a failed import can
- * still roll back. */
+/* A staging database is private and thrown away after a crash: no fsync.
+ * It keeps WAL: with a rollback journal (even in memory) the same import
+ * spends a third more time spilling the page cache. */
 ari_store *ari_store_open_scratch(const char *path, ari_error *err)
 {
-    return open_with(path, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+    return open_with(path, "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;"
                            "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;", err);
 }
 

@@ -18,7 +18,7 @@ typedef struct ari_store ari_store;
  * and a busy timeout, and applies pending migrations from sql/. */
 ari_store *ari_store_open(const char *path, ari_error *err);
 /* A private scratch database with the same schema, for staging imports
- * (see staging.h): no WAL and no fsync. */
+ * (see staging.h): no fsync. */
 ari_store *ari_store_open_scratch(const char *path, ari_error *err);
 void ari_store_close(ari_store *s);
 const char *ari_store_path(const ari_store *s);
