@@ -148,7 +148,7 @@ int main(int argc, char **argv)
     int np = 1024, nmodules = 40;
     double filter_pct = 0.1;
     const char *db = NULL, *group = "module";
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* "--option value" pairs */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             return usage();
@@ -168,7 +168,6 @@ int main(int argc, char **argv)
             trace = atoll(v);
         else
             return usage();
-        i++;
     }
     ari_sg_params p = {0};
     if (n < 1 || np < 2 || nmodules < 1 || ari_group_by_parse(group, &p.group_by) < 0 ||
