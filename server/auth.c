@@ -1,4 +1,7 @@
-/* auth.c: bearer tokens, checked against the hashed tokens in the store. */
+/* auth.c: bearer tokens, checked against the hashed tokens in the store.
+ * With auth on, a token that was created through the API while auth was
+ * off is refused: anyone who could reach the server then could have made
+ * it. */
 #include "auth.h"
 
 #include <arpa/inet.h>
@@ -52,19 +55,29 @@ int ari_auth_check(ari_request *r, ari_scope needed)
         unauthorized(r, "this server requires an API token: send 'Authorization: Bearer <token>'");
         return -1;
     }
-    ari_store *db = ari_dbpool_acquire(r->srv->pool);
+    /* A handler that checks a further scope already holds a connection. */
+    ari_store *db = r->db ? r->db : ari_dbpool_acquire(r->srv->pool);
     ari_error err = {0};
     int64_t id = 0;
-    int rc = ari_tokens_lookup(db, token, &r->scope, &id, &err);
-    if (rc == 0)
+    int without_auth = 0;
+    int rc = ari_tokens_lookup_origin(db, token, &r->scope, &id, &without_auth, &err);
+    if (rc == 0 && !without_auth)
         ari_tokens_touch(db, id);
-    ari_dbpool_release(r->srv->pool, db);
+    if (db != r->db)
+        ari_dbpool_release(r->srv->pool, db);
     if (rc < 0) {
         ari_reply_from_error(r, &err);
         return -1;
     }
     if (rc == 1) {
         unauthorized(r, "the API token is unknown or revoked");
+        return -1;
+    }
+    if (without_auth) {
+        r->scope = ARI_SCOPE_NONE;
+        unauthorized(r, "this token was created through the API while the server ran without auth, "
+                        "when anyone could create one, so it is refused now that auth is on: an admin "
+                        "must create a new token ('ariadned token create')");
         return -1;
     }
     if (r->scope < needed) {

@@ -36,11 +36,25 @@ static const char usage[] =
     "  --max-upload BYTES   largest accepted upload, with K/M/G suffixes (default 2G)\n"
     "  --auth               require API tokens even on a loopback address\n"
     "  --no-auth            do not require API tokens on a non-loopback address\n"
+    "  --max-connections N  open connections from all clients together (default 4096)\n"
+    "  --max-connections-per-client N\n"
+    "                       open connections from one client address (default 256);\n"
+    "                       behind a reverse proxy every client is the proxy's address\n"
+    "  --header-timeout SECONDS\n"
+    "                       time a connection has to send a request's headers, counted\n"
+    "                       from its opening or its previous response (default 10)\n"
+    "  --allowed-host NAME  also answer requests for this host name (Host header), e.g.\n"
+    "                       a reverse proxy's public name; repeatable; '*' accepts any\n"
+    "  --busy-timeout MS    how long a write waits for another writer's lock (an\n"
+    "                       'ariadned import' or a second daemon) before it answers\n"
+    "                       503 busy (default 10000)\n"
     "  --log-level LEVEL    error, warn, info (default) or debug\n"
     "  --help, --version\n"
     "\n"
     "Auth is off by default on loopback addresses and on elsewhere. Create tokens\n"
-    "with 'ariadned token create'.\n";
+    "with 'ariadned token create'. On a loopback address the server answers only\n"
+    "requests for localhost, 127.0.0.1, [::1], the listening address and the\n"
+    "--allowed-host names; elsewhere any Host unless --allowed-host is given.\n";
 
 static int parse_listen(const char *s, ari_config *cfg)
 {
@@ -86,16 +100,65 @@ static int find_static(char *out, size_t size)
     return -1;
 }
 
-static int parse_options(int argc, char **argv, ari_config *cfg)
+/* A whole number in [min, max], or -1. */
+static long parse_count(const char *s, long min, long max)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s && !*end && v >= min && v <= max ? v : -1;
+}
+
+/* The options on connections and Host names (http.h). Returns 0, or an
+ * exit status after an error. */
+static int parse_http_option(int c, ari_http_options *http)
+{
+    long v;
+    char name[256];
+    switch (c) {
+    case 'C':
+        if ((v = parse_count(optarg, 16, 1000000)) < 0)
+            return ari_cli_fail("serve", "--max-connections wants 16..1000000, got '%s'", optarg);
+        http->max_connections = (unsigned)v;
+        return 0;
+    case 'P':
+        if ((v = parse_count(optarg, 1, 1000000)) < 0)
+            return ari_cli_fail("serve", "--max-connections-per-client wants 1..1000000, got '%s'", optarg);
+        http->max_per_client = (unsigned)v;
+        return 0;
+    case 'T':
+        if ((v = parse_count(optarg, 1, 3600)) < 0)
+            return ari_cli_fail("serve", "--header-timeout wants 1..3600 seconds, got '%s'", optarg);
+        http->header_timeout = (unsigned)v;
+        return 0;
+    case 'H':
+        if (http->n_allowed_hosts == ARI_MAX_ALLOWED_HOSTS)
+            return ari_cli_fail("serve", "at most %d --allowed-host names", ARI_MAX_ALLOWED_HOSTS);
+        if (strcmp(optarg, "*") != 0 && ari_http_host_name(optarg, name, sizeof name) < 0)
+            return ari_cli_fail("serve", "--allowed-host wants a host name such as ariadne.example.org, "
+                                "got '%s'", optarg);
+        http->allowed_hosts[http->n_allowed_hosts++] = optarg;
+        return 0;
+    default:
+        fputs(usage, stderr);
+        return 2;
+    }
+}
+
+static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_options *http)
 {
     static const struct option options[] = {
         {"db", required_argument, NULL, 'd'}, {"listen", required_argument, NULL, 'l'},
         {"static", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
         {"max-upload", required_argument, NULL, 'm'}, {"auth", no_argument, NULL, 'a'},
         {"no-auth", no_argument, NULL, 'n'}, {"log-level", required_argument, NULL, 'v'},
+        {"max-connections", required_argument, NULL, 'C'},
+        {"max-connections-per-client", required_argument, NULL, 'P'},
+        {"header-timeout", required_argument, NULL, 'T'}, {"allowed-host", required_argument, NULL, 'H'},
+        {"busy-timeout", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
-    int force_auth = 0, no_auth = 0, c;
+    int force_auth = 0, no_auth = 0, c, rc;
+    long busy;
     unsigned long long bytes;
     ari_log_level level;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -116,6 +179,11 @@ static int parse_options(int argc, char **argv, ari_config *cfg)
                 return ari_cli_fail("serve", "--max-upload wants a size such as 500M, got '%s'", optarg);
             cfg->max_upload = bytes;
             break;
+        case 'B':
+            if ((busy = parse_count(optarg, 0, 3600000)) < 0)
+                return ari_cli_fail("serve", "--busy-timeout wants 0..3600000 ms, got '%s'", optarg);
+            ari_store_set_default_busy_timeout((int)busy);
+            break;
         case 'a': force_auth = 1; break;
         case 'n': no_auth = 1; break;
         case 'v':
@@ -125,13 +193,20 @@ static int parse_options(int argc, char **argv, ari_config *cfg)
             break;
         case 'h': fputs(usage, stdout); exit(0);
         case 'V': printf("ariadned %s\n", ARIADNE_VERSION); exit(0);
-        default: fputs(usage, stderr); return 2;
+        case '?': fputs(usage, stderr); return 2;
+        default:
+            if ((rc = parse_http_option(c, http)) != 0)
+                return rc;
         }
     }
     if (optind < argc)
         return ari_cli_fail("serve", "unexpected argument '%s'", argv[optind]);
     if (force_auth && no_auth)
         return ari_cli_fail("serve", "--auth and --no-auth contradict each other");
+    if (http->max_per_client >= http->max_connections)
+        return ari_cli_fail("serve", "--max-connections-per-client (%u) must be below --max-connections (%u), "
+                            "or one client could take every connection", http->max_per_client,
+                            http->max_connections);
     cfg->auth = force_auth || (!no_auth && !ari_auth_is_loopback(cfg->host));
     return 0;
 }
@@ -202,7 +277,7 @@ static void block_signals(sigset_t *set)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int run(ari_server *srv)
+static int run(ari_server *srv, const ari_http_options *http_options)
 {
     ari_error err = {0};
     sigset_t stop;
@@ -214,7 +289,7 @@ static int run(ari_server *srv)
         ari_dbpool_close(srv->pool);
         return ari_cli_fail("serve", "%s", err.message);
     }
-    struct MHD_Daemon *http = ari_http_start(srv, &err);
+    ari_http *http = ari_http_start(srv, http_options, &err);
     if (!http) {
         ari_jobs_stop(srv->jobs);
         ari_dbpool_close(srv->pool);
@@ -227,7 +302,7 @@ static int run(ari_server *srv)
     int sig = 0;
     sigwait(&stop, &sig);
     ari_log(ARI_LOG_INFO, "received %s; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    ari_http_stop(srv, http, GRACE_SECONDS);
+    ari_http_stop(http, GRACE_SECONDS);
     ari_jobs_stop(srv->jobs);
     ari_dbpool_close(srv->pool);
     ari_log(ARI_LOG_INFO, "stopped cleanly");
@@ -239,7 +314,8 @@ int cmd_serve(int argc, char **argv)
     static ari_server srv;
     srv.cfg = (ari_config){.db_path = ARI_DEFAULT_DB, .host = "127.0.0.1", .port = 8080,
                            .threads = 4, .max_upload = DEFAULT_MAX_UPLOAD};
-    int rc = parse_options(argc, argv, &srv.cfg);
+    static ari_http_options http = ARI_HTTP_OPTIONS_DEFAULT;
+    int rc = parse_options(argc, argv, &srv.cfg, &http);
     if (rc)
         return rc;
     if (!srv.cfg.auth && !ari_auth_is_loopback(srv.cfg.host))
@@ -248,5 +324,5 @@ int cmd_serve(int argc, char **argv)
     if (prepare_dirs(&srv))
         return 1;
     srv.started = ari_now();
-    return run(&srv);
+    return run(&srv, &http);
 }

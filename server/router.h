@@ -8,7 +8,9 @@
 
 typedef enum ari_body_kind {
     ARI_BODY_NONE = 0,
-    ARI_BODY_JSON,   /* read into memory, up to ARI_MAX_JSON_BODY */
+    ARI_BODY_JSON,   /* read into memory, up to ARI_MAX_JSON_BODY; only with
+                        Content-Type: application/json (415 otherwise,
+                        before the body is read: see http.c) */
     ARI_BODY_UPLOAD  /* streamed to the spool directory */
 } ari_body_kind;
 

@@ -30,7 +30,7 @@ static atomic_uint staging_seq;
 static void remove_files(const char *path)
 {
     static const char *const suffixes[] = {"", "-journal", "-wal", "-shm"};
-    char name[4200];
+    char name[8300];
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
         snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
         if (unlink(name) != 0 && errno != ENOENT)

@@ -90,9 +90,19 @@ int ari_scope_parse(const char *name, ari_scope *out);
  * secret_out and never stored, only its SHA-256. */
 int ari_tokens_create(ari_store *s, const char *name, ari_scope scope,
                       char secret_out[ARI_TOKEN_SECRET_MAX], int64_t *id_out, ari_error *err);
+/* ari_tokens_create for a token that a request no token authenticated asked
+ * for (the server ran without auth): it is marked created_without_auth
+ * (sql/007_token_origin.sql), and a server with auth refuses it. */
+int ari_tokens_create_unauthenticated(ari_store *s, const char *name, ari_scope scope,
+                                      char secret_out[ARI_TOKEN_SECRET_MAX], int64_t *id_out,
+                                      ari_error *err);
 /* Returns 0 and the scope of a valid (unrevoked) token, 1 if not valid. */
 int ari_tokens_lookup(ari_store *s, const char *secret, ari_scope *scope_out,
                       int64_t *id_out, ari_error *err);
+/* ari_tokens_lookup that also tells whether the token was created without
+ * auth (*without_auth_out = 1). */
+int ari_tokens_lookup_origin(ari_store *s, const char *secret, ari_scope *scope_out, int64_t *id_out,
+                             int *without_auth_out, ari_error *err);
 int ari_tokens_touch(ari_store *s, int64_t id);
 int ari_tokens_list(ari_store *s, char **json_out, ari_error *err);
 /* Returns 0, 1 if there is no such token, -1 on error. */

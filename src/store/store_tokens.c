@@ -1,5 +1,7 @@
 /* store_tokens.c: API tokens. A secret is "ari_" + 64 random hex digits; only
- * its SHA-256 is stored, so a stolen database reveals no usable token. */
+ * its SHA-256 is stored, so a stolen database reveals no usable token. A
+ * token created through the API while auth was off is marked so
+ * (created_without_auth, sql/007_token_origin.sql). */
 #include "store/store_internal.h"
 
 #include <stdio.h>
@@ -10,7 +12,8 @@
 
 #define TOKEN_FIELDS \
     "'id', id, 'name', name, 'scope', scope, 'created_at', created_at," \
-    "'last_used_at', last_used_at, 'revoked', json(CASE WHEN revoked_at IS NULL THEN 'false' ELSE 'true' END)"
+    "'last_used_at', last_used_at, 'revoked', json(CASE WHEN revoked_at IS NULL THEN 'false' ELSE 'true' END)," \
+    "'created_without_auth', json(CASE WHEN created_without_auth THEN 'true' ELSE 'false' END)"
 
 static const char *scope_names[] = {"none", "read", "write", "admin"};
 
@@ -46,41 +49,67 @@ static int random_secret(char out[ARI_TOKEN_SECRET_MAX], ari_error *err)
     return 0;
 }
 
-int ari_tokens_create(ari_store *s, const char *name, ari_scope scope,
-                      char secret_out[ARI_TOKEN_SECRET_MAX], int64_t *id_out, ari_error *err)
+static int create_token(ari_store *s, const char *name, ari_scope scope, int without_auth,
+                        char secret_out[ARI_TOKEN_SECRET_MAX], int64_t *id_out, ari_error *err)
 {
     char hash[ARI_SHA256_HEX];
     if (random_secret(secret_out, err) < 0)
         return -1;
     ari_sha256_hex(secret_out, strlen(secret_out), hash);
-    sqlite3_stmt *st = ari_store_stmt(s, "INSERT INTO tokens(name, scope, hash) VALUES (?1, ?2, ?3)", err);
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "INSERT INTO tokens(name, scope, hash, created_without_auth) VALUES (?1, ?2, ?3, ?4)", err);
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, ari_scope_name(scope), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(s, err, "create token");
+    sqlite3_bind_int(st, 4, without_auth);
+    if (ari_store_write(s, st, "create token", err) < 0)
+        return -1;
     *id_out = sqlite3_last_insert_rowid(s->db);
     return 0;
+}
+
+int ari_tokens_create(ari_store *s, const char *name, ari_scope scope,
+                      char secret_out[ARI_TOKEN_SECRET_MAX], int64_t *id_out, ari_error *err)
+{
+    return create_token(s, name, scope, 0, secret_out, id_out, err);
+}
+
+int ari_tokens_create_unauthenticated(ari_store *s, const char *name, ari_scope scope,
+                                      char secret_out[ARI_TOKEN_SECRET_MAX], int64_t *id_out,
+                                      ari_error *err)
+{
+    return create_token(s, name, scope, 1, secret_out, id_out, err);
 }
 
 int ari_tokens_lookup(ari_store *s, const char *secret, ari_scope *scope_out,
                       int64_t *id_out, ari_error *err)
 {
+    int without_auth;
+    return ari_tokens_lookup_origin(s, secret, scope_out, id_out, &without_auth, err);
+}
+
+int ari_tokens_lookup_origin(ari_store *s, const char *secret, ari_scope *scope_out, int64_t *id_out,
+                             int *without_auth_out, ari_error *err)
+{
     char hash[ARI_SHA256_HEX];
     ari_sha256_hex(secret, strlen(secret), hash);
     sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT id, scope FROM tokens WHERE hash = ?1 AND revoked_at IS NULL", err);
+        "SELECT id, scope, created_without_auth FROM tokens WHERE hash = ?1 AND revoked_at IS NULL", err);
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE)
         return 1;
-    if (rc != SQLITE_ROW)
-        return ari_store_fail(s, err, "look up token");
+    if (rc != SQLITE_ROW) {
+        ari_store_fail(s, err, "look up token");
+        sqlite3_reset(st);
+        return -1;
+    }
     *id_out = sqlite3_column_int64(st, 0);
+    *without_auth_out = sqlite3_column_int(st, 2) != 0;
     int parsed = ari_scope_parse((const char *)sqlite3_column_text(st, 1), scope_out);
     sqlite3_reset(st);
     return parsed < 0 ? 1 : 0;
@@ -90,7 +119,7 @@ int ari_tokens_lookup(ari_store *s, const char *secret, ari_scope *scope_out,
  * a busy database (an import committing) must not delay requests. */
 int ari_tokens_touch(ari_store *s, int64_t id)
 {
-    sqlite3_busy_timeout(s->db, 0);
+    ari_store_set_busy_timeout(s, 0);
     sqlite3_stmt *st = ari_store_stmt(s,
         "UPDATE tokens SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1"
         " AND (last_used_at IS NULL OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
@@ -98,10 +127,9 @@ int ari_tokens_touch(ari_store *s, int64_t id)
     int rc = -1;
     if (st) {
         sqlite3_bind_int64(st, 1, id);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-        sqlite3_reset(st);
+        rc = ari_store_write(s, st, "record token use", NULL);
     }
-    sqlite3_busy_timeout(s->db, 10000);
+    ari_store_set_busy_timeout(s, -1);
     return rc;
 }
 
@@ -132,7 +160,7 @@ int ari_tokens_revoke(ari_store *s, int64_t id, ari_error *err)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(s, err, "revoke token");
+    if (ari_store_write(s, st, "revoke token", err) < 0)
+        return -1;
     return sqlite3_changes(s->db) ? 0 : 1;
 }

@@ -73,6 +73,17 @@ test('no token needed: health, version, openapi, static files', async () => {
   }
 });
 
+test('health?check=full (the whole-database check) needs the admin scope', async () => {
+  assertError(await getJson(d.url, '/api/v1/health?check=full'), 401, 'unauthorized', 'no token');
+  for (const s of ['read', 'write']) {
+    assertError(await getJson(d.url, '/api/v1/health?check=full', bearer(tok[s])), 403, 'forbidden', `${s} token`);
+  }
+  const r = await getJson(d.url, '/api/v1/health?check=full', bearer(tok.admin));
+  assertOkJson(r, 200, 'admin token');
+  assert.equal(r.json.integrity, 'ok');
+  assertOkJson(await getJson(d.url, '/api/v1/health'), 200, 'the cheap check needs no token');
+});
+
 test('read scope: GETs only', async () => {
   const h = bearer(tok.read);
   assertOkJson(await getJson(d.url, '/api/v1/traces', h), 200, 'read GET /traces');
@@ -113,6 +124,7 @@ test('admin scope: /tokens list, create, revoke', async () => {
     assert.ok(Number.isInteger(t.id));
     assert.match(t.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.equal(t.revoked, false);
+    assert.equal(t.created_without_auth, false, 'a CLI token is trusted');
   }
   assert.ok(byName['t-read'].last_used_at, 'last_used_at set once a token was used');
 
@@ -121,6 +133,7 @@ test('admin scope: /tokens list, create, revoke', async () => {
   assert.match(c.json.secret, /^ari_[A-Za-z0-9_-]{20,}$/);
   assert.equal(c.json.token.name, 'ci');
   assert.equal(c.json.token.scope, 'read');
+  assert.equal(c.json.token.created_without_auth, false, 'created by an admin');
   assert.ok(!('secret' in c.json.token));
   const ci = bearer(c.json.secret);
   assertOkJson(await getJson(d.url, '/api/v1/traces', ci), 200, 'new token works');
@@ -164,6 +177,7 @@ test('without --auth on loopback, no token is needed for anything', async () => 
   acceptedJob(await uploadRaw(open.url, junk(), { filename: 'x.bin' }), 'POST /traces');
   const c = await sendJson(open.url, 'POST', '/api/v1/tokens', { name: 'o', scope: 'admin' });
   assertOkJson(c, 201, 'POST /tokens');
+  assert.equal(c.json.token.created_without_auth, true, 'anyone could have made it (security.test.mjs)');
   assert.equal((await call(open.url, `/api/v1/tokens/${c.json.token.id}`, { method: 'DELETE' })).status, 204);
   // A bogus token is not looked at when auth is off.
   assertOkJson(await getJson(open.url, '/api/v1/traces', bearer('ari_bogus')), 200, 'bogus token, auth off');

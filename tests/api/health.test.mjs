@@ -16,8 +16,28 @@ test('GET /api/v1/health', async () => {
   assertOkJson(r);
   assert.equal(r.json.status, 'ok');
   assert.equal(r.json.database, 'ok');
+  const v = await getJson(d.url, '/api/v1/version');
+  assert.equal(r.json.schema_version, v.json.schema_version, 'schema_version as /version has it');
   assert.equal(typeof r.json.uptime_s, 'number');
   assert.ok(r.json.uptime_s >= 0 && r.json.uptime_s < 3600, `uptime_s ${r.json.uptime_s}`);
+  assert.ok(!('integrity' in r.json), 'the whole-database check runs only on request');
+});
+
+test('GET /api/v1/health?check=full: the integrity check, one result reused for a while', async () => {
+  const first = await getJson(d.url, '/api/v1/health?check=full');
+  assertOkJson(first);
+  assert.equal(first.json.status, 'ok');
+  assert.equal(first.json.database, 'ok');
+  assert.equal(first.json.integrity, 'ok');
+  assert.equal(typeof first.json.integrity_age_s, 'number');
+  await new Promise((res) => setTimeout(res, 300));
+  const again = await getJson(d.url, '/api/v1/health?check=full');
+  assertOkJson(again);
+  assert.equal(again.json.integrity, 'ok');
+  assert.ok(again.json.integrity_age_s >= first.json.integrity_age_s + 0.25,
+    `a check ${again.json.integrity_age_s} s old: not the first one reused`);
+  assertOkJson(await getJson(d.url, '/api/v1/health?check=quick'));
+  assertError(await getJson(d.url, '/api/v1/health?check=deep'), 400, 'invalid_parameter', 'check=deep');
 });
 
 test('GET /api/v1/version', async () => {

@@ -42,11 +42,13 @@ export function runCli(args, opts = {}) {
   }
 }
 
-export async function startDaemon({ args = [], dir = null, env = {} } = {}) {
+// `host` is the address to listen on (default 127.0.0.1; the tests still
+// reach the daemon through 127.0.0.1, so it must accept there: 0.0.0.0).
+export async function startDaemon({ args = [], dir = null, env = {}, host = '127.0.0.1' } = {}) {
   const workDir = dir || mkdtempSync(join(tmpdir(), 'ariadne-test-'));
   const db = join(workDir, 'test.db');
   const port = await freePort();
-  const child = spawn(ariadned, ['serve', '--db', db, '--listen', `127.0.0.1:${port}`,
+  const child = spawn(ariadned, ['serve', '--db', db, '--listen', `${host}:${port}`,
     '--static', staticDir, '--log-level', 'warn', ...args],
     { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
   let exited = null;
