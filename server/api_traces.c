@@ -164,7 +164,7 @@ enum MHD_Result api_traces_upload(ari_request *r)
         return MHD_YES;
     json_t *params = json_pack("{s:[], s:s, s:I}", "files", "name", u->trace_name, "bytes", (json_int_t)u->bytes);
     for (size_t i = 0; i < u->nfiles; i++)
-        json_array_append_new(json_object_get(params, "files"), json_string(u->names[i]));
+        json_array_append_new(json_object_get(params, "files"), json_string(u->client_names[i]));
     char *params_text = json_dumps(params, JSON_COMPACT);
     json_decref(params);
     int64_t id = 0;

@@ -1,9 +1,14 @@
 /* cmd_import.c: `ariadned import`: imports files, directories and archives
  * into the database without a server, in one transaction, and prints one
- * JSON line per trace. */
+ * JSON line per trace. Archives unpack into a scratch directory under
+ * $TMPDIR named after the process ("ariadne-import-<pid>-XXXXXX"): it is
+ * removed at the end, on an error and on SIGINT/SIGTERM/SIGHUP (which
+ * cancel the import), and a run removes those of killed runs. */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +16,13 @@
 
 #include "cli.h"
 #include "ingest/import.h"
+#include "ingest/input.h"
 #include "upload.h"
 #include "util/log.h"
 #include "version.h"
 
 static const char usage[] =
-    "Usage: ariadned import [--db FILE] [--name NAME] [--quiet] PATH...\n"
+    "Usage: ariadned import [--db FILE] [--name NAME] [--max-unpacked BYTES] [--quiet] PATH...\n"
     "\n"
     "Imports traces into the database (created if missing) without a server.\n"
     "A PATH is a trace file (possibly .gz or .zst), a directory (a StarPU bundle:\n"
@@ -26,7 +32,49 @@ static const char usage[] =
     "\n"
     "  --db FILE    database (default ./ariadne.db)\n"
     "  --name NAME  trace name (default: from the file or directory name)\n"
-    "  --quiet      no progress on stderr\n";
+    "  --max-unpacked BYTES\n"
+    "               cap on the bytes unpacked from archives, nested ones included,\n"
+    "               with K/M/G suffixes; 0 for none (default 16G)\n"
+    "  --quiet      no progress on stderr\n"
+    "\n"
+    "Archives unpack under $TMPDIR (default /tmp); at most 100000 files and\n"
+    "directories per import.\n";
+
+static volatile int cancel_import;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    cancel_import = 1; /* polled by the import, which cleans up and fails */
+}
+
+/* The first SIGINT, SIGTERM or SIGHUP cancels the import; a second one
+ * kills as usual. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* One JSON line per trace (names are valid UTF-8: the import made them so). */
+static void print_trace(const ari_imported *t)
+{
+    json_t *line = json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)t->id, "name", t->name,
+                             "kind", t->kind, "format", t->format);
+    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    if (text)
+        puts(text);
+    else
+        printf("{\"id\":%lld}\n", (long long)t->id);
+    free(text);
+    json_decref(line);
+}
 
 static void show_progress(void *ctx, double fraction, const char *phase)
 {
@@ -39,7 +87,8 @@ static void show_progress(void *ctx, double fraction, const char *phase)
     }
 }
 
-static int import_paths(const char *db_path, const char *name, int quiet, char **paths, int n)
+static int import_paths(const char *db_path, const char *name, uint64_t max_unpacked, int quiet,
+                        char **paths, int n)
 {
     ari_error err = {0};
     ari_store *s = ari_store_open(db_path, &err);
@@ -47,31 +96,28 @@ static int import_paths(const char *db_path, const char *name, int quiet, char *
         return ari_cli_fail("import", "%s", err.message);
     const char *tmp = getenv("TMPDIR");
     char work_dir[PATH_MAX];
-    snprintf(work_dir, sizeof work_dir, "%s/ariadne-import-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(work_dir)) {
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    ari_remove_orphans(tmp, "ariadne-import-");
+    if (ari_make_owned_dir(tmp, "ariadne-import-", work_dir, sizeof work_dir) < 0) {
         ari_store_close(s);
-        return ari_cli_fail("import", "cannot create a work directory %s", work_dir);
+        return ari_cli_fail("import", "cannot create a work directory in %s: %s", tmp,
+                            ari_io_reason(errno));
     }
+    catch_stop_signals();
     ari_import_input *inputs = calloc((size_t)n, sizeof *inputs);
     for (int i = 0; inputs && i < n; i++)
         inputs[i].path = paths[i];
     ari_import_request req = {
         .inputs = inputs, .ninputs = inputs ? (size_t)n : 0, .trace_name = name,
-        .work_dir = work_dir, .progress = quiet || !isatty(2) ? NULL : show_progress,
+        .work_dir = work_dir, .max_unpacked = max_unpacked,
+        .progress = quiet || !isatty(2) ? NULL : show_progress, .cancel = &cancel_import,
     };
     ari_import_result res = {0};
     int rc = ari_import(s, &req, &res, &err);
     if (req.progress)
         fputc('\n', stderr);
-    for (size_t i = 0; rc == 0 && i < res.ntraces; i++) {
-        json_t *line = json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)res.traces[i].id,
-                                 "name", res.traces[i].name, "kind", res.traces[i].kind,
-                                 "format", res.traces[i].format);
-        char *text = json_dumps(line, JSON_COMPACT);
-        puts(text);
-        free(text);
-        json_decref(line);
-    }
+    for (size_t i = 0; rc == 0 && i < res.ntraces; i++)
+        print_trace(&res.traces[i]);
     ari_import_result_free(&res);
     ari_store_close(s);
     ari_remove_tree(work_dir);
@@ -85,16 +131,22 @@ int cmd_import(int argc, char **argv)
 {
     static const struct option options[] = {
         {"db", required_argument, NULL, 'd'}, {"name", required_argument, NULL, 'n'},
-        {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},
+        {"quiet", no_argument, NULL, 'q'}, {"max-unpacked", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     const char *db = ARI_DEFAULT_DB, *name = NULL;
+    unsigned long long max_unpacked = ARI_IMPORT_DEFAULT_MAX_UNPACKED;
     int quiet = 0, c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'n': name = optarg; break;
         case 'q': quiet = 1; break;
+        case 'm':
+            if (ari_cli_parse_bytes(optarg, &max_unpacked) < 0)
+                return ari_cli_fail("import", "--max-unpacked wants a size such as 4G, got '%s'", optarg);
+            break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': printf("ariadned %s\n", ARIADNE_VERSION); return 0;
         default: fputs(usage, stderr); return 2;
@@ -105,5 +157,6 @@ int cmd_import(int argc, char **argv)
         return ari_cli_fail("import", "no PATH given");
     }
     ari_log_set_level(ARI_LOG_WARN);
-    return import_paths(db, name, quiet, argv + optind, argc - optind);
+    ari_input_set_max_decoded(max_unpacked);
+    return import_paths(db, name, max_unpacked, quiet, argv + optind, argc - optind);
 }

@@ -18,6 +18,7 @@
 #include "http.h"
 #include "jobs.h"
 #include "upload.h"
+#include "ingest/input.h"
 #include "util/log.h"
 #include "version.h"
 
@@ -34,6 +35,8 @@ static const char usage[] =
     "  --static DIR         dashboard files (default: found next to the binary)\n"
     "  --threads N          HTTP worker threads (default 4)\n"
     "  --max-upload BYTES   largest accepted upload, with K/M/G suffixes (default 2G)\n"
+    "  --max-unpacked BYTES bytes the archives of one upload may unpack to, archives\n"
+    "                       within archives included (default 8 x --max-upload)\n"
     "  --auth               require API tokens even on a loopback address\n"
     "  --no-auth            do not require API tokens on a non-loopback address\n"
     "  --max-connections N  open connections from all clients together (default 4096)\n"
@@ -154,7 +157,7 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
         {"max-connections", required_argument, NULL, 'C'},
         {"max-connections-per-client", required_argument, NULL, 'P'},
         {"header-timeout", required_argument, NULL, 'T'}, {"allowed-host", required_argument, NULL, 'H'},
-        {"busy-timeout", required_argument, NULL, 'B'},
+        {"busy-timeout", required_argument, NULL, 'B'}, {"max-unpacked", required_argument, NULL, 'U'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     int force_auth = 0, no_auth = 0, c, rc;
@@ -178,6 +181,11 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
             if (ari_cli_parse_bytes(optarg, &bytes) < 0 || bytes == 0)
                 return ari_cli_fail("serve", "--max-upload wants a size such as 500M, got '%s'", optarg);
             cfg->max_upload = bytes;
+            break;
+        case 'U':
+            if (ari_cli_parse_bytes(optarg, &bytes) < 0 || bytes == 0)
+                return ari_cli_fail("serve", "--max-unpacked wants a size such as 4G, got '%s'", optarg);
+            cfg->max_unpacked = bytes;
             break;
         case 'B':
             if ((busy = parse_count(optarg, 0, 3600000)) < 0)
@@ -242,6 +250,7 @@ static int prepare_dirs(ari_server *srv)
     if (mkdir(srv->spool_dir, 0700) != 0 && errno != EEXIST)
         return ari_cli_fail("serve", "cannot create %s: %s", srv->spool_dir, strerror(errno));
     clean_spool(srv->spool_dir);
+    ari_remove_orphans(srv->spool_dir, "upload-"); /* of daemons that are gone */
     if (cfg->static_dir) {
         if (!realpath(cfg->static_dir, srv->static_root))
             return ari_cli_fail("serve", "--static %s: %s", cfg->static_dir, strerror(errno));
@@ -285,7 +294,9 @@ static int run(ari_server *srv, const ari_http_options *http_options)
     if (!(srv->pool = ari_dbpool_open(srv->cfg.db_path, srv->cfg.threads + 2, &err)))
         return ari_cli_fail("serve", "%s", err.message);
     fail_orphans(srv);
-    if (!(srv->jobs = ari_jobs_start(srv->cfg.db_path, srv->cfg.max_upload * 8, &err))) {
+    uint64_t max_unpacked = srv->cfg.max_unpacked ? srv->cfg.max_unpacked : srv->cfg.max_upload * 8;
+    ari_input_set_max_decoded(max_unpacked);
+    if (!(srv->jobs = ari_jobs_start(srv->cfg.db_path, max_unpacked, &err))) {
         ari_dbpool_close(srv->pool);
         return ari_cli_fail("serve", "%s", err.message);
     }

@@ -48,19 +48,11 @@ static void fail_job(ari_jobs *j, int64_t id, const ari_error *e)
         ari_log(ARI_LOG_ERROR, "job %lld: cannot record failure: %s", (long long)id, err2.message);
 }
 
-static int mkdir_work(const char *path, ari_error *err)
-{
-    if (mkdir(path, 0700) != 0 && errno != EEXIST)
-        return ari_error_set(err, ARI_E_IO, "cannot create %s: %s", path, strerror(errno));
-    return 0;
-}
-
 static void run_job(ari_jobs *j, job_item *it)
 {
     ari_upload *u = it->upload;
     ari_import_input inputs[ARI_UPLOAD_MAX_FILES];
     char *paths[ARI_UPLOAD_MAX_FILES] = {0};
-    char work_dir[sizeof u->dir + 16];
     ari_error err = {0};
     int rc = 0;
     for (size_t i = 0; i < u->nfiles; i++) {
@@ -69,18 +61,17 @@ static void run_job(ari_jobs *j, job_item *it)
             rc = ari_error_set(&err, ARI_E_NOMEM, "out of memory");
         }
         inputs[i].path = paths[i];
-        inputs[i].name = u->names[i];
+        inputs[i].name = u->client_names[i];
     }
-    snprintf(work_dir, sizeof work_dir, "%s/.work", u->dir);
     ari_import_request req = {
         .inputs = inputs, .ninputs = u->nfiles,
         .trace_name = u->trace_name[0] ? u->trace_name : NULL,
-        .job_id = it->id, .work_dir = work_dir, .max_unpacked = j->max_unpacked,
+        .job_id = it->id, .work_dir = u->dir, .max_unpacked = j->max_unpacked,
         .progress = on_progress, .progress_ctx = j, .cancel = &j->cancel,
     };
     ari_import_result res = {0};
     ari_log(ARI_LOG_INFO, "job %lld: importing %zu file(s)", (long long)it->id, u->nfiles);
-    if (rc < 0 || ari_jobs_set_running(j->db, it->id, &err) < 0 || mkdir_work(work_dir, &err) < 0 ||
+    if (rc < 0 || ari_jobs_set_running(j->db, it->id, &err) < 0 ||
         ari_import(j->db, &req, &res, &err) < 0) {
         ari_log(ARI_LOG_WARN, "job %lld failed: %s: %s", (long long)it->id, err.code, err.message);
         fail_job(j, it->id, &err);

@@ -21,6 +21,7 @@ typedef struct ari_config {
     const char *static_dir;  /* NULL: found next to the binary */
     unsigned threads;
     uint64_t max_upload;     /* bytes */
+    uint64_t max_unpacked;   /* bytes unpacked from the archives of one upload, nesting included */
     int auth;                /* 1: tokens required */
 } ari_config;
 

@@ -1,4 +1,6 @@
-/* upload.c: streaming request bodies to the spool directory. */
+/* upload.c: streaming request bodies to the spool directory, and the
+ * directories of a process (spool uploads, `ariadned import`'s scratch)
+ * that a later run removes if the process was killed. */
 #include "upload.h"
 
 #include <dirent.h>
@@ -8,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ingest/input.h"
 #include "reply.h"
+#include "util/utf8.h"
 
 void ari_remove_tree(const char *path)
 {
@@ -32,6 +37,49 @@ void ari_remove_tree(const char *path)
         closedir(d);
     }
     rmdir(path);
+}
+
+int ari_make_owned_dir(const char *parent, const char *prefix, char *out, size_t size)
+{
+    if (snprintf(out, size, "%s/%s%ld-XXXXXX", parent, prefix, (long)getpid()) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return mkdtemp(out) ? 0 : -1;
+}
+
+/* The pid in "<prefix><pid>-XXXXXX", or 0. */
+static pid_t owner_of(const char *name, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    if (strncmp(name, prefix, len) != 0)
+        return 0;
+    char *end;
+    long pid = strtol(name + len, &end, 10);
+    return end > name + len && *end == '-' && pid > 0 ? (pid_t)pid : 0;
+}
+
+int ari_remove_orphans(const char *parent, const char *prefix)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        pid_t pid = owner_of(e->d_name, prefix);
+        if (pid == 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* not ours, or its process lives */
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) {
+            ari_remove_tree(path);
+            removed++;
+        }
+    }
+    closedir(d);
+    return removed;
 }
 
 /* Keeps the last path component, with only [A-Za-z0-9._+,=-] and no
@@ -88,10 +136,16 @@ static void open_part(ari_upload *u, const char *client_name)
         snprintf(unique, sizeof unique, "%s-%d", name, k);
     }
     if (u->fd < 0) {
-        fail(u, "cannot store the upload: %s", strerror(errno));
+        fail(u, "cannot store the upload: %s", ari_io_reason(errno));
         return;
     }
-    u->names[u->nfiles++] = strdup(unique);
+    char shown[256];
+    ari_utf8_copy(shown, sizeof shown, client_name);
+    u->names[u->nfiles] = strdup(unique);
+    u->client_names[u->nfiles] = strdup(shown);
+    u->nfiles++;
+    if (!u->names[u->nfiles - 1] || !u->client_names[u->nfiles - 1])
+        fail(u, "cannot store the upload: %s", "out of memory");
 }
 
 static void write_data(ari_upload *u, const char *data, size_t size)
@@ -105,8 +159,10 @@ static void write_data(ari_upload *u, const char *data, size_t size)
         return;
     while (size > 0) {
         ssize_t n = write(u->fd, data, size);
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n < 0) {
-            fail(u, "cannot store the upload: %s", strerror(errno));
+            fail(u, "cannot store the upload: %s", ari_io_reason(errno));
             close_part(u);
             return;
         }
@@ -159,9 +215,8 @@ ari_upload *ari_upload_begin(ari_request *r, ari_error *err)
     }
     u->fd = -1;
     u->max_bytes = r->srv->cfg.max_upload;
-    snprintf(u->dir, sizeof u->dir, "%s/upload-XXXXXX", r->srv->spool_dir);
-    if (!mkdtemp(u->dir)) {
-        ari_error_set(err, ARI_E_IO, "cannot create a spool directory: %s", strerror(errno));
+    if (ari_make_owned_dir(r->srv->spool_dir, "upload-", u->dir, sizeof u->dir) < 0) {
+        ari_error_set(err, ARI_E_IO, "cannot create a spool directory: %s", ari_io_reason(errno));
         free(u);
         return NULL;
     }
@@ -206,6 +261,9 @@ void ari_upload_end(ari_upload *u)
         u->pp = NULL;
     }
     close_part(u);
+    char raw[sizeof u->trace_name]; /* as sent: maybe not UTF-8, maybe cut in a character */
+    memcpy(raw, u->trace_name, sizeof raw);
+    ari_utf8_copy(u->trace_name, sizeof u->trace_name, raw);
 }
 
 void ari_upload_free(ari_upload *u, int keep_files)
@@ -215,7 +273,9 @@ void ari_upload_free(ari_upload *u, int keep_files)
     ari_upload_end(u);
     if (!keep_files)
         ari_remove_tree(u->dir);
-    for (size_t i = 0; i < u->nfiles; i++)
+    for (size_t i = 0; i < u->nfiles; i++) {
         free(u->names[i]);
+        free(u->client_names[i]);
+    }
     free(u);
 }

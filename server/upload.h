@@ -1,7 +1,9 @@
 /* upload.h: receiving POST /traces bodies. A multipart/form-data body is
  * split into its file parts (and the optional `name` field); any other body
  * is one file. Files stream into a fresh spool directory, never into
- * memory, and the total size is capped. */
+ * memory, and the total size is capped. The names that the client gave
+ * (file names, the `name` field) are kept apart from the spool's file
+ * names, as valid UTF-8: they name the traces and appear in errors. */
 #ifndef ARIADNE_UPLOAD_H
 #define ARIADNE_UPLOAD_H
 
@@ -18,9 +20,10 @@ struct ari_upload {
     int fd;                        /* file being written, or -1 */
     char part_key[128];            /* the part being received */
     char part_file[256];
-    char *names[ARI_UPLOAD_MAX_FILES]; /* as sent by the client (sanitised) */
+    char *names[ARI_UPLOAD_MAX_FILES];        /* the files in dir (sanitised) */
+    char *client_names[ARI_UPLOAD_MAX_FILES]; /* as the client named them, valid UTF-8 */
     size_t nfiles;
-    char trace_name[256];
+    char trace_name[256];          /* the `name` field; valid UTF-8 once ended */
     uint64_t bytes, max_bytes;
     int too_large;
     char error[256];               /* set when the body cannot be stored */
@@ -36,5 +39,14 @@ void ari_upload_end(ari_upload *u);
 void ari_upload_free(ari_upload *u, int keep_files);
 /* rm -rf of a spool directory. */
 void ari_remove_tree(const char *path);
+
+/* Makes a fresh directory "<parent>/<prefix><pid>-XXXXXX" into out, named
+ * after this process so that a later run can tell the leftover of a
+ * killed one. Returns 0, or -1 with errno set. */
+int ari_make_owned_dir(const char *parent, const char *prefix, char *out, size_t size);
+
+/* Removes the directories "<parent>/<prefix><pid>-*" whose process no
+ * longer exists (left by a run that was killed); returns how many. */
+int ari_remove_orphans(const char *parent, const char *prefix);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/input.h"
 #include "util/strmap.h"
 
 #define CT_CHUNK (1u << 20)
@@ -60,6 +61,8 @@ static int src_fill(ct_src *s, size_t keep, const char *name, ari_error *err)
         got = (long)archive_read_data(s->ar, s->buf + s->len, room);
         if (got < 0)
             return ari_error_set(err, ARI_E_IO, "%s: %s", name, archive_error_string(s->ar));
+        if (ari_input_check_decoded(s->ar, name, err) < 0)
+            return -1;
     } else {
         got = (long)(s->mem_len - s->mem_pos < room ? s->mem_len - s->mem_pos : room);
         memcpy(s->buf + s->len, s->mem + s->mem_pos, (size_t)got);

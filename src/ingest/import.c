@@ -1,21 +1,36 @@
 /* import.c: the import driver. It lists the input files (walking
- * directories, unpacking archives into the work directory), groups them by
- * format (formats.c), then writes every group as a trace into a staging
- * database and publishes them all in one transaction of the shared
- * database, marking the job succeeded in that same transaction. */
+ * directories, unpacking archives into a scratch directory of its own),
+ * groups them by format (formats.c), then writes every group as a trace
+ * inside one transaction, marking the job succeeded in that same
+ * transaction.
+ *
+ * Limits that keep one upload from taking the server down: one unpacking
+ * budget for the whole import (bytes written and files and directories
+ * seen, all nesting levels together), archives nested at most
+ * ARI_IMPORT_MAX_NESTING deep, directories at most 16 deep. The scratch
+ * directory is removed whatever happens (success, error, cancellation).
+ * Grouping sorts the files by directory, so it is O(n log n). */
 #include "ingest/import.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ingest/archive.h"
 #include "ingest/formats.h"
+#include "ingest/input.h"
 #include "store/staging.h"
 #include "store/trace_writer.h"
+#include "util/log.h"
+#include "util/utf8.h"
+
+#define MAX_DIR_DEPTH 16
 
 typedef struct file_list {
     ari_import_file *items;
@@ -28,6 +43,14 @@ typedef struct group_list {
     ari_group *items;
     size_t n, cap;
 } group_list;
+
+/* The state of listing an import's inputs. */
+typedef struct collector {
+    file_list *fl;
+    const ari_import_request *req;
+    ari_unpack_budget budget;
+    char scratch[4096]; /* the import's own directory under req->work_dir; "" until needed */
+} collector;
 
 static const char *base_name(const char *path)
 {
@@ -69,46 +92,117 @@ static void free_files(file_list *fl)
     free(fl->items);
 }
 
+/* ---- the scratch directory ---- */
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void remove_scratch(collector *c)
+{
+    if (c->scratch[0])
+        nftw(c->scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    c->scratch[0] = '\0';
+}
+
+/* Makes the import's scratch directory on the first archive. Messages name
+ * the user's file, never a server path. */
+static int make_scratch(collector *c, const char *name, ari_error *err)
+{
+    if (c->scratch[0])
+        return 0;
+    if (!c->req->work_dir)
+        return ari_error_set(err, ARI_E_IO, "%s: no work directory to unpack the archive", name);
+    snprintf(c->scratch, sizeof c->scratch, "%s/unpack-XXXXXX", c->req->work_dir);
+    if (!mkdtemp(c->scratch)) {
+        c->scratch[0] = '\0';
+        return ari_error_set(err, ARI_E_IO, "%s: cannot make a directory to unpack it: %s", name,
+                             ari_io_reason(errno));
+    }
+    return 0;
+}
+
+/* ---- listing the inputs ---- */
+
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int collect(file_list *fl, const char *path, const char *name, const char *work_dir,
-                   uint64_t max_unpacked, int depth, ari_error *err);
+static int collect(collector *c, const char *path, const char *name, int depth, int nesting,
+                   ari_error *err);
+
+/* The names in a directory, without those starting with a dot, sorted;
+ * *n of them, counted against the budget as they are read. */
+static char **list_dir(collector *c, const char *path, const char *name, size_t *n, ari_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        ari_error_set(err, ARI_E_IO, "%s: %s", name, ari_io_reason(errno));
+        return NULL;
+    }
+    char **entries = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    int rc = 0;
+    *n = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n + c->budget.entries >= c->budget.max_entries) {
+            rc = ari_archive_too_many(&c->budget, name, err);
+            break;
+        }
+        if (*n == cap) {
+            size_t grown_cap = cap ? 2 * cap : 64;
+            char **grown = realloc(entries, grown_cap * sizeof *entries);
+            if (!grown) {
+                rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+                break;
+            }
+            entries = grown;
+            cap = grown_cap;
+        }
+        if (!(entries[*n] = strdup(e->d_name)))
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        else
+            (*n)++;
+    }
+    closedir(d);
+    if (rc == 0) {
+        qsort(entries, *n, sizeof *entries, compare_names);
+        return entries ? entries : calloc(1, sizeof *entries);
+    }
+    for (size_t i = 0; i < *n; i++)
+        free(entries[i]);
+    free(entries);
+    return NULL;
+}
 
 /* Adds the files below a directory, in name order, each named
  * "<name>/<relative path>" and grouped by its own directory. */
-static int collect_dir(file_list *fl, const char *path, const char *name, const char *work_dir,
-                       uint64_t max_unpacked, int depth, ari_error *err)
+static int collect_dir(collector *c, const char *path, const char *name, int depth, int nesting,
+                       ari_error *err)
 {
-    DIR *d = opendir(path);
-    if (!d)
-        return ari_error_set(err, ARI_E_IO, "%s: %s", name, strerror(errno));
-    char **entries = NULL;
-    size_t n = 0;
-    struct dirent *e;
+    size_t n;
+    char **entries = list_dir(c, path, name, &n, err);
+    if (!entries)
+        return -1;
     int rc = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char **grown = realloc(entries, (n + 1) * sizeof *entries);
-        if (!grown || !(grown[n] = strdup(e->d_name))) {
-            entries = grown ? grown : entries;
-            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-            break;
-        }
-        entries = grown;
-        n++;
-    }
-    closedir(d);
-    if (rc == 0)
-        qsort(entries, n, sizeof *entries, compare_names);
     for (size_t i = 0; i < n && rc == 0; i++) {
         char child[4096], child_name[4096];
-        snprintf(child, sizeof child, "%s/%s", path, entries[i]);
-        snprintf(child_name, sizeof child_name, "%s/%s", name, entries[i]);
-        rc = collect(fl, child, child_name, work_dir, max_unpacked, depth + 1, err);
+        if (snprintf(child, sizeof child, "%s/%s", path, entries[i]) >= (int)sizeof child ||
+            snprintf(child_name, sizeof child_name, "%s/%s", name, entries[i]) >= (int)sizeof child_name)
+            rc = ari_error_set(err, ARI_E_INVALID_INPUT, "%.200s...: path too long", child_name);
+        else
+            rc = collect(c, child, child_name, depth + 1, nesting, err);
     }
     for (size_t i = 0; i < n; i++)
         free(entries[i]);
@@ -116,42 +210,60 @@ static int collect_dir(file_list *fl, const char *path, const char *name, const 
     return rc;
 }
 
-static int collect_archive(file_list *fl, const char *path, const char *name, const char *work_dir,
-                           uint64_t max_unpacked, int depth, ari_error *err)
+static int collect_archive(collector *c, const char *path, const char *name, int depth, int nesting,
+                           ari_error *err)
 {
-    char dest[4096];
-    snprintf(dest, sizeof dest, "%s/unpacked-%d", work_dir, fl->archives++);
-    if (mkdir(dest, 0700) != 0)
-        return ari_error_set(err, ARI_E_IO, "cannot create %s: %s", dest, strerror(errno));
-    if (ari_archive_extract(path, dest, max_unpacked ? max_unpacked : UINT64_MAX, err) < 0)
+    if (nesting >= ARI_IMPORT_MAX_NESTING)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: archives nested more than %d deep", name,
+                             ARI_IMPORT_MAX_NESTING);
+    if (make_scratch(c, name, err) < 0)
         return -1;
-    return collect_dir(fl, dest, name, work_dir, max_unpacked, depth, err);
+    char dest[sizeof c->scratch + 16];
+    snprintf(dest, sizeof dest, "%s/%d", c->scratch, c->fl->archives++);
+    if (mkdir(dest, 0700) != 0)
+        return ari_error_set(err, ARI_E_IO, "%s: cannot make a directory to unpack it: %s", name,
+                             ari_io_reason(errno));
+    if (c->req->progress) {
+        char phase[160], shown[140];
+        snprintf(phase, sizeof phase, "unpacking %s", ari_utf8_copy(shown, sizeof shown, name));
+        c->req->progress(c->req->progress_ctx, 0, phase);
+    }
+    if (ari_archive_unpack(path, name, dest, &c->budget, err) < 0)
+        return -1;
+    return collect_dir(c, dest, name, depth, nesting + 1, err);
 }
 
-static int collect(file_list *fl, const char *path, const char *name, const char *work_dir,
-                   uint64_t max_unpacked, int depth, ari_error *err)
+/* Adds a file, the files below a directory, or those of an archive. Every
+ * file and directory seen counts against the budget's entries. */
+static int collect(collector *c, const char *path, const char *name, int depth, int nesting,
+                   ari_error *err)
 {
     struct stat st;
-    if (depth > 16)
+    if (depth > MAX_DIR_DEPTH)
         return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: directories nested too deep", name);
+    if (c->budget.cancel && *c->budget.cancel)
+        return ari_error_set(err, ARI_E_CANCELLED, "import cancelled");
+    if (++c->budget.entries > c->budget.max_entries)
+        return ari_archive_too_many(&c->budget, name, err);
     if (stat(path, &st) != 0)
-        return ari_error_set(err, ARI_E_IO, "%s: %s", name, strerror(errno));
+        return ari_error_set(err, ARI_E_IO, "%s: %s", name, ari_io_reason(errno));
     if (S_ISDIR(st.st_mode))
-        return collect_dir(fl, path, name, work_dir, max_unpacked, depth, err);
+        return collect_dir(c, path, name, depth, nesting, err);
     if (!S_ISREG(st.st_mode))
         return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: not a regular file", name);
+    if (access(path, R_OK) != 0)
+        return ari_error_set(err, ARI_E_IO, "%s: %s", name, ari_io_reason(errno));
     int is_archive = ari_archive_detect(path, err);
     if (is_archive < 0)
         return -1;
-    if (is_archive) {
-        if (!work_dir)
-            return ari_error_set(err, ARI_E_IO, "%s: no work directory to unpack the archive", name);
-        return collect_archive(fl, path, name, work_dir, max_unpacked, depth, err);
-    }
+    if (is_archive)
+        return collect_archive(c, path, name, depth, nesting, err);
     char dir[4096];
     snprintf(dir, sizeof dir, "%.*s", (int)(base_name(name) - name), name);
-    return add_file(fl, path, name, dir, (uint64_t)st.st_size, err);
+    return add_file(c->fl, path, name, dir, (uint64_t)st.st_size, err);
 }
+
+/* ---- grouping ---- */
 
 static int push_group(group_list *gl, const ari_group *g, ari_error *err)
 {
@@ -167,39 +279,25 @@ static int push_group(group_list *gl, const ari_group *g, ari_error *err)
     return 0;
 }
 
-/* Offers the files of one directory to each format in turn. */
+/* Offers the files of one directory to each format in turn. The claimed
+ * files at the front are not offered again, so a format that takes the
+ * files one by one costs one pass. */
 static int group_dir(file_list *fl, const size_t *idx, size_t n, group_list *gl, ari_error *err)
 {
-    for (const ari_format *const *f = ari_formats; *f; f++) {
+    size_t from = 0;
+    for (const ari_format *const *f = ari_formats; *f && from < n; f++) {
         ari_group g;
         memset(&g, 0, sizeof g);
-        while ((*f)->claim(fl->items, idx, n, &g)) {
+        while (from < n && (*f)->claim(fl->items, idx + from, n - from, &g)) {
             g.format = *f;
             if (push_group(gl, &g, err) < 0)
                 return -1;
             memset(&g, 0, sizeof g);
+            while (from < n && fl->items[idx[from]].claimed)
+                from++;
         }
     }
     return 0;
-}
-
-static int group_files(file_list *fl, group_list *gl, ari_error *err)
-{
-    size_t *idx = malloc((fl->n ? fl->n : 1) * sizeof *idx);
-    if (!idx)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    int rc = 0;
-    for (size_t i = 0; i < fl->n && rc == 0; i++) {
-        if (i > 0 && strcmp(fl->items[i].dir, fl->items[i - 1].dir) == 0)
-            continue; /* directory already offered */
-        size_t n = 0;
-        for (size_t j = i; j < fl->n; j++)
-            if (strcmp(fl->items[j].dir, fl->items[i].dir) == 0)
-                idx[n++] = j;
-        rc = group_dir(fl, idx, n, gl, err);
-    }
-    free(idx);
-    return rc;
 }
 
 static void known_formats(char *out, size_t size)
@@ -213,28 +311,101 @@ static void known_formats(char *out, size_t size)
         snprintf(out, size, "none yet");
 }
 
+/* Why no format took a file: it is empty, its compressed content is cut
+ * short, or no reader knows it. */
+static int unclaimed_error(const ari_import_file *f, ari_error *err)
+{
+    char known[256];
+    if (f->bytes == 0)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: empty file", f->name);
+    if (ari_input_check_head(f->path, f->name, ARI_PROBE_BYTES, err) < 0)
+        return -1;
+    known_formats(known, sizeof known);
+    return ari_error_set(err, ARI_E_UNSUPPORTED, "%s: no reader recognises this file (formats: %s)",
+                         f->name, known);
+}
+
 /* Every file must belong to a trace: an unclaimed file is an error, so a
  * user never gets a partial import without being told. */
 static int check_all_claimed(const file_list *fl, const group_list *gl, ari_error *err)
 {
-    char known[256];
-    known_formats(known, sizeof known);
-    for (size_t i = 0; i < fl->n; i++) {
-        if (fl->items[i].claimed)
-            continue;
-        if (fl->items[i].bytes == 0)
-            return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: empty file", fl->items[i].name);
-        return ari_error_set(err, ARI_E_UNSUPPORTED,
-                             "%s: no reader recognises this file (formats: %s)", fl->items[i].name, known);
-    }
+    for (size_t i = 0; i < fl->n; i++)
+        if (!fl->items[i].claimed)
+            return unclaimed_error(&fl->items[i], err);
     if (gl->n == 0)
         return ari_error_set(err, ARI_E_INVALID_INPUT, "nothing to import: no files");
     return 0;
 }
 
+typedef struct dir_key {
+    const char *dir;
+    size_t index;
+} dir_key;
+
+static int compare_dir_keys(const void *a, const void *b)
+{
+    const dir_key *x = a, *y = b;
+    int c = strcmp(x->dir, y->dir);
+    if (c)
+        return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+typedef struct dir_run {
+    size_t start, n; /* in the sorted keys */
+    size_t first;    /* the index of its first file: directories keep their order */
+} dir_run;
+
+static int compare_runs(const void *a, const void *b)
+{
+    const dir_run *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Groups the files directory by directory, in the order the directories
+ * were first met: the files sorted by (directory, position), cut into runs
+ * of one directory each. A directory with a file no format takes stops
+ * the import there. */
+static int group_files(file_list *fl, group_list *gl, ari_error *err)
+{
+    size_t n = fl->n;
+    dir_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    dir_run *runs = malloc((n ? n : 1) * sizeof *runs);
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    int rc = 0;
+    if (!keys || !runs || !idx)
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    size_t nruns = 0;
+    if (rc == 0) {
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (dir_key){fl->items[i].dir, i};
+        qsort(keys, n, sizeof *keys, compare_dir_keys);
+        for (size_t i = 0; i < n; i++) {
+            if (i == 0 || strcmp(keys[i].dir, keys[i - 1].dir) != 0)
+                runs[nruns++] = (dir_run){i, 0, keys[i].index};
+            runs[nruns - 1].n++;
+            idx[i] = keys[i].index;
+        }
+        qsort(runs, nruns, sizeof *runs, compare_runs);
+    }
+    for (size_t r = 0; r < nruns && rc == 0; r++) {
+        const size_t *files = idx + runs[r].start;
+        rc = group_dir(fl, files, runs[r].n, gl, err);
+        for (size_t i = 0; i < runs[r].n && rc == 0; i++)
+            if (!fl->items[files[i]].claimed)
+                rc = unclaimed_error(&fl->items[files[i]], err);
+    }
+    free(keys);
+    free(runs);
+    free(idx);
+    return rc;
+}
+
+/* ---- names ---- */
+
 /* "run1/paje.trace" in a bundle -> "run1"; a single "lu.trace" -> "lu";
  * a group whose format names it after its first file (a trace with its
- * companions) -> that file's name. */
+ * companions) -> that file's name. Valid UTF-8, cut between characters. */
 static void default_trace_name(const ari_import_file *files, const ari_group *g, char *out, size_t size)
 {
     const ari_import_file *first = &files[g->files[0]];
@@ -253,20 +424,24 @@ static void default_trace_name(const ari_import_file *files, const ari_group *g,
         const char *dot = strchr(name, '.');
         len = dot && dot != name ? (size_t)(dot - name) : strlen(name);
     }
-    snprintf(out, size, "%.*s", (int)len, name);
+    char raw[1024];
+    snprintf(raw, sizeof raw, "%.*s", (int)len, name);
+    ari_utf8_copy(out, size, raw);
 }
 
 static void trace_name(const ari_import_request *req, const ari_import_file *files,
                        const ari_group *g, size_t ngroups, char *out, size_t size)
 {
-    char fallback[256];
+    char fallback[256], given[256], part1[121], part2[121];
     default_trace_name(files, g, fallback, sizeof fallback);
-    if (req->trace_name && *req->trace_name && ngroups == 1)
-        snprintf(out, size, "%s", req->trace_name);
-    else if (req->trace_name && *req->trace_name)
-        snprintf(out, size, "%.120s (%.120s)", req->trace_name, fallback);
+    ari_utf8_copy(given, sizeof given, req->trace_name ? req->trace_name : "");
+    if (given[0] && ngroups == 1)
+        ari_utf8_copy(out, size, given);
+    else if (given[0])
+        snprintf(out, size, "%s (%s)", ari_utf8_copy(part1, sizeof part1, given),
+                 ari_utf8_copy(part2, sizeof part2, fallback));
     else
-        snprintf(out, size, "%s", fallback);
+        ari_utf8_copy(out, size, fallback);
 }
 
 static int import_group(ari_store *s, const ari_import_request *req, file_list *fl,
@@ -304,6 +479,13 @@ static int finish_job(ari_store *s, const ari_import_request *req, const ari_imp
     return ari_jobs_finish(s, req->job_id, 1, ids, NULL, NULL, err);
 }
 
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Parses every group into a staging database, outside the shared
  * database's write lock (which other requests need meanwhile), then
  * publishes the traces and the job's success in one short transaction. */
@@ -317,6 +499,7 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
     if (!g)
         return -1;
     ari_store *stage = ari_staging_store(g);
+    double started = monotonic_seconds();
     int rc = ari_store_begin(stage, err);
     uint64_t bytes_done = 0;
     for (size_t i = 0; i < gl->n && rc == 0; i++) {
@@ -328,6 +511,7 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
     if (rc == 0 && req->progress)
         req->progress(req->progress_ctx, 1.0, "publishing");
     int64_t offset = 0;
+    double staged = monotonic_seconds();
     if (rc == 0)
         rc = ari_staging_publish(g, s, &offset, err);
     if (rc == 0) {
@@ -335,6 +519,8 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
             res->traces[i].id += offset;
         int ok = finish_job(s, req, res, err) == 0;
         rc = ari_staging_end(g, s, ok, err) == 0 && ok ? 0 : -1;
+        ari_log(ARI_LOG_DEBUG, "import: parsed in %.3f s, published in %.3f s", staged - started,
+                monotonic_seconds() - staged);
     }
     ari_staging_close(g);
     return rc;
@@ -351,30 +537,62 @@ static void input_name(const char *path, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)(path + len - start), start);
 }
 
+/* Messages quote names and content as they came: make them valid UTF-8,
+ * since they are stored and shown as JSON. */
+static void repair_message(ari_error *err)
+{
+    char raw[sizeof err->message];
+    if (!err)
+        return;
+    memcpy(raw, err->message, sizeof raw);
+    raw[sizeof raw - 1] = '\0';
+    ari_utf8_copy(err->message, sizeof err->message, raw);
+}
+
+static int collect_inputs(collector *c, ari_error *err)
+{
+    const ari_import_request *req = c->req;
+    if (req->ninputs == 0)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "nothing to import: no files");
+    for (size_t i = 0; i < req->ninputs; i++) {
+        const ari_import_input *in = &req->inputs[i];
+        char name[512];
+        input_name(in->name && *in->name ? in->name : in->path, name, sizeof name);
+        if (collect(c, in->path, name, 0, 0, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *res, ari_error *err)
 {
     file_list fl;
     group_list gl;
+    collector c;
     memset(&fl, 0, sizeof fl);
     memset(&gl, 0, sizeof gl);
+    memset(&c, 0, sizeof c);
     memset(res, 0, sizeof *res);
-    int rc = 0;
-    if (req->ninputs == 0)
-        rc = ari_error_set(err, ARI_E_INVALID_INPUT, "nothing to import: no files");
-    for (size_t i = 0; i < req->ninputs && rc == 0; i++) {
-        const ari_import_input *in = &req->inputs[i];
-        char name[512];
-        input_name(in->name ? in->name : in->path, name, sizeof name);
-        rc = collect(&fl, in->path, name, req->work_dir, req->max_unpacked, 0, err);
-    }
+    c.fl = &fl;
+    c.req = req;
+    c.budget = (ari_unpack_budget){
+        .max_bytes = req->max_unpacked ? req->max_unpacked : UINT64_MAX,
+        .bytes_left = req->max_unpacked ? req->max_unpacked : UINT64_MAX,
+        .max_entries = req->max_entries ? req->max_entries : ARI_IMPORT_MAX_ENTRIES,
+        .cancel = req->cancel,
+    };
+    int rc = collect_inputs(&c, err);
     if (rc == 0)
         rc = group_files(&fl, &gl, err);
     if (rc == 0)
         rc = check_all_claimed(&fl, &gl, err);
     if (rc == 0)
         rc = write_groups(s, req, &fl, &gl, res, err);
-    if (rc < 0)
+    if (rc < 0) {
         ari_import_result_free(res);
+        repair_message(err);
+    }
+    remove_scratch(&c);
     free(gl.items);
     free_files(&fl);
     return rc;

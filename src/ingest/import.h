@@ -15,6 +15,12 @@
 #include "store/store.h"
 #include "util/error.h"
 
+/* Limits that no upload can get around (see import.c). The default cap on
+ * unpacked bytes is the server's: 8 x its default --max-upload of 2 GiB. */
+#define ARI_IMPORT_DEFAULT_MAX_UNPACKED (16ULL << 30)
+#define ARI_IMPORT_MAX_ENTRIES 100000 /* files and directories in one import */
+#define ARI_IMPORT_MAX_NESTING 4      /* archives within archives */
+
 typedef struct ari_import_input {
     const char *path; /* a file, directory or archive on disk */
     const char *name; /* the name its user knows (an upload's filename); NULL: path's basename */
@@ -25,8 +31,11 @@ typedef struct ari_import_request {
     size_t ninputs;
     const char *trace_name;   /* NULL: derived from the inputs */
     int64_t job_id;           /* > 0: the job is marked succeeded in the same transaction */
-    const char *work_dir;     /* an existing scratch directory, for unpacking archives */
-    uint64_t max_unpacked;    /* cap on bytes unpacked from archives; 0: no cap */
+    const char *work_dir;     /* an existing directory where the import makes (and always
+                                 removes) its own scratch directory to unpack archives */
+    uint64_t max_unpacked;    /* cap on the bytes unpacked from all the archives of the
+                                 import, nested ones included; 0: no cap */
+    uint64_t max_entries;     /* cap on its files and directories; 0: ARI_IMPORT_MAX_ENTRIES */
     void (*progress)(void *ctx, double fraction, const char *phase);
     void *progress_ctx;
     const volatile int *cancel; /* polled; non-zero aborts the import */

@@ -4,16 +4,20 @@
  * format hands the decoded bytes through unchanged ("empty" covers a file
  * of zero bytes, which "raw" refuses). Decoded bytes land in one buffer of
  * max_line + CHUNK bytes; lines are cut in place, and the unread tail is
- * moved to the front before each refill.
+ * moved to the front before each refill. A compressed stream that stops
+ * early is reported as such ("x.gz: truncated gzip stream"), a full disk
+ * as a full disk.
  */
 #include "ingest/input.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CHUNK ((size_t)256 * 1024)
 
@@ -34,6 +38,7 @@ struct ari_input {
     int eof;
     int failed;
     int compressed;
+    const char *kind;  /* compression the file's first bytes announce, or NULL */
 };
 
 static int fail(ari_input *in, ari_error *err, const char *code, const char *fmt, const char *what)
@@ -42,12 +47,83 @@ static int fail(ari_input *in, ari_error *err, const char *code, const char *fmt
     return ari_error_set(err, code, fmt, in->name, (unsigned long long)in->lineno + 1, what);
 }
 
+static uint64_t max_decoded; /* 0: no cap; set before any reader runs */
+
+void ari_input_set_max_decoded(uint64_t bytes)
+{
+    max_decoded = bytes;
+}
+
+int ari_input_check_decoded(void *archive, const char *name, ari_error *err)
+{
+    struct archive *a = archive;
+    la_int64_t decoded = archive_filter_bytes(a, 0), raw = archive_filter_bytes(a, -1);
+    if (!max_decoded || decoded <= raw || (uint64_t)decoded <= max_decoded)
+        return 0;
+    return ari_error_set(err, ARI_E_TOO_LARGE, "%s: decompresses to more than %llu bytes; raise --max-unpacked",
+                         name, (unsigned long long)max_decoded);
+}
+
+const char *ari_io_reason(int errnum)
+{
+    if (errnum == ENOSPC || errnum == EDQUOT)
+        return "the server's disk is full";
+    return strerror(errnum);
+}
+
+/* libarchive's words for a compressed stream that stops early: "truncated
+ * gzip input", "Truncated zstd input", "truncated bzip2 input", xz's "No
+ * progress is possible", and no message at all for a gzip stream that
+ * lacks its trailer. */
+static int is_truncation(const char *msg)
+{
+    return !msg || strcasestr(msg, "truncated") || strstr(msg, "No progress is possible") ||
+           strstr(msg, "Premature end");
+}
+
+/* The first bytes of the well-known compressed formats. */
+static const char *compression_of(const unsigned char *head, size_t n)
+{
+    if (n >= 3 && head[0] == 0x1f && head[1] == 0x8b && head[2] == 8)
+        return "gzip";
+    if (n >= 4 && memcmp(head, "\x28\xb5\x2f\xfd", 4) == 0)
+        return "zstd";
+    if (n >= 4 && memcmp(head, "\xfd" "7zXZ\0", n < 6 ? n : 6) == 0)
+        return "xz";
+    if (n >= 4 && memcmp(head, "BZh", 3) == 0 && head[3] >= '1' && head[3] <= '9')
+        return "bzip2";
+    return NULL;
+}
+
+/* Sets err for a decoding failure of in: a truncated stream, or other
+ * corrupt data. `where` is "" or " after line N". */
+static int decode_error(const ari_input *in, const char *where, ari_error *err)
+{
+    const char *msg = archive_error_string(in->a), *name = in->name;
+    const char *filter = archive_filter_count(in->a) > 1 ? archive_filter_name(in->a, 0) : in->kind;
+    if (filter && is_truncation(msg))
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: truncated %s stream%s", name, filter, where);
+    return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: cannot decode%s: %s", name, where,
+                         msg ? msg : "corrupt data");
+}
+
+/* The compression that the file's first bytes announce, or NULL. */
+static const char *announced_compression(const char *path)
+{
+    unsigned char head[8];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, head, sizeof head) : -1;
+    if (fd >= 0)
+        close(fd);
+    return n > 0 ? compression_of(head, (size_t)n) : NULL;
+}
+
 /* Opens path, or fd when path is NULL. */
 static ari_input *open_input(const char *path, int fd, const char *display_name, ari_error *err)
 {
     struct stat st;
     if ((path ? stat(path, &st) : fstat(fd, &st)) != 0) {
-        ari_error_set(err, ARI_E_IO, "%s: %s", display_name, strerror(errno));
+        ari_error_set(err, ARI_E_IO, "%s: %s", display_name, ari_io_reason(errno));
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -61,6 +137,7 @@ static ari_input *open_input(const char *path, int fd, const char *display_name,
         return NULL;
     }
     in->total = (uint64_t)st.st_size;
+    in->kind = path ? announced_compression(path) : NULL;
     in->max_line = ARI_INPUT_MAX_LINE;
     in->a = archive_read_new();
     if (!in->a) {
@@ -78,8 +155,10 @@ static ari_input *open_input(const char *path, int fd, const char *display_name,
          * (e.g. "truncated gzip input", found while sniffing the filter). */
         int e = archive_errno(in->a);
         int bad = e == 0 || e == -1 || e == EILSEQ; /* libarchive: MISC, FILE_FORMAT */
-        ari_error_set(err, bad ? ARI_E_INVALID_INPUT : ARI_E_IO, "%s: %s", display_name,
-                      archive_error_string(in->a));
+        if (bad)
+            decode_error(in, "", err);
+        else
+            ari_error_set(err, ARI_E_IO, "%s: %s", display_name, ari_io_reason(e));
         ari_input_close(in);
         return NULL;
     }
@@ -88,13 +167,17 @@ static ari_input *open_input(const char *path, int fd, const char *display_name,
     if (r == ARCHIVE_EOF) {
         in->eof = 1; /* empty file */
     } else if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-        ari_error_set(err, ARI_E_INVALID_INPUT, "%s: cannot decode: %s", display_name,
-                      archive_error_string(in->a));
+        decode_error(in, "", err);
         ari_input_close(in);
         return NULL;
     }
     in->compressed = archive_filter_count(in->a) > 1 &&
                      archive_filter_code(in->a, 0) != ARCHIVE_FILTER_NONE;
+    if (!in->compressed && in->kind) { /* read as plain: too short to decode */
+        ari_error_set(err, ARI_E_INVALID_INPUT, "%s: truncated %s stream", display_name, in->kind);
+        ari_input_close(in);
+        return NULL;
+    }
     return in;
 }
 
@@ -137,16 +220,23 @@ static long refill(ari_input *in, ari_error *err)
         in->pos = 0;
     }
     la_ssize_t n = archive_read_data(in->a, in->buf + in->end, in->cap - 1 - in->end);
-    if (n < 0)
-        return fail(in, err, ARI_E_INVALID_INPUT, "%s:%llu: cannot decode: %s",
-                    archive_error_string(in->a));
+    if (n < 0) {
+        char where[48];
+        snprintf(where, sizeof where, " after line %llu", (unsigned long long)in->lineno);
+        in->failed = 1;
+        return decode_error(in, where, err);
+    }
     if (n == 0) {
         in->eof = 1;
         return 0;
     }
+    if (ari_input_check_decoded(in->a, in->name, err) < 0) {
+        in->failed = 1;
+        return -1;
+    }
     if (in->tee && fwrite(in->buf + in->end, 1, (size_t)n, in->tee) != (size_t)n)
         return fail(in, err, ARI_E_IO, "%s:%llu: cannot write a temporary copy: %s",
-                    strerror(errno));
+                    ari_io_reason(errno));
     in->end += (size_t)n;
     return (long)n;
 }
@@ -244,6 +334,26 @@ int ari_input_is_compressed(const ari_input *in)
 const char *ari_input_name(const ari_input *in)
 {
     return in->name;
+}
+
+int ari_input_check_head(const char *path, const char *name, size_t bytes, ari_error *err)
+{
+    ari_error e = {0};
+    ari_input *in = ari_input_open(path, name, &e);
+    int rc = in || strcmp(e.code, ARI_E_INVALID_INPUT) != 0 ? 0 : -1;
+    char buf[4096];
+    for (size_t got = 0; in && got < bytes && !in->eof;) {
+        la_ssize_t n = archive_read_data(in->a, buf, sizeof buf);
+        if (n < 0)
+            rc = decode_error(in, "", &e);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    ari_input_close(in);
+    if (rc < 0 && err)
+        *err = e;
+    return rc;
 }
 
 void ari_input_close(ari_input *in)

@@ -64,6 +64,26 @@ int ari_input_is_compressed(const ari_input *in);
 /* The name used in error messages. */
 const char *ari_input_name(const ari_input *in);
 
+/* For a file no reader recognised: -1 with err set ("<name>: truncated
+ * gzip stream", ARI_E_INVALID_INPUT) when the first `bytes` of its content
+ * cannot be decompressed, so that a damaged file is not reported as an
+ * unknown format; 0 when they can (or the file is not compressed). */
+int ari_input_check_head(const char *path, const char *name, size_t bytes, ari_error *err);
+
+/* What to tell a user about a failed system call: "the server's disk is
+ * full" for ENOSPC and EDQUOT, strerror(errnum) otherwise. */
+const char *ari_io_reason(int errnum);
+
 void ari_input_close(ari_input *in);
+
+/* The most bytes one compressed input may decode to (0, the default: no
+ * cap), set once at start-up from --max-unpacked: a small .gz of zeros
+ * would otherwise fill the disk with a reader's temporary copy, or keep a
+ * streaming reader busy for hours. */
+void ari_input_set_max_decoded(uint64_t bytes);
+/* 0 while the libarchive stream `a` (a struct archive *) of the input
+ * `name` has decoded no more than that cap, else -1 with err set
+ * (too_large). Readers that drive libarchive themselves call it per block. */
+int ari_input_check_decoded(void *a, const char *name, ari_error *err);
 
 #endif

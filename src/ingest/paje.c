@@ -1288,7 +1288,7 @@ static int map_source(reader *r, const char *path, FILE *copy)
         fd = -1;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, strerror(errno));
+        ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, ari_io_reason(errno));
         if (fd >= 0 && !copy)
             close(fd);
         return -1;
@@ -1425,15 +1425,15 @@ static FILE *temp_copy(reader *r)
     snprintf(path, sizeof path, "%s/ariadne-paje-XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0) {
-        ari_error_set(r->err, ARI_E_IO, "%s: cannot create a temporary file in %s: %s", r->name,
-                      dir && *dir ? dir : "/tmp", strerror(errno));
+        ari_error_set(r->err, ARI_E_IO, "%s: cannot create a temporary file: %s", r->name,
+                      ari_io_reason(errno));
         return NULL;
     }
     unlink(path);
     FILE *f = fdopen(fd, "w+");
     if (!f) {
         close(fd);
-        ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, strerror(errno));
+        ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, ari_io_reason(errno));
     }
     return f;
 }
@@ -1497,7 +1497,7 @@ static int replay_in_order(reader *r, const char *path, FILE *copy)
     ari_input *in;
     if (copy) {
         if (fflush(copy) != 0 || lseek(fileno(copy), 0, SEEK_SET) != 0) {
-            ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, strerror(errno));
+            ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, ari_io_reason(errno));
             return -1;
         }
         in = ari_input_open_fd(fileno(copy), r->name, r->err);

@@ -2,7 +2,8 @@
  * Gather: events, movements, flows and samples are inserted as they come;
  * tracks, processes, devices and a compact copy of each event's timing are
  * kept in memory. Finish: GPU tracks are settled, then tiles, topology,
- * tracks and the summary are written. */
+ * tracks and the summary are written. Text is stored as valid UTF-8, and
+ * the maps are keyed by that stored form of pids, tids and names. */
 #include "store/datamove_writer.h"
 
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/datamove.h"
+#include "store/store_text.h"
 #include "store/trace_writer_internal.h"
 
 #define MAX_TILE_TRACKS 64 /* further tracks share the last row of tiles */
@@ -114,13 +116,31 @@ static int poll_cancel(ari_datamove_writer *dw)
     return 0;
 }
 
+/* pid must be valid UTF-8 (ari_text). */
 static int gpu_of_pid(const ari_datamove_writer *dw, const char *pid)
 {
     intptr_t v = (intptr_t)ari_strmap_get(dw->gpu_pids, pid, strlen(pid));
     return v ? (int)v - 1 : -1;
 }
 
+static int find_track(ari_datamove_writer *dw, const char *pid, const char *tid);
+
+/* The index of the track of (pid, tid), added on first use; -1 on error. */
 static int track_of(ari_datamove_writer *dw, const char *pid, const char *tid)
+{
+    ari_text p, t;
+    int rc = ari_text_init(&p, pid);
+    if (rc == 0 && (rc = ari_text_init(&t, tid)) == 0) {
+        rc = find_track(dw, p.s, t.s);
+        ari_text_free(&t);
+    } else {
+        rc = oom(dw);
+    }
+    ari_text_free(&p);
+    return rc;
+}
+
+static int find_track(ari_datamove_writer *dw, const char *pid, const char *tid)
 {
     char key[300];
     int n = snprintf(key, sizeof key, "%.140s\x1f%.140s", pid, tid);
@@ -322,9 +342,9 @@ static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, cons
         return -1;
     sqlite3_bind_int64(st, 1, dw->trace_id);
     sqlite3_bind_int64(st, 2, s->id);
-    sqlite3_bind_text(st, 3, src, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, dst, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, kind, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 3, src, -1);
+    ari_store_bind_text(st, 4, dst, -1);
+    ari_store_bind_text(st, 5, kind, -1);
     sqlite3_bind_int64(st, 6, (sqlite3_int64)bytes);
     sqlite3_bind_double(st, 7, s->ts);
     sqlite3_bind_double(st, 8, s->dur);
@@ -367,8 +387,8 @@ static int insert_event(ari_datamove_writer *dw, const ari_chrome_slice *s, cons
     sqlite3_bind_int64(st, 2, s->id);
     sqlite3_bind_int(st, 3, track);
     sqlite3_bind_int(st, 4, category);
-    sqlite3_bind_text(st, 5, s->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, s->cat, -1, SQLITE_STATIC);
+    ari_store_bind_text_static(st, 5, s->name, -1);
+    ari_store_bind_text_static(st, 6, s->cat, -1);
     sqlite3_bind_double(st, 7, s->ts);
     sqlite3_bind_double(st, 8, s->dur);
     sqlite3_bind_int(st, 9, s->point);
@@ -377,7 +397,7 @@ static int insert_event(ari_datamove_writer *dw, const ari_chrome_slice *s, cons
     else
         sqlite3_bind_null(st, 10);
     if (a->nonempty) /* the trace's text, valid JSON */
-        sqlite3_bind_text(st, 11, s->args_text, (int)s->args_len, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 11, s->args_text, (int)s->args_len);
     else
         sqlite3_bind_null(st, 11);
     return step_done(dw, st, "insert event");
@@ -407,7 +427,20 @@ static int on_slice(void *ctx, const ari_chrome_slice *s)
     return 0;
 }
 
+static int find_metric(ari_datamove_writer *dw, const char *name, const char *component, const char *source);
+
+/* The id of a metric, added on first use; -1 on error. */
 static int metric_id(ari_datamove_writer *dw, const char *name, const char *component, const char *source)
+{
+    ari_text n;
+    if (ari_text_init(&n, name) < 0)
+        return oom(dw);
+    int id = find_metric(dw, n.s, component, source);
+    ari_text_free(&n);
+    return id;
+}
+
+static int find_metric(ari_datamove_writer *dw, const char *name, const char *component, const char *source)
 {
     char key[300];
     int n = snprintf(key, sizeof key, "%.200s\x1f%.60s", name, component);
@@ -421,9 +454,9 @@ static int metric_id(ari_datamove_writer *dw, const char *name, const char *comp
         return -1;
     sqlite3_bind_int64(st, 1, dw->trace_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)dw->nmetrics);
-    sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, component, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, source, -1, SQLITE_STATIC);
+    ari_store_bind_text(st, 3, name, -1);
+    ari_store_bind_text(st, 4, component, -1);
+    ari_store_bind_text_static(st, 5, source, -1);
     if (step_done(dw, st, "insert metric") < 0)
         return -1;
     if (!ari_strmap_put(dw->metric_map, key, (size_t)n, (void *)(intptr_t)(dw->nmetrics + 1)))
@@ -451,8 +484,12 @@ static int on_counter(void *ctx, const char *pid, const char *name, const char *
 {
     ari_datamove_writer *dw = ctx;
     char full[256], comp[24] = "";
+    ari_text p;
     snprintf(full, sizeof full, strcmp(series, "value") == 0 ? "%s" : "%s.%s", name, series);
-    int gpu = gpu_of_pid(dw, pid);
+    if (ari_text_init(&p, pid) < 0)
+        return oom(dw);
+    int gpu = gpu_of_pid(dw, p.s);
+    ari_text_free(&p);
     if (gpu >= 0)
         snprintf(comp, sizeof comp, "gpu%d", gpu);
     int m = metric_id(dw, full, comp, "counter");
@@ -476,16 +513,35 @@ static int on_flow(void *ctx, const char *flow_id, int64_t from, int64_t to)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, dw->trace_id);
-    sqlite3_bind_text(st, 2, flow_id, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, flow_id, -1);
     sqlite3_bind_int64(st, 3, from);
     sqlite3_bind_int64(st, 4, to);
     dw->flows++;
     return step_done(dw, st, "insert flow");
 }
 
+static int metadata(ari_datamove_writer *dw, const char *pid, const char *tid, const char *name,
+                    const json_t *args);
+
 static int on_metadata(void *ctx, const char *pid, const char *tid, const char *name, const json_t *args)
 {
     ari_datamove_writer *dw = ctx;
+    ari_text p, t;
+    int rc = ari_text_init(&p, pid);
+    if (rc == 0 && (rc = ari_text_init(&t, tid)) == 0) {
+        rc = metadata(dw, p.s, t.s, name, args);
+        ari_text_free(&t);
+    } else {
+        rc = oom(dw);
+    }
+    ari_text_free(&p);
+    return rc;
+}
+
+/* on_metadata, pid and tid valid UTF-8. */
+static int metadata(ari_datamove_writer *dw, const char *pid, const char *tid, const char *name,
+                    const json_t *args)
+{
     char key[300];
     const char *value = json_string_value(json_object_get(args, "name"));
     if (strcmp(name, "process_labels") == 0) {
@@ -692,9 +748,9 @@ static int write_tracks(ari_datamove_writer *dw)
             snprintf(label, sizeof label, "%s / %s", pn ? pn : t->pid, tn ? tn : t->tid);
         sqlite3_bind_int64(st, 1, dw->trace_id);
         sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-        sqlite3_bind_text(st, 3, t->pid, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, t->tid, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, label, -1, SQLITE_TRANSIENT);
+        ari_store_bind_text_static(st, 3, t->pid, -1);
+        ari_store_bind_text_static(st, 4, t->tid, -1);
+        ari_store_bind_text(st, 5, label, -1);
         if (t->device >= 0)
             sqlite3_bind_int(st, 6, t->device);
         else
@@ -809,8 +865,8 @@ static int write_pair_bins(ari_datamove_writer *dw, double t0, double t1)
                 continue;
             sqlite3_bind_int64(st, 1, dw->trace_id);
             sqlite3_bind_int64(st, 2, b);
-            sqlite3_bind_text(st, 3, dw->pairs[p].src, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 4, dw->pairs[p].dst, -1, SQLITE_STATIC);
+            ari_store_bind_text_static(st, 3, dw->pairs[p].src, -1);
+            ari_store_bind_text_static(st, 4, dw->pairs[p].dst, -1);
             sqlite3_bind_double(st, 5, bytes[cell]);
             sqlite3_bind_double(st, 6, busy[cell]);
             rc = step_done(dw, st, "insert pair bin");
@@ -881,8 +937,8 @@ static int write_topology(ari_datamove_writer *dw)
             sqlite3_bind_int(st, 3, c->parent);
         else
             sqlite3_bind_null(st, 3);
-        sqlite3_bind_text(st, 4, c->kind, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, c->name, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 4, c->kind, -1);
+        ari_store_bind_text_static(st, 5, c->name, -1);
         if (c->os_index >= 0)
             sqlite3_bind_int64(st, 6, c->os_index);
         else
@@ -891,8 +947,8 @@ static int write_topology(ari_datamove_writer *dw)
             sqlite3_bind_int64(st, 7, c->logical_index);
         else
             sqlite3_bind_null(st, 7);
-        sqlite3_bind_text(st, 8, c->key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 9, c->attrs_json, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 8, c->key, -1);
+        ari_store_bind_text_static(st, 9, c->attrs_json, -1);
         if (step_done(dw, st, "insert component") < 0)
             return -1;
     }
@@ -958,9 +1014,9 @@ static int write_summary(ari_datamove_writer *dw, double t0, double t1)
         " time_unit = 'us' WHERE id = ?1", &dw->error) : NULL;
     if (st) {
         sqlite3_bind_int64(st, 1, dw->trace_id);
-        sqlite3_bind_text(st, 2, s1, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, s2, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, s3, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 2, s1, -1);
+        ari_store_bind_text_static(st, 3, s2, -1);
+        ari_store_bind_text_static(st, 4, s3, -1);
         rc = step_done(dw, st, "datamove summary");
     } else if (!s1 || !s2 || !s3) {
         oom(dw);

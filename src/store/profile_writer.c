@@ -2,7 +2,8 @@
  * sql/005_profiles.sql). Three phases: gather (callbacks fill per-node
  * value arrays indexed by the reader's node ids), shape (depth-first
  * numbering, process order, metric pairing and derivation, on dense
- * per-metric arrays), write (rows and BLOBs, summary, metadata). */
+ * per-metric arrays), write (rows and BLOBs, summary, metadata). Names are
+ * kept (and compared) as valid UTF-8 from the moment they arrive. */
 #include "store/profile_writer.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store_text.h"
 #include "store/trace_writer_internal.h"
 
 typedef struct pw_node {
@@ -70,22 +72,26 @@ static int fail(ari_profile_writer *pw, const char *code, const char *fmt, const
     return ari_error_set(&pw->error, code, fmt, arg);
 }
 
+/* A valid UTF-8 copy ("" for NULL), or NULL when out of memory. */
 static char *dup_or_empty(const char *s)
 {
-    return strdup(s ? s : "");
+    return ari_text_dup(s);
 }
+
+static int find_metric(const ari_profile_writer *pw, const char *name);
 
 static int on_metric(void *ctx, const ari_profile_metric *m, int *index)
 {
     ari_profile_writer *pw = ctx;
     if (!m->name || !*m->name)
         return fail(pw, ARI_E_INVALID_INPUT, "%smetric without a name", "");
-    for (int i = 0; i < pw->nmetrics; i++) {
-        if (strcmp(pw->metrics[i].name, m->name) == 0) {
-            *index = i;
-            return 0;
-        }
-    }
+    ari_text name;
+    if (ari_text_init(&name, m->name) < 0)
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+    *index = find_metric(pw, name.s);
+    ari_text_free(&name);
+    if (*index >= 0)
+        return 0;
     if (pw->nmetrics == pw->metrics_cap) {
         int cap = pw->metrics_cap ? 2 * pw->metrics_cap : 8;
         pw_metric *grown = realloc(pw->metrics, (size_t)cap * sizeof *grown);
@@ -96,10 +102,10 @@ static int on_metric(void *ctx, const ari_profile_metric *m, int *index)
     }
     pw_metric *pm = &pw->metrics[pw->nmetrics];
     memset(pm, 0, sizeof *pm);
-    pm->name = strdup(m->name);
+    pm->name = dup_or_empty(m->name);
     pm->source = dup_or_empty(m->source ? m->source : m->name);
     pm->unit = dup_or_empty(m->unit);
-    pm->partner_name = m->partner ? strdup(m->partner) : NULL;
+    pm->partner_name = m->partner ? dup_or_empty(m->partner) : NULL;
     pm->inclusive = m->inclusive ? 1 : 0;
     pm->partner = -1;
     pw->nmetrics++;
@@ -256,11 +262,23 @@ static int on_value(void *ctx, int metric, int64_t node, int proc, double v)
     return 0;
 }
 
-/* Appends `"key": value` to the metadata object. */
+static int append_meta(ari_profile_writer *pw, const char *key, const char *json_value, size_t vlen);
+
+/* Appends `"key": value` to the metadata object (value is JSON text). */
 static int on_meta(void *ctx, const char *key, const char *json_value)
 {
     ari_profile_writer *pw = ctx;
-    size_t need = pw->meta_len + strlen(key) * 6 + strlen(json_value) + 16;
+    ari_text value;
+    if (ari_text_init(&value, json_value) < 0)
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+    int rc = append_meta(pw, key, value.s, value.len);
+    ari_text_free(&value);
+    return rc;
+}
+
+static int append_meta(ari_profile_writer *pw, const char *key, const char *json_value, size_t vlen)
+{
+    size_t need = pw->meta_len + strlen(key) * 6 + vlen + 16;
     if (need > pw->meta_cap) {
         size_t cap = pw->meta_cap ? pw->meta_cap : 1024;
         while (cap < need)
@@ -273,20 +291,8 @@ static int on_meta(void *ctx, const char *key, const char *json_value)
     }
     char *out = pw->meta + pw->meta_len;
     *out++ = pw->meta_len ? ',' : '{';
-    *out++ = '"';
-    for (const unsigned char *k = (const unsigned char *)key; *k; k++) {
-        if (*k == '"' || *k == '\\') {
-            *out++ = '\\';
-            *out++ = (char)*k;
-        } else if (*k < 0x20) {
-            out += sprintf(out, "\\u%04x", *k);
-        } else {
-            *out++ = (char)*k;
-        }
-    }
-    *out++ = '"';
+    out += ari_json_quote(out, key);
     *out++ = ':';
-    size_t vlen = strlen(json_value);
     memcpy(out, json_value, vlen);
     out += vlen;
     pw->meta_len = (size_t)(out - pw->meta);
@@ -621,11 +627,11 @@ static int write_nodes(ari_profile_writer *pw, ari_error *err)
             sqlite3_bind_null(st, 3);
         else
             sqlite3_bind_int64(st, 3, pw->new_parent[i]);
-        sqlite3_bind_text(st, 4, p->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, p->module, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 6, p->file, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 4, p->name, -1);
+        ari_store_bind_text_static(st, 5, p->module, -1);
+        ari_store_bind_text_static(st, 6, p->file, -1);
         sqlite3_bind_int(st, 7, p->line);
-        sqlite3_bind_text(st, 8, p->kind, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 8, p->kind, -1);
         sqlite3_bind_int(st, 9, pw->depth[i]);
         rc = step(pw, st, "insert cct node", err);
     }
@@ -662,15 +668,15 @@ static int write_metrics(ari_profile_writer *pw, ari_error *err)
     for (int m = 0; m < pw->nmetrics && rc == 0; m++) {
         const pw_metric *pm = &pw->metrics[m];
         sqlite3_bind_int(st, 2, m);
-        sqlite3_bind_text(st, 3, pm->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, pm->unit, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 3, pm->name, -1);
+        ari_store_bind_text_static(st, 4, pm->unit, -1);
         sqlite3_bind_int(st, 5, pm->inclusive);
         if (pm->partner < 0)
             sqlite3_bind_null(st, 6);
         else
             sqlite3_bind_int(st, 6, pm->partner);
         sqlite3_bind_int(st, 7, pm->derived);
-        sqlite3_bind_text(st, 8, pm->source, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 8, pm->source, -1);
         rc = step(pw, st, "insert profile metric", err);
     }
     sqlite3_finalize(st);
@@ -796,7 +802,7 @@ static int write_summary(ari_profile_writer *pw, ari_error *err)
     sqlite3_bind_int64(st, 3, roots);
     sqlite3_bind_int64(st, 4, np);
     if (m >= 0)
-        sqlite3_bind_text(st, 5, pw->metrics[m].name, -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 5, pw->metrics[m].name, -1);
     double v[3] = {mean, lo, hi};
     for (int c = 0; c < 3; c++) {
         if (isnan(v[c]))
@@ -807,9 +813,9 @@ static int write_summary(ari_profile_writer *pw, ari_error *err)
     sqlite3_bind_int64(st, 9, pw->dropped);
     if (pw->meta_len) {
         pw->meta[pw->meta_len] = '}';
-        sqlite3_bind_text(st, 10, pw->meta, (int)pw->meta_len + 1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 10, pw->meta, (int)pw->meta_len + 1);
     } else {
-        sqlite3_bind_text(st, 10, "{}", -1, SQLITE_STATIC);
+        ari_store_bind_text_static(st, 10, "{}", -1);
     }
     int rc = step(pw, st, "profile summary", err);
     sqlite3_finalize(st);

@@ -4,7 +4,8 @@
  * handles and the elimination tree are plain inserts. All statements are
  * prepared once (the store's statement cache) and run inside the import's
  * transaction. Memory: one small record per container (which ones are
- * workers, their node and resource type), nothing per task. */
+ * workers, their node and resource type), nothing per task. Text is stored
+ * as valid UTF-8 (store_text.h). */
 #include "store/task_writer.h"
 
 #include <ctype.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store_text.h"
 #include "store/trace_writer_internal.h"
 
 typedef struct worker_info {
@@ -35,17 +37,25 @@ struct ari_task_writer {
 
 /* ---- helpers ---- */
 
+/* The trace sink's id of a container (its map is keyed by the stored,
+ * valid UTF-8 form of the alias), 0 if unknown, -1 when out of memory. */
 static int64_t container_id(ari_trace_writer *w, const char *alias)
 {
+    ari_text k;
     if (!alias)
         return 0;
-    return (int64_t)(intptr_t)ari_strmap_get(w->containers, alias, strlen(alias));
+    if (ari_text_init(&k, alias) < 0)
+        return ari_error_set(&w->error, ARI_E_NOMEM, "out of memory");
+    int64_t id = (int64_t)(intptr_t)ari_strmap_get(w->containers, k.s, k.len);
+    ari_text_free(&k);
+    return id;
 }
 
+/* Text or, for NULL and "", NULL. */
 static void bind_text(sqlite3_stmt *st, int col, const char *s)
 {
     if (s && *s)
-        sqlite3_bind_text(st, col, s, -1, SQLITE_TRANSIENT);
+        ari_store_bind_text(st, col, s, -1);
     else
         sqlite3_bind_null(st, col);
 }
@@ -153,6 +163,8 @@ static int on_worker(void *ctx, const char *alias, const char *name)
     struct ari_task_writer *t = ctx;
     ari_trace_writer *w = t->w;
     int64_t id = container_id(w, alias);
+    if (id < 0)
+        return -1;
     if (!id)
         return ari_error_set(&w->error, ARI_E_INVALID_INPUT, "unknown worker container '%s'", alias);
     if (grow_workers(t, id) < 0)
@@ -171,9 +183,9 @@ static int on_worker(void *ctx, const char *alias, const char *name)
     sqlite3_bind_int64(st, 1, w->id);
     sqlite3_bind_int64(st, 2, id);
     sqlite3_bind_int64(st, 3, info->node);
-    sqlite3_bind_text(st, 4, info->resource_type, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, resource, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 6, name, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 4, info->resource_type, -1);
+    ari_store_bind_text(st, 5, resource, -1);
+    ari_store_bind_text(st, 6, name, -1);
     return step_done(w, st, "insert worker");
 }
 
@@ -186,6 +198,8 @@ static int on_task(void *ctx, const ari_task *task)
     if ((++t->tasks & 0xffff) == 0 && ari_trace_writer_cancelled(w))
         return -1;
     int64_t worker = container_id(w, task->worker);
+    if (worker < 0)
+        return -1;
     worker_info *info = worker_slot(t, worker);
     int64_t node = task->node != ARI_UNSET_INT ? task->node : info && info->is_worker ? info->node : 0;
     sqlite3_stmt *st = ari_store_stmt(w->store,
@@ -196,8 +210,8 @@ static int on_task(void *ctx, const ari_task *task)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_text(st, 2, task->job_id, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, task->type, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, task->job_id, -1);
+    ari_store_bind_text(st, 3, task->type, -1);
     bind_int(st, 4, worker ? worker : ARI_UNSET_INT);
     sqlite3_bind_int64(st, 5, node);
     bind_text(st, 6, info && info->is_worker ? info->resource_type : NULL);
@@ -229,7 +243,7 @@ static int on_task_info(void *ctx, const ari_task_info *info, int *matched)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_text(st, 2, info->job_id, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, info->job_id, -1);
     bind_real(st, 3, info->submit_time);
     bind_int(st, 4, info->priority);
     bind_int(st, 5, info->memory_node);
@@ -258,8 +272,8 @@ static int on_dep(void *ctx, const char *job_id, const char *depends_on, const c
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_text(st, 2, job_id, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, depends_on, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, job_id, -1);
+    ari_store_bind_text(st, 3, depends_on, -1);
     bind_text(st, 4, label);
     return step_done(w, st, "insert dependency");
 }
@@ -274,7 +288,7 @@ static int on_handle(void *ctx, const ari_data_handle *h)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_text(st, 2, h->handle, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, h->handle, -1);
     bind_int(st, 3, h->home_node);
     bind_int(st, 4, h->mpi_rank);
     bind_text(st, 5, h->name);
@@ -314,7 +328,7 @@ static int on_task_anode(void *ctx, const char *job_id, int64_t anode, double gf
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_text(st, 2, job_id, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, job_id, -1);
     bind_int(st, 3, anode);
     bind_real(st, 4, gflop);
     return step_done(w, st, "update task tree node");
@@ -335,23 +349,11 @@ static int on_config(void *ctx, const char *key, const char *value)
         t->config = grown;
         t->config_cap = cap;
     }
-    const char *parts[2] = {key, value};
     char open = t->config_len ? ',' : '{';
     t->config[t->config_len++] = open;
-    for (int i = 0; i < 2; i++) {
-        t->config[t->config_len++] = '"';
-        for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                t->config[t->config_len++] = '\\';
-            if (*p < 0x20)
-                t->config_len += (size_t)sprintf(t->config + t->config_len, "\\u%04x", *p);
-            else
-                t->config[t->config_len++] = (char)*p;
-        }
-        t->config[t->config_len++] = '"';
-        if (i == 0)
-            t->config[t->config_len++] = ':';
-    }
+    t->config_len += ari_json_quote(t->config + t->config_len, key);
+    t->config[t->config_len++] = ':';
+    t->config_len += ari_json_quote(t->config + t->config_len, value);
     t->config[t->config_len] = '\0';
     return 0;
 }
@@ -440,7 +442,7 @@ static int finish_summary(ari_trace_writer *w, struct ari_task_writer *t, ari_er
     if (t->config_len) { /* on_config left room for the closing brace */
         t->config[t->config_len] = '}';
         t->config[t->config_len + 1] = '\0';
-        sqlite3_bind_text(st, 3, t->config, -1, SQLITE_TRANSIENT);
+        ari_store_bind_text(st, 3, t->config, -1);
     } else {
         sqlite3_bind_text(st, 3, "{}", -1, SQLITE_STATIC);
     }

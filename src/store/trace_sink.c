@@ -2,9 +2,12 @@
  * reader reports into rows of entity_types, containers, names, states,
  * variables, links and events (sql/002_paje.sql), with prepared statements
  * inside the import's transaction. Aliases and names resolve to per-trace
- * integer ids through hash maps, so a row costs one insert. */
+ * integer ids through hash maps, so a row costs one insert. Text is stored
+ * as valid UTF-8 (store_text.h) and the maps are keyed by that stored form,
+ * so names that the database holds alike share one id. */
 #include "store/trace_writer_internal.h"
 #include "store/task_writer.h"
+#include "store/store_text.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -13,18 +16,28 @@
 
 #define CANCEL_POLL_MASK 0xffff
 
-static int64_t lookup(const ari_strmap *m, const char *key)
+/* The id stored under key, 0 if absent or key is NULL; -1 (w->error set)
+ * when out of memory. */
+static int64_t lookup(ari_trace_writer *w, const ari_strmap *m, const char *key)
 {
+    ari_text k;
     if (!key)
         return 0;
-    return (int64_t)(intptr_t)ari_strmap_get(m, key, strlen(key));
+    if (ari_text_init(&k, key) < 0)
+        return ari_error_set(&w->error, ARI_E_NOMEM, "out of memory");
+    int64_t id = (int64_t)(intptr_t)ari_strmap_get(m, k.s, k.len);
+    ari_text_free(&k);
+    return id;
 }
 
 static int remember(ari_trace_writer *w, ari_strmap *m, const char *key, int64_t id)
 {
-    if (key && !ari_strmap_put(m, key, strlen(key), (void *)(intptr_t)id))
-        return ari_error_set(&w->error, ARI_E_NOMEM, "out of memory");
-    return 0;
+    ari_text k;
+    if (!key)
+        return 0;
+    int ok = ari_text_init(&k, key) == 0 && ari_strmap_put(m, k.s, k.len, (void *)(intptr_t)id);
+    ari_text_free(&k);
+    return ok ? 0 : ari_error_set(&w->error, ARI_E_NOMEM, "out of memory");
 }
 
 static int step_done(ari_trace_writer *w, sqlite3_stmt *st, const char *what)
@@ -50,17 +63,24 @@ static void widen_span(ari_trace_writer *w, double start, double end)
         w->t_max = end;
 }
 
+/* The id of key in m, or 0 with w->error set. */
 static int64_t require(ari_trace_writer *w, const ari_strmap *m, const char *key, const char *what)
 {
-    int64_t id = lookup(m, key);
+    int64_t id = lookup(w, m, key);
+    if (id < 0)
+        return 0;
     if (!id)
         ari_error_set(&w->error, ARI_E_INVALID_INPUT, "unknown %s '%s'", what, key ? key : "(null)");
     return id;
 }
 
+/* The id of a state, link or event value in `names`, added on first use;
+ * 0 with w->error set on failure. */
 static int64_t intern_name(ari_trace_writer *w, const char *name)
 {
-    int64_t id = lookup(w->names, name);
+    int64_t id = lookup(w, w->names, name);
+    if (id < 0)
+        return 0;
     if (id)
         return id;
     sqlite3_stmt *st = ari_store_stmt(w->store, "INSERT INTO names(trace_id, id, name) VALUES (?1, ?2, ?3)",
@@ -70,7 +90,7 @@ static int64_t intern_name(ari_trace_writer *w, const char *name)
     id = ++w->next_name;
     sqlite3_bind_int64(st, 1, w->id);
     sqlite3_bind_int64(st, 2, id);
-    sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 3, name, -1);
     if (step_done(w, st, "insert name") < 0 || remember(w, w->names, name, id) < 0)
         return 0;
     return id;
@@ -93,28 +113,6 @@ static int reserve(ari_trace_writer *w, size_t need)
     return 0;
 }
 
-static size_t put_json_string(char *out, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t n = 0;
-    out[n++] = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            out[n++] = '\\';
-            out[n++] = (char)*p;
-        } else if (*p < 0x20) {
-            memcpy(out + n, "\\u00", 4);
-            out[n + 4] = hex[*p >> 4];
-            out[n + 5] = hex[*p & 15];
-            n += 6;
-        } else {
-            out[n++] = (char)*p;
-        }
-    }
-    out[n++] = '"';
-    return n;
-}
-
 /* Returns the fields as JSON in w->buf, or NULL when there are none. */
 static const char *fields_json(ari_trace_writer *w, const ari_field *fields, size_t n, int *failed)
 {
@@ -133,9 +131,9 @@ static const char *fields_json(ari_trace_writer *w, const ari_field *fields, siz
     for (size_t i = 0; i < n; i++) {
         if (i)
             w->buf[len++] = ',';
-        len += put_json_string(w->buf + len, fields[i].name);
+        len += ari_json_quote(w->buf + len, fields[i].name);
         w->buf[len++] = ':';
-        len += put_json_string(w->buf + len, fields[i].value);
+        len += ari_json_quote(w->buf + len, fields[i].value);
     }
     w->buf[len++] = '}';
     w->buf[len] = '\0';
@@ -145,7 +143,7 @@ static const char *fields_json(ari_trace_writer *w, const ari_field *fields, siz
 static void bind_fields(sqlite3_stmt *st, int col, const char *json)
 {
     if (json)
-        sqlite3_bind_text(st, col, json, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, col, json, -1, SQLITE_TRANSIENT); /* valid: ari_json_quote */
     else
         sqlite3_bind_null(st, col);
 }
@@ -181,17 +179,21 @@ static int on_type(void *ctx, const ari_type_def *t)
         " end_type_id, color) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &w->error);
     if (!st || (unsigned)t->nature > ARI_NATURE_VALUE)
         return -1;
+    int64_t parent = lookup(w, w->types, t->parent), start = lookup(w, w->types, t->start_type);
+    int64_t end = lookup(w, w->types, t->end_type);
+    if (parent < 0 || start < 0 || end < 0)
+        return -1;
     int64_t id = ++w->next_type;
     sqlite3_bind_int64(st, 1, w->id);
     sqlite3_bind_int64(st, 2, id);
     sqlite3_bind_text(st, 3, nature_names[t->nature], -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, t->alias ? t->alias : t->name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, t->name, -1, SQLITE_TRANSIENT);
-    bind_id_or_null(st, 6, lookup(w->types, t->parent));
-    bind_id_or_null(st, 7, lookup(w->types, t->start_type));
-    bind_id_or_null(st, 8, lookup(w->types, t->end_type));
+    ari_store_bind_text(st, 4, t->alias ? t->alias : t->name, -1);
+    ari_store_bind_text(st, 5, t->name, -1);
+    bind_id_or_null(st, 6, parent);
+    bind_id_or_null(st, 7, start);
+    bind_id_or_null(st, 8, end);
     if (t->color)
-        sqlite3_bind_text(st, 9, t->color, -1, SQLITE_TRANSIENT);
+        ari_store_bind_text(st, 9, t->color, -1);
     w->counts.types++;
     if (step_done(w, st, "insert type") < 0)
         return -1;
@@ -215,15 +217,16 @@ static int on_container(void *ctx, const ari_container *c)
     sqlite3_stmt *st = ari_store_stmt(w->store,
         "INSERT INTO containers(trace_id, id, parent_id, type_id, alias, name, start, end)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &w->error);
-    if (!st)
+    int64_t parent = st ? lookup(w, w->containers, c->parent) : -1;
+    if (parent < 0)
         return -1;
     int64_t id = ++w->next_container;
     sqlite3_bind_int64(st, 1, w->id);
     sqlite3_bind_int64(st, 2, id);
-    bind_id_or_null(st, 3, lookup(w->containers, c->parent));
+    bind_id_or_null(st, 3, parent);
     sqlite3_bind_int64(st, 4, type_id);
-    sqlite3_bind_text(st, 5, c->alias ? c->alias : c->name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 6, c->name, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 5, c->alias ? c->alias : c->name, -1);
+    ari_store_bind_text(st, 6, c->name, -1);
     sqlite3_bind_double(st, 7, c->start);
     sqlite3_bind_double(st, 8, c->end);
     w->counts.containers++;
@@ -325,7 +328,7 @@ static int on_link(void *ctx, const ari_link *l)
     sqlite3_bind_int64(st, 4, value);
     sqlite3_bind_int64(st, 5, from);
     sqlite3_bind_int64(st, 6, to);
-    sqlite3_bind_text(st, 7, l->key ? l->key : "", -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 7, l->key ? l->key : "", -1);
     sqlite3_bind_double(st, 8, l->start);
     sqlite3_bind_double(st, 9, l->end);
     bind_fields(st, 10, fields);

@@ -1,13 +1,16 @@
 /* trace_writer.c: one trace being written during an import: its row in
  * `traces`, its source files, progress and cancellation, and the final
- * counts. The sink callbacks that store entities are in trace_sink.c. */
+ * counts. The sink callbacks that store entities are in trace_sink.c.
+ * Names (of the trace, of its files) are stored as valid UTF-8. */
 #include "store/trace_writer_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store_text.h"
 #include "util/sha256.h"
+#include "util/utf8.h"
 
 ari_trace_writer *ari_trace_writer_begin(ari_store *s, const char *name, const char *kind,
                                          const char *format, const char *time_unit,
@@ -29,10 +32,10 @@ ari_trace_writer *ari_trace_writer_begin(ari_store *s, const char *name, const c
         free(w);
         return NULL;
     }
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, format, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, time_unit, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 1, name, -1);
+    ari_store_bind_text(st, 2, kind, -1);
+    ari_store_bind_text(st, 3, format, -1);
+    ari_store_bind_text(st, 4, time_unit, -1);
     if (sqlite3_step(st) != SQLITE_DONE) {
         ari_store_fail(s, err, "insert trace");
         free(w);
@@ -94,16 +97,17 @@ int ari_trace_writer_file(ari_trace_writer *w, const char *path, const char *nam
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, name, -1);
     sqlite3_bind_int64(st, 3, (int64_t)bytes);
-    sqlite3_bind_text(st, 4, digest, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, role ? role : "", -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 4, digest, -1);
+    ari_store_bind_text(st, 5, role ? role : "", -1);
     if (sqlite3_step(st) != SQLITE_DONE)
         return ari_store_fail(w->store, err, "insert trace file");
     w->file_base = w->bytes_done;
     w->file_bytes = bytes;
     w->total_file_bytes += bytes;
-    snprintf(w->phase, sizeof w->phase, "reading %s", name);
+    char shown[sizeof w->phase - 8]; /* a job's phase is shown as JSON: valid, cut between characters */
+    snprintf(w->phase, sizeof w->phase, "reading %s", ari_utf8_copy(shown, sizeof shown, name));
     ari_trace_writer_report(w, 0);
     return 0;
 }
@@ -114,7 +118,7 @@ int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_text(st, 2, unit, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 2, unit, -1);
     return sqlite3_step(st) == SQLITE_DONE ? 0 : ari_store_fail(w->store, &w->error, "set time unit");
 }
 
@@ -143,7 +147,7 @@ static int finish_files(ari_trace_writer *w, ari_error *err)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
     sqlite3_bind_int64(st, 2, bytes);
-    sqlite3_bind_text(st, 3, digest, -1, SQLITE_TRANSIENT);
+    ari_store_bind_text(st, 3, digest, -1);
     if (sqlite3_step(st) != SQLITE_DONE)
         return ari_store_fail(w->store, err, "update trace");
     return 0;
@@ -158,7 +162,7 @@ int ari_trace_writer_finish(ari_trace_writer *w, const char *meta_json, ari_erro
         if (!st)
             return -1;
         sqlite3_bind_int64(st, 1, w->id);
-        sqlite3_bind_text(st, 2, meta_json, -1, SQLITE_TRANSIENT);
+        ari_store_bind_text(st, 2, meta_json, -1);
         if (sqlite3_step(st) != SQLITE_DONE)
             return ari_store_fail(w->store, err, "update trace meta");
     }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,7 +282,99 @@ static void test_truncated_gzip(void **state)
         ari_input_close(in);
     }
     assert_string_equal(err.code, ARI_E_INVALID_INPUT);
-    assert_non_null(strstr(err.message, "cut.gz"));
+    assert_non_null(strstr(err.message, "cut.gz: truncated gzip stream"));
+}
+
+/* Cut anywhere, a gzip, zstd, bzip2 or xz stream is "truncated", named by
+ * its filter, whether libarchive notices at open, while reading, or not at
+ * all (a stream too short to be recognised, read as plain data). */
+static void test_truncated_everywhere(void **state)
+{
+    (void)state;
+    static const char *tools[] = {"gzip", "zstd -q", "bzip2", "xz"};
+    static const char *names[] = {"gzip", "zstd", "bzip2", "xz"};
+    char text[30000], cmd[1024], whole[256], plain[256], cut[256];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = (i % 60 == 59) ? '\n' : (char)('a' + (i * 7919) % 26);
+    snprintf(plain, sizeof plain, "%s", tmp_path("plain"));
+    snprintf(whole, sizeof whole, "%s", tmp_path("whole"));
+    snprintf(cut, sizeof cut, "%s", tmp_path("cut"));
+    write_file(plain, text, sizeof text);
+    for (int t = 0; t < 4; t++) {
+        snprintf(cmd, sizeof cmd, "%s -c '%s' > '%s'", tools[t], plain, whole);
+        assert_int_equal(system(cmd), 0);
+        struct stat st;
+        assert_int_equal(stat(whole, &st), 0);
+        long cuts[] = {4, 7, 12, 40, (long)st.st_size / 2, (long)st.st_size - 1};
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+            snprintf(cmd, sizeof cmd, "head -c %ld '%s' > '%s'", cuts[c], whole, cut);
+            assert_int_equal(system(cmd), 0);
+            ari_error err = {0};
+            ari_input *in = ari_input_open(cut, "run1/x.trace", &err);
+            size_t len;
+            while (in && ari_input_getline(in, &len, &err))
+                ;
+            int failed = !in || ari_input_failed(in);
+            ari_input_close(in);
+            if (!failed)
+                fail_msg("%s cut at %ld: read without an error", names[t], cuts[c]);
+            char want[64];
+            snprintf(want, sizeof want, "run1/x.trace: truncated %s stream", names[t]);
+            if (strncmp(err.message, want, strlen(want)) != 0)
+                fail_msg("%s cut at %ld: %s (%s)", names[t], cuts[c], err.message, err.code);
+            assert_string_equal(err.code, ARI_E_INVALID_INPUT);
+            ari_error head = {0};
+            if (cuts[c] < 2000) /* within the head a reader probes */
+                assert_int_equal(ari_input_check_head(cut, "run1/x.trace", 8192, &head), -1);
+        }
+        assert_int_equal(ari_input_check_head(whole, "x", 8192, NULL), 0);
+    }
+    assert_int_equal(ari_input_check_head(plain, "x", 8192, NULL), 0);
+}
+
+/* A full disk says so (ENOSPC, EDQUOT), other errors keep strerror. */
+static void test_io_reason(void **state)
+{
+    (void)state;
+    assert_string_equal(ari_io_reason(ENOSPC), "the server's disk is full");
+    assert_string_equal(ari_io_reason(EDQUOT), "the server's disk is full");
+    assert_string_equal(ari_io_reason(EACCES), strerror(EACCES));
+}
+
+/* A small .gz that decodes past the cap fails with too_large instead of
+ * being decoded to its end (a plain file of the same size is not capped). */
+static void test_decode_cap(void **state)
+{
+    (void)state;
+    size_t n = 4 << 20;
+    char *zeros = malloc(n);
+    memset(zeros, '\n', n);
+    const char *p = tmp_path("newlines.gz");
+    write_gzip(p, zeros, n);
+    ari_input_set_max_decoded(1 << 20);
+    ari_error err = {0};
+    ari_input *in = ari_input_open(p, "newlines.gz", &err);
+    assert_non_null(in);
+    size_t len;
+    uint64_t lines = 0;
+    while (ari_input_getline(in, &len, &err) != NULL)
+        lines++;
+    assert_true(ari_input_failed(in));
+    assert_string_equal(err.code, ARI_E_TOO_LARGE);
+    assert_non_null(strstr(err.message, "newlines.gz: decompresses to more than 1048576 bytes"));
+    assert_true(lines < (2u << 20));
+    ari_input_close(in);
+
+    const char *plain = tmp_path("newlines.txt");
+    write_file(plain, zeros, n);
+    in = ari_input_open(plain, NULL, &err);
+    lines = 0;
+    while (ari_input_getline(in, &len, &err) != NULL)
+        lines++;
+    assert_false(ari_input_failed(in));
+    ari_input_close(in);
+    ari_input_set_max_decoded(0);
+    free(zeros);
 }
 
 static void test_tee(void **state)
@@ -319,7 +412,8 @@ int main(void)
         cmocka_unit_test(test_zstd),        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_long_line),   cmocka_unit_test(test_binary),
         cmocka_unit_test(test_open_errors), cmocka_unit_test(test_truncated_gzip),
-        cmocka_unit_test(test_tee),
+        cmocka_unit_test(test_tee),         cmocka_unit_test(test_decode_cap),
+        cmocka_unit_test(test_truncated_everywhere), cmocka_unit_test(test_io_reason),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

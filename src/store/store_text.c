@@ -1,0 +1,105 @@
+/* store_text.c: binding and quoting text as valid UTF-8 (store_text.h).
+ * The check is one pass over the bytes, eight ASCII bytes at a time; only
+ * an invalid string costs a copy. */
+#include "store/store_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/utf8.h"
+
+static int bind_text(sqlite3_stmt *st, int i, const char *s, int n, void (*keep)(void *))
+{
+    if (!s)
+        return sqlite3_bind_null(st, i);
+    size_t len = n < 0 ? strlen(s) : (size_t)n;
+    if (ari_utf8_valid(s, len))
+        return sqlite3_bind_text(st, i, s, (int)len, keep);
+    size_t fixed_len;
+    char *fixed = ari_utf8_fix(s, len, &fixed_len);
+    if (!fixed || fixed_len > 0x7fffffff) {
+        free(fixed);
+        return SQLITE_NOMEM;
+    }
+    return sqlite3_bind_text(st, i, fixed, (int)fixed_len, free);
+}
+
+int ari_store_bind_text(sqlite3_stmt *st, int i, const char *s, int n)
+{
+    return bind_text(st, i, s, n, SQLITE_TRANSIENT);
+}
+
+int ari_store_bind_text_static(sqlite3_stmt *st, int i, const char *s, int n)
+{
+    return bind_text(st, i, s, n, SQLITE_STATIC);
+}
+
+int ari_text_init(ari_text *t, const char *s)
+{
+    t->heap = NULL;
+    t->s = s;
+    t->len = s ? strlen(s) : 0;
+    if (!s || ari_utf8_valid(s, t->len))
+        return 0;
+    char *out = t->buf;
+    if (t->len > (sizeof t->buf - 1) / 3) {
+        out = t->heap = malloc(3 * t->len + 1);
+        if (!out) {
+            t->s = NULL;
+            return -1;
+        }
+    }
+    t->len = ari_utf8_fix_to(s, t->len, out);
+    t->s = out;
+    return 0;
+}
+
+void ari_text_free(ari_text *t)
+{
+    free(t->heap);
+    t->heap = NULL;
+}
+
+char *ari_text_dup(const char *s)
+{
+    if (!s)
+        return strdup("");
+    size_t len = strlen(s);
+    if (!ari_utf8_valid(s, len))
+        return ari_utf8_fix(s, len, NULL);
+    char *copy = malloc(len + 1);
+    return copy ? memcpy(copy, s, len + 1) : NULL;
+}
+
+size_t ari_json_quote(char *out, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0, len = strlen(s), i = 0, valid_end = 0;
+    out[n++] = '"';
+    while (i < len) {
+        if (i == valid_end) { /* past the last valid stretch: measure the next */
+            valid_end = i + ari_utf8_valid_prefix(s + i, len - i);
+            if (valid_end == i) {
+                memcpy(out + n, ARI_UTF8_REPLACEMENT, 3);
+                n += 3;
+                i += ari_utf8_bad_length(s + i, len - i);
+                valid_end = i;
+                continue;
+            }
+        }
+        unsigned char c = (unsigned char)s[i++];
+        if (c == '"' || c == '\\') {
+            out[n++] = '\\';
+            out[n++] = (char)c;
+        } else if (c < 0x20) {
+            memcpy(out + n, "\\u00", 4);
+            out[n + 4] = hex[c >> 4];
+            out[n + 5] = hex[c & 15];
+            n += 6;
+        } else {
+            out[n++] = (char)c; /* ASCII, or a byte of a valid character */
+        }
+    }
+    out[n++] = '"';
+    return n;
+}
