@@ -41,7 +41,7 @@ static const char usage[] =
     "  --no-auth            do not require API tokens on a non-loopback address\n"
     "  --max-connections N  open connections from all clients together (default 4096)\n"
     "  --max-connections-per-client N\n"
-    "                       open connections from one client address (default 256);\n"
+    "                       open connections from one client address (default 1024);\n"
     "                       behind a reverse proxy every client is the proxy's address\n"
     "  --header-timeout SECONDS\n"
     "                       time a connection has to send a request's headers, counted\n"

@@ -20,7 +20,7 @@ typedef struct ari_http_options {
 } ari_http_options;
 
 #define ARI_HTTP_OPTIONS_DEFAULT \
-    {.max_connections = 4096, .max_per_client = 256, .header_timeout = 10}
+    {.max_connections = 4096, .max_per_client = 1024, .header_timeout = 10}
 
 typedef struct ari_http ari_http;
 
