@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ariadned, startDaemon, waitJob } from '../lib/daemon.mjs';
-import { makeTar, uploadRaw, acceptedJob, stopClean, sqlite } from '../fixtures/api/util.mjs';
+import { makeTar, tarHeader, uploadRaw, acceptedJob, stopClean, sqlite } from '../fixtures/api/util.mjs';
 
 const MiB = 1 << 20;
 const INNER = 30 * MiB;      // zeros in each inner archive
@@ -26,32 +26,12 @@ const BUDGET = 64 * MiB;
 
 let dir, nested, manyDirs;
 
-// A ustar header for a directory entry ("name/", type 5).
-function dirHeader(name) {
-  const h = Buffer.alloc(512);
-  const put = (s, off, len) => h.write(s, off, len, 'latin1');
-  put(name, 0, 100);
-  put('0000755\0', 100, 8);
-  put('0000000\0', 108, 8);
-  put('0000000\0', 116, 8);
-  put('00000000000\0', 124, 12);
-  put('14000000000\0', 136, 12);
-  put('        ', 148, 8);
-  put('5', 156, 1);
-  put('ustar\0', 257, 6);
-  put('00', 263, 2);
-  let sum = 0;
-  for (const b of h) sum += b;
-  put(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8);
-  return h;
-}
-
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-bombs-'));
   const inner = gzipSync(makeTar([{ name: 'zeros.trace', data: Buffer.alloc(INNER) }]), { level: 1 });
   nested = makeTar(Array.from({ length: 8 }, (_, i) => ({ name: `inner${i}.tar.gz`, data: inner })));
   const headers = [];
-  for (let i = 0; i < 200000; i++) headers.push(dirHeader(`d${String(i).padStart(6, '0')}/`));
+  for (let i = 0; i < 200000; i++) headers.push(tarHeader(`d${String(i).padStart(6, '0')}/`, 0, { dir: true }));
   headers.push(Buffer.alloc(1024));
   manyDirs = gzipSync(Buffer.concat(headers), { level: 1 });
   writeFileSync(join(dir, 'nested.tar'), nested);

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "store/store.h"
 #include "upload.h"
 
@@ -38,6 +40,23 @@ static inline const char *test_source_dir(void)
 {
     const char *dir = getenv("ARIADNE_SOURCE_DIR");
     return dir ? dir : ".";
+}
+
+/* Runs one SQL statement on a second connection to the database at
+ * db_path and returns the integer of its first row (aborts without one). */
+static inline int64_t test_query_int(const char *db_path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    if (sqlite3_open(db_path, &db) != SQLITE_OK || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        fprintf(stderr, "test_query_int(%s): %s\n", sql, sqlite3_errmsg(db));
+        abort();
+    }
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
 }
 
 /* A fresh database in a fresh directory (with a "work" subdirectory for

@@ -19,18 +19,9 @@
 
 typedef test_db fixture;
 
-/* Runs one SQL statement on a second connection and returns its integer. */
 static int64_t query_int(fixture *f, const char *sql)
 {
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(f->db_path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    return test_query_int(f->db_path, sql);
 }
 
 static int64_t insert_trace(fixture *f, const char *kind)

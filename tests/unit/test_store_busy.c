@@ -30,19 +30,6 @@ static void assert_clean(ari_store *s)
         assert_false(sqlite3_stmt_busy(st));
 }
 
-static int64_t query_int(const char *db_path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
 static int64_t add_trace(ari_store *s, const char *name)
 {
     ari_error err = {0};
@@ -89,10 +76,10 @@ static void test_busy_writes_then_durable(void **state)
     assert_int_equal(ari_jobs_create(s, "import", "{}", &job, &err), 0);
     assert_clean(s);
     /* committed: another connection sees every write, before any close */
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM traces WHERE name = 'renamed'"), 1);
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM traces"), 1);
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM tokens WHERE revoked_at IS NOT NULL"), 1);
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM jobs"), 1);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM traces WHERE name = 'renamed'"), 1);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM traces"), 1);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM tokens WHERE revoked_at IS NOT NULL"), 1);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM jobs"), 1);
     ari_store_close(s);
     ari_store_close(holder);
 }
@@ -172,12 +159,12 @@ static void test_import_parses_outside_the_lock(void **state)
     assert_int_equal(p.nested_id, 3);
     assert_int_equal(res.ntraces, 1);
     assert_int_equal(res.traces[0].id, 4);
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM states WHERE trace_id = 4"), 3);
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM states WHERE trace_id = 3"), 3);
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM states WHERE trace_id NOT IN (3, 4)"), 0);
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM containers WHERE trace_id = 4"),
-                     query_int(f->db_path, "SELECT count(*) FROM containers WHERE trace_id = 3"));
-    assert_int_equal(query_int(f->db_path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM states WHERE trace_id = 4"), 3);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM states WHERE trace_id = 3"), 3);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM states WHERE trace_id NOT IN (3, 4)"), 0);
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM containers WHERE trace_id = 4"),
+                     test_query_int(f->db_path, "SELECT count(*) FROM containers WHERE trace_id = 3"));
+    assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
     assert_clean(f->s);
     ari_import_result_free(&res);
     free(a);
