@@ -44,8 +44,11 @@ static const char usage[] =
     "                       open connections from one client address (default 1024);\n"
     "                       behind a reverse proxy every client is the proxy's address\n"
     "  --header-timeout SECONDS\n"
-    "                       time a connection has to send a request's headers, counted\n"
-    "                       from its opening or its previous response (default 10)\n"
+    "                       time a request's head may take after its first line, however\n"
+    "                       slowly it trickles in (default 10)\n"
+    "  --idle-timeout SECONDS\n"
+    "                       time a connection may wait for a request, after its opening\n"
+    "                       or its previous response (default 60)\n"
     "  --allowed-host NAME  also answer requests for this host name (Host header), e.g.\n"
     "                       a reverse proxy's public name; repeatable; '*' accepts any\n"
     "  --busy-timeout MS    how long a write waits for another writer's lock (an\n"
@@ -133,6 +136,11 @@ static int parse_http_option(int c, ari_http_options *http)
             return ari_cli_fail("serve", "--header-timeout wants 1..3600 seconds, got '%s'", optarg);
         http->header_timeout = (unsigned)v;
         return 0;
+    case 'I':
+        if ((v = parse_count(optarg, 1, 86400)) < 0)
+            return ari_cli_fail("serve", "--idle-timeout wants 1..86400 seconds, got '%s'", optarg);
+        http->idle_timeout = (unsigned)v;
+        return 0;
     case 'H':
         if (http->n_allowed_hosts == ARI_MAX_ALLOWED_HOSTS)
             return ari_cli_fail("serve", "at most %d --allowed-host names", ARI_MAX_ALLOWED_HOSTS);
@@ -157,7 +165,7 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
         {"max-connections", required_argument, NULL, 'C'},
         {"max-connections-per-client", required_argument, NULL, 'P'},
         {"header-timeout", required_argument, NULL, 'T'}, {"allowed-host", required_argument, NULL, 'H'},
-        {"busy-timeout", required_argument, NULL, 'B'}, {"max-unpacked", required_argument, NULL, 'U'},
+        {"busy-timeout", required_argument, NULL, 'B'}, {"idle-timeout", required_argument, NULL, 'I'}, {"max-unpacked", required_argument, NULL, 'U'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     int force_auth = 0, no_auth = 0, c, rc;

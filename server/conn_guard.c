@@ -1,14 +1,21 @@
-/* conn_guard.c: the header deadline. libmicrohttpd's connection timeout
- * counts inactivity, so a client that sends one header byte every few
- * seconds (slowloris) would keep its connection, and a thousand of them the
- * whole server. Here every connection is tracked from its start
- * (MHD_OPTION_NOTIFY_CONNECTION) to its close. The clock runs while the
- * connection waits for a request's headers: from its start, and again from
- * the end of each request (keep-alive); it stops when the access handler
- * first sees a request, which libmicrohttpd calls once the headers are
- * complete. A reaper thread shuts down (shutdown(2), both directions) every
- * connection past its deadline; libmicrohttpd then reads the end of the
- * stream and closes the connection itself, through its normal path.
+/* conn_guard.c: deadlines that slow clients cannot push back.
+ * libmicrohttpd's connection timeout counts inactivity, so a client that
+ * sends one header byte every few seconds (slowloris) would keep its
+ * connection, and a thousand of them the whole server. Here every
+ * connection is tracked from its start (MHD_OPTION_NOTIFY_CONNECTION) to
+ * its close, in one of three phases:
+ *  - idle: opened, or kept alive after a response, and no request line yet;
+ *    it may stay so for the idle timeout (clients keep connections for
+ *    their next request; a client whose event loop was busy for a few
+ *    seconds must not find its connection gone);
+ *  - headers: the request line has come (MHD_OPTION_URI_LOG_CALLBACK) and
+ *    the rest of the head must follow within the header timeout, counted
+ *    from that line, whatever the client sends meanwhile;
+ *  - active: the access handler has seen the request (libmicrohttpd calls
+ *    it once the headers are complete); no deadline here.
+ * A reaper thread shuts down (shutdown(2), both directions) every
+ * connection past its phase's deadline; libmicrohttpd then reads the end
+ * of the stream and closes the connection itself, through its normal path.
  *
  * No reused descriptor is ever shut down: libmicrohttpd sends the CLOSED
  * notification before it closes the socket (MHD_cleanup_connections in
@@ -25,12 +32,14 @@
 #include "server.h"
 #include "util/log.h"
 
+enum { IDLE, HEADERS, ACTIVE };
+
 typedef struct tracked {
     struct tracked *prev, *next;
     ari_conn_guard *guard;
     int fd;
-    double since;  /* monotonic seconds: when the wait for headers began */
-    int waiting;   /* 1 while the headers of a request are awaited */
+    double since;  /* monotonic seconds: when the current phase began */
+    int phase;     /* IDLE, HEADERS or ACTIVE */
     int shut;      /* 1 once the reaper has shut it down */
 } tracked;
 
@@ -39,7 +48,8 @@ struct ari_conn_guard {
     pthread_cond_t wake;   /* signalled to stop the reaper */
     pthread_t reaper;
     tracked *head;         /* every open connection */
-    double timeout;        /* seconds */
+    double header_timeout; /* seconds from the request line to the end of the head */
+    double idle_timeout;   /* seconds without a request line */
     int stopping;
 };
 
@@ -82,7 +92,7 @@ static void started(ari_conn_guard *g, struct MHD_Connection *conn, void **socke
     t->guard = g;
     t->fd = info->connect_fd;
     t->since = ari_now();
-    t->waiting = 1;
+    t->phase = IDLE;
     pthread_mutex_lock(&g->lock);
     link_conn(g, t);
     pthread_mutex_unlock(&g->lock);
@@ -111,35 +121,44 @@ void ari_conn_guard_notify(void *cls, struct MHD_Connection *conn, void **socket
         closed(g, socket_context);
 }
 
-static void set_waiting(struct MHD_Connection *conn, int waiting)
+static void set_phase(struct MHD_Connection *conn, int phase)
 {
     tracked *t = tracked_of(conn);
     if (!t)
         return;
     pthread_mutex_lock(&t->guard->lock);
-    t->waiting = waiting;
+    t->phase = phase;
     t->since = ari_now();
     pthread_mutex_unlock(&t->guard->lock);
 }
 
+void *ari_conn_guard_request_line(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)uri;
+    set_phase(conn, HEADERS);
+    return NULL; /* the access handler's first call still sees no request state */
+}
+
 void ari_conn_guard_headers_received(struct MHD_Connection *conn)
 {
-    set_waiting(conn, 0);
+    set_phase(conn, ACTIVE);
 }
 
 void ari_conn_guard_request_done(struct MHD_Connection *conn)
 {
-    set_waiting(conn, 1);
+    set_phase(conn, IDLE);
 }
 
 /* Shuts down the connections past their deadline. Called with the lock. */
 static void reap(ari_conn_guard *g, double now)
 {
     for (tracked *t = g->head; t; t = t->next) {
-        if (!t->waiting || t->shut || now - t->since < g->timeout)
+        double limit = t->phase == IDLE ? g->idle_timeout : g->header_timeout;
+        if (t->phase == ACTIVE || t->shut || now - t->since < limit)
             continue;
-        ari_log(ARI_LOG_DEBUG, "http: closing a connection that sent no complete request in %.0f s",
-                g->timeout);
+        ari_log(ARI_LOG_DEBUG, "http: closing a connection %s for %.0f s",
+                t->phase == IDLE ? "idle" : "sending its request head", limit);
         shutdown(t->fd, SHUT_RDWR);
         t->shut = 1;
     }
@@ -158,12 +177,13 @@ static struct timespec after(double seconds)
     return ts;
 }
 
-/* Wakes up four times per timeout (at most once a second), so that a
- * connection is shut down at most a quarter timeout late. */
+/* Wakes up four times per shorter timeout (at most once a second), so that
+ * a connection is shut down at most a quarter timeout late. */
 static void *reaper_main(void *arg)
 {
     ari_conn_guard *g = arg;
-    double tick = g->timeout / 4 < 1.0 ? g->timeout / 4 : 1.0;
+    double shorter = g->header_timeout < g->idle_timeout ? g->header_timeout : g->idle_timeout;
+    double tick = shorter / 4 < 1.0 ? shorter / 4 : 1.0;
     pthread_mutex_lock(&g->lock);
     while (!g->stopping) {
         reap(g, ari_now());
@@ -174,14 +194,15 @@ static void *reaper_main(void *arg)
     return NULL;
 }
 
-ari_conn_guard *ari_conn_guard_start(double header_timeout, ari_error *err)
+ari_conn_guard *ari_conn_guard_start(double header_timeout, double idle_timeout, ari_error *err)
 {
     ari_conn_guard *g = calloc(1, sizeof *g);
     if (!g) {
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return NULL;
     }
-    g->timeout = header_timeout;
+    g->header_timeout = header_timeout;
+    g->idle_timeout = idle_timeout;
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

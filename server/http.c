@@ -506,6 +506,7 @@ static struct MHD_Daemon *start_daemon(ari_http *h, const struct sockaddr_storag
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, max_per_client,
         MHD_OPTION_NOTIFY_CONNECTION, ari_conn_guard_notify, h->guard,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        MHD_OPTION_URI_LOG_CALLBACK, ari_conn_guard_request_line, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_END);
@@ -522,7 +523,7 @@ ari_http *ari_http_start(ari_server *srv, const ari_http_options *opt, ari_error
         return NULL;
     }
     h->srv = srv;
-    if (set_allowed_hosts(h, opt, err) < 0 || !(h->guard = ari_conn_guard_start(opt->header_timeout, err))) {
+    if (set_allowed_hosts(h, opt, err) < 0 || !(h->guard = ari_conn_guard_start(opt->header_timeout, opt->idle_timeout, err))) {
         free(h);
         return NULL;
     }
@@ -537,7 +538,8 @@ ari_http *ari_http_start(ari_server *srv, const ari_http_options *opt, ari_error
         return NULL;
     }
     ari_log(ARI_LOG_INFO, "accepting %u connections, %u per client address; request headers "
-            "within %u s; Host header %s", max_connections, opt->max_per_client, opt->header_timeout,
+            "within %u s of their first line, idle connections closed after %u s; Host header %s",
+            max_connections, opt->max_per_client, opt->header_timeout, opt->idle_timeout,
             h->check_host ? "checked" : "not checked");
     return h;
 }

@@ -12,7 +12,8 @@
 typedef struct ari_http_options {
     unsigned max_connections;   /* every client together */
     unsigned max_per_client;    /* one client address */
-    unsigned header_timeout;    /* seconds to deliver a request's headers */
+    unsigned header_timeout;    /* seconds to deliver a request's head after its first line */
+    unsigned idle_timeout;      /* seconds a connection may wait for a request line */
     /* Extra names accepted in the Host header (--allowed-host); "*"
      * accepts any. Without any, only a loopback listener checks Host. */
     const char *allowed_hosts[ARI_MAX_ALLOWED_HOSTS];
@@ -20,7 +21,7 @@ typedef struct ari_http_options {
 } ari_http_options;
 
 #define ARI_HTTP_OPTIONS_DEFAULT \
-    {.max_connections = 4096, .max_per_client = 1024, .header_timeout = 10}
+    {.max_connections = 4096, .max_per_client = 1024, .header_timeout = 10, .idle_timeout = 60}
 
 typedef struct ari_http ari_http;
 

@@ -5,7 +5,8 @@
 // all shut down at the header deadline (--header-timeout), although each
 // keeps sending a header line every second; one address gets no more than
 // --max-connections-per-client connections; a request completed in time is
-// answered, and an idle keep-alive connection is closed at the deadline.
+// answered, and a connection that sends no request (idle after opening or
+// after a response) is closed at the idle deadline (--idle-timeout).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
@@ -14,6 +15,7 @@ import { startDaemon } from '../lib/daemon.mjs';
 import { rawGet, stopClean } from '../fixtures/api/util.mjs';
 
 const HEADER_TIMEOUT_S = 4;
+const IDLE_TIMEOUT_S = 7;
 const PER_CLIENT = 64;
 const SLOW = 1100;
 const ADDRESSES = 20;
@@ -25,7 +27,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
   d = await startDaemon({ args: ['--header-timeout', String(HEADER_TIMEOUT_S),
-    '--max-connections-per-client', String(PER_CLIENT)] });
+    '--idle-timeout', String(IDLE_TIMEOUT_S), '--max-connections-per-client', String(PER_CLIENT)] });
   // Every open slow connection sends one more header line each second.
   let n = 0;
   ticker = setInterval(() => {
@@ -111,7 +113,7 @@ test('one address gets at most --max-connections-per-client connections', async 
   assert.equal(from.filter((c) => !c.closedAt).length, 0, 'connections outlived the header deadline');
 });
 
-test('a request completed in time is answered; an idle keep-alive connection ends at the deadline', async () => {
+test('a request completed in time is answered; an idle keep-alive connection ends at the idle deadline', async () => {
   const c = await open('127.0.0.60', 'GET /api/v1/health HTTP/1.1\r\n', false);
   await sleep(1000);
   c.sock.write('Host: 127.0.0.1\r\n');
@@ -122,8 +124,19 @@ test('a request completed in time is answered; an idle keep-alive connection end
   assert.match(c.received, /^HTTP\/1\.1 200 /, 'headers sent in 2 s, within the deadline, are answered');
   const answeredAt = performance.now();
   assert.equal(c.closedAt, 0, 'the connection is kept alive after the response');
-  await waitClosed([c], HEADER_TIMEOUT_S * 1000 + 3000);
+  await waitClosed([c], IDLE_TIMEOUT_S * 1000 + 3000);
   assert.ok(c.closedAt, 'an idle keep-alive connection is closed');
   const idle = (c.closedAt - answeredAt) / 1000;
-  assert.ok(idle >= HEADER_TIMEOUT_S - 0.5 && idle <= HEADER_TIMEOUT_S + 2.5, `closed after ${idle.toFixed(2)} s idle`);
+  assert.ok(idle >= IDLE_TIMEOUT_S - 0.5 && idle <= IDLE_TIMEOUT_S + 2.5, `closed after ${idle.toFixed(2)} s idle`);
+});
+
+test('a connection that never sends a request line ends at the idle deadline', async () => {
+  const c = await open('127.0.0.70', '', false);
+  const openedAt = performance.now();
+  await sleep((HEADER_TIMEOUT_S + 1) * 1000);
+  assert.equal(c.closedAt, 0, 'an idle connection outlives the header deadline');
+  await waitClosed([c], IDLE_TIMEOUT_S * 1000);
+  assert.ok(c.closedAt, 'an idle connection is closed');
+  const idle = (c.closedAt - openedAt) / 1000;
+  assert.ok(idle >= IDLE_TIMEOUT_S - 0.5 && idle <= IDLE_TIMEOUT_S + 2.5, `closed after ${idle.toFixed(2)} s idle`);
 });
