@@ -5,6 +5,7 @@
  * nodes' ancestor chains into a path and entries, then reported. */
 #include "ingest/cali.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,18 @@ static int fail(cali *c, const char *what, const char *arg)
 {
     return ari_error_set(c->err, ARI_E_INVALID_INPUT, "%s:%llu: %s%s", c->name,
                          (unsigned long long)c->line, what, arg ? arg : "");
+}
+
+/* An MPI rank: a whole number in [0, ARI_PROFILE_MAX_PROCS). */
+static int parse_rank(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || v < 0 || v >= ARI_PROFILE_MAX_PROCS)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 static int refused(cali *c)
@@ -523,8 +536,11 @@ static int snapshot(cali *c)
     if (path_node(c, c->npath, kind, &node) < 0)
         return -1;
     const char *rank = entry_value(c, "mpi.rank");
+    int64_t r = 0;
+    if (rank && parse_rank(rank, &r) < 0)
+        return fail(c, "bad mpi.rank (a whole number from 0 up is expected): ", rank);
     int proc;
-    if (c->k->on_proc(c->k->ctx, rank ? strtoll(rank, NULL, 10) : 0, 0, &proc) != 0)
+    if (c->k->on_proc(c->k->ctx, r, 0, &proc) != 0)
         return refused(c);
     for (size_t i = 0; i < c->nentries; i++) {
         if (!is_metric_attr(c, c->entries[i].attr))

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/input.h"
+
 #define MAX_CAPTURE ((size_t)1 << 29) /* one non-data member, as text */
 #define MAX_DEPTH 256
 #define MAX_COLUMNS 4096
@@ -63,6 +65,11 @@ static void src_fill(jsrc *s)
     la_ssize_t r = archive_read_data(s->a, s->buf, sizeof s->buf);
     if (r < 0) {
         ari_error_set(s->err, ARI_E_IO, "%s: %s", s->name, archive_error_string(s->a));
+        s->failed = 1;
+        s->eof = 1;
+        return;
+    }
+    if (ari_input_check_decoded(s->a, s->name, s->err) < 0) {
         s->failed = 1;
         s->eof = 1;
         return;
@@ -473,6 +480,17 @@ static int setup_columns(split *sp)
     return 0;
 }
 
+/* A JSON number that stands for an integer (source location, module id):
+ * whole and within int64_t, checked before the cast, which is undefined
+ * otherwise. */
+static int whole_int64(double v, int64_t *out)
+{
+    if (!(v >= -9.2e18 && v <= 9.2e18) || v != floor(v))
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
 static int proc_of_rank(split *sp, double rank, int *proc)
 {
     if (isnan(rank) || rank < 0 || rank >= ARI_PROFILE_MAX_PROCS || rank != floor(rank))
@@ -512,8 +530,12 @@ static int buffer_row(split *sp, int64_t nid, int proc)
     srow *r = &sp->srows[sp->nsrows];
     r->nid = nid;
     r->proc = proc;
-    r->sloc = sp->row[sp->sloc_col].null ? -1 : (int64_t)sp->row[sp->sloc_col].v;
-    r->module = sp->module_col < 0 || sp->row[sp->module_col].null ? -1 : (int64_t)sp->row[sp->module_col].v;
+    r->sloc = r->module = -1;
+    r->vals = NULL;
+    if ((!sp->row[sp->sloc_col].null && whole_int64(sp->row[sp->sloc_col].v, &r->sloc) < 0) ||
+        (sp->module_col >= 0 && !sp->row[sp->module_col].null && whole_int64(sp->row[sp->module_col].v, &r->module) < 0))
+        return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: row %lld: bad source location or module index",
+                             sp->name, (long long)sp->rows);
     r->vals = malloc((size_t)sp->ncols * sizeof *r->vals);
     if (!r->vals)
         return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
@@ -1042,7 +1064,10 @@ static int record_values(records *rs, json_t *rec, int64_t node)
 {
     int proc = 0;
     json_t *rank = json_object_get(rec, "mpi.rank");
-    if (rs->k->on_proc(rs->k->ctx, json_is_number(rank) ? (int64_t)json_number_value(rank) : 0, 0, &proc) != 0)
+    double r = json_is_number(rank) ? json_number_value(rank) : 0;
+    if (!(r >= 0 && r < ARI_PROFILE_MAX_PROCS) || r != floor(r))
+        return ari_error_set(rs->err, ARI_E_INVALID_INPUT, "%s: bad mpi.rank %g (a whole number from 0 up)", rs->name, r);
+    if (rs->k->on_proc(rs->k->ctx, (int64_t)r, 0, &proc) != 0)
         return -1;
     const char *key;
     json_t *v;

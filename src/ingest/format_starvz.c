@@ -14,6 +14,7 @@
 #include "ingest/format_starvz.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +329,22 @@ typedef struct state_file {
     int workers;
 } state_file;
 
+/* A state's Depth (pj_dump's imbrication level): absent, empty or NA is 0,
+ * else a whole number in [0, INT_MAX], checked before the cast to int. */
+static int state_depth(ari_records *r, const char *d, int *depth, ari_error *err)
+{
+    *depth = 0;
+    if (!d || !d[0] || strcmp(d, "NA") == 0)
+        return 0;
+    char *end;
+    double x = strtod(d, &end);
+    if (end == d || *end || !(x >= 0 && x <= INT_MAX) || x != floor(x))
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: bad Depth '%.40s' (a whole number from 0 up)",
+                             ari_records_where(r), d);
+    *depth = (int)x;
+    return 0;
+}
+
 static int state_row(vz *v, ari_records *r, const ari_field *f, size_t n, void *arg, ari_error *err)
 {
     const state_file *sf = arg;
@@ -345,11 +362,10 @@ static int state_row(vz *v, ari_records *r, const ari_field *f, size_t n, void *
     if (!stype)
         return -1;
     ari_field extra[ARI_CSV_MAX_FIELDS];
-    double depth = 0;
-    const char *d = get(f, n, "Depth");
-    if (d)
-        depth = strtod(d, NULL);
-    ari_state s = {res, stype, value, start - v->origin, end - v->origin, (int)depth, extra,
+    int depth = 0;
+    if (state_depth(r, get(f, n, "Depth"), &depth, err) < 0)
+        return -1;
+    ari_state s = {res, stype, value, start - v->origin, end - v->origin, depth, extra,
                    user_fields(f, n, extra, state_columns)};
     if (v->sink->on_state(v->sink->ctx, &s))
         return sink_failed(v);

@@ -16,6 +16,17 @@ typedef struct hj {
     int64_t next_id;
 } hj;
 
+/* A rank or thread: absent (0), or a whole number in [0, ARI_PROFILE_MAX_PROCS),
+ * checked before the cast (a huge double cast to int64_t is undefined). */
+static int whole_index(json_t *v, int64_t *out)
+{
+    double d = json_is_number(v) ? json_number_value(v) : 0;
+    if (!(d >= 0 && d < ARI_PROFILE_MAX_PROCS) || d != floor(d))
+        return -1;
+    *out = (int64_t)d;
+    return 0;
+}
+
 static int refused(hj *h, const char *what)
 {
     if (h->err && h->err->code[0])
@@ -208,10 +219,12 @@ static int dataframe_rows(hj *h, json_t *root)
         json_t *node = json_object_get(row, "node");
         if (!json_is_integer(node))
             return ari_error_set(h->err, ARI_E_INVALID_INPUT, "%s: dataframe row %zu has no integer \"node\"", h->name, i);
-        json_t *rank = json_object_get(row, "rank"), *thread = json_object_get(row, "thread");
+        int64_t rank, thread;
+        if (whole_index(json_object_get(row, "rank"), &rank) < 0 || whole_index(json_object_get(row, "thread"), &thread) < 0)
+            return ari_error_set(h->err, ARI_E_INVALID_INPUT,
+                                 "%s: dataframe row %zu: rank or thread is not a whole number from 0 up", h->name, i);
         int proc;
-        if (h->k->on_proc(h->k->ctx, json_is_number(rank) ? (int64_t)json_number_value(rank) : 0,
-                          json_is_number(thread) ? (int64_t)json_number_value(thread) : 0, &proc) != 0)
+        if (h->k->on_proc(h->k->ctx, rank, thread, &proc) != 0)
             return refused(h, "process");
         const char *key;
         json_t *v;

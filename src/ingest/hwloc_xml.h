@@ -1,6 +1,8 @@
 /* hwloc_xml.h: hardware topologies as a flat tree of components, read
- * from hwloc XML (`lstopo --of xml`) through hwloc's own XML import, or
- * discovered on this machine by libhwloc (I/O devices included).
+ * from hwloc XML (`lstopo --of xml`, 2.x or 1.x) by our own bounded expat
+ * reader, never by libhwloc (whose XML import crashes on malformed files),
+ * or discovered on this machine by libhwloc (I/O devices included). The
+ * reader gives the components libhwloc 2.9's import would give.
  *
  * Components come parents first. Each has an hwloc kind (Machine, Package,
  * NUMANode, L3Cache, ..., Core, PU, Bridge, PCIDev) or "GPU" for the CUDA,
@@ -34,6 +36,8 @@ typedef struct ari_topology {
 /* Non-zero if a file head looks like hwloc XML. */
 int ari_hwloc_probe(const char *head, size_t n);
 int ari_topology_from_xml(const char *path, const char *name, ari_topology *t, ari_error *err);
+/* A trailing NUL in xml[0..len) is allowed. Malformed or oversized input
+ * fails with invalid_input (or too_large) naming `name` and the line. */
 int ari_topology_from_xml_buffer(const char *xml, size_t len, const char *name, ari_topology *t,
                                  ari_error *err);
 /* This machine's topology, with PCI and OS devices. */

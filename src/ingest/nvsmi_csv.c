@@ -12,6 +12,7 @@
 #include "ingest/input.h"
 
 #define MAX_COLS 128
+#define MAX_GPU 65535 /* GPU indices are small; anything larger is a corrupt file */
 
 /* Splits a line on commas in place, trimming blanks; returns the count. */
 static int split(char *line, char **cells, int max)
@@ -61,12 +62,26 @@ static int parse_value(const char *cell, double *out)
     return 0;
 }
 
+/* A GPU index: a whole number from 0 to MAX_GPU, checked before it is
+ * converted (a huge or fractional double cast to int is undefined). */
+static int parse_gpu(const char *cell, int *gpu)
+{
+    double v;
+    if (parse_value(cell, &v) < 0 || !(v >= 0 && v <= MAX_GPU) || v != floor(v))
+        return -1;
+    *gpu = (int)v;
+    return 0;
+}
+
 /* Nanoseconds since the epoch, or "YYYY/MM/DD HH:MM:SS.fff" (UTC); µs. */
 static int parse_time(const char *cell, int ns_column, double *us)
 {
     int y, mo, d, h, mi;
     double s;
     if (sscanf(cell, "%d/%d/%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &s) == 6) {
+        if (y < 1 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+            !(s >= 0 && s < 61))
+            return -1;
         struct tm tm = {0};
         tm.tm_year = y - 1900;
         tm.tm_mon = mo - 1;
@@ -125,16 +140,18 @@ static int read_row(char *line, const csv_cols *c, const ari_nvsmi_sink *k, cons
     int n = split(line, cells, MAX_COLS);
     if (n == 1 && cells[0][0] == '\0')
         return 0; /* blank line */
-    double ts, gpu = 0;
+    double ts;
+    int gpu = 0;
     if (n <= c->ts || parse_time(cells[c->ts], c->ns, &ts) < 0)
         return ari_error_set(err, ARI_E_INVALID_INPUT, "%s:%llu: bad timestamp", name, (unsigned long long)lineno);
-    if (c->gpu >= 0 && (n <= c->gpu || parse_value(cells[c->gpu], &gpu) < 0))
-        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s:%llu: bad GPU index", name, (unsigned long long)lineno);
+    if (c->gpu >= 0 && (n <= c->gpu || parse_gpu(cells[c->gpu], &gpu) < 0))
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s:%llu: bad GPU index '%.40s' (a whole number from 0 to %d)",
+                             name, (unsigned long long)lineno, n > c->gpu ? cells[c->gpu] : "", MAX_GPU);
     for (int i = 0; i < n && i < c->n; i++) {
         double v;
         if (i == c->ts || i == c->gpu || parse_value(cells[i], &v) < 0)
             continue;
-        int rc = k->sample(k->ctx, c->names[i], (int)gpu, ts, v);
+        int rc = k->sample(k->ctx, c->names[i], gpu, ts, v);
         if (rc)
             return rc;
     }
