@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, waitJob, sourceDir, sharedData } from '../lib/daemon.mjs';
+import { startDaemon, waitJob, sourceDir, sharedData, importedTrace } from '../lib/daemon.mjs';
 import {
   call, getJson, assertError, assertOkJson, uploadRaw, uploadMultipart, acceptedJob, makeTarGz, smallTrace, stopClean,
 } from '../fixtures/api/util.mjs';
@@ -20,13 +20,7 @@ const haveLulesh = existsSync(luleshPath);
 let d;
 const ids = {};
 
-async function imported(res, what) {
-  const job = acceptedJob(res, what);
-  const done = await waitJob(d.url, job.id);
-  assert.equal(done.status, 'succeeded', `${what}: ${JSON.stringify(done)}`);
-  assert.equal(done.trace_ids.length, 1, what);
-  return done.trace_ids[0];
-}
+const imported = (res, what) => importedTrace(d.url, res, what);
 
 function dirFiles(dir, prefix) {
   return readdirSync(dir).sort().map((name) => ({ name: prefix ? `${prefix}/${name}` : name, data: readFileSync(join(dir, name)) }));

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync, readdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ariadned, sourceDir, startDaemon, waitJob } from '../lib/daemon.mjs';
+import { ariadned, sourceDir, startDaemon, waitJob, importedTrace } from '../lib/daemon.mjs';
 import { call, acceptedJob, makeTar, uploadRaw, stopClean } from '../fixtures/api/util.mjs';
 
 const FFFD = '\uFFFD';
@@ -54,13 +54,7 @@ function multipart(parts) {
   return { body: Buffer.concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
 }
 
-async function imported(res, what) {
-  const job = acceptedJob(res, what);
-  const done = await waitJob(d.url, job.id);
-  assert.equal(done.status, 'succeeded', `${what}: ${JSON.stringify(done)}`);
-  assert.equal(done.trace_ids.length, 1, what);
-  return done.trace_ids[0];
-}
+const imported = (res, what) => importedTrace(d.url, res, what);
 
 const basic = () => readFileSync(join(sourceDir, 'tests/fixtures/paje/basic.trace'));
 

@@ -7,12 +7,14 @@
 //
 // The binary comes from $ARIADNED (CTest sets it), the dashboard from
 // $ARIADNE_STATIC. stop() sends SIGTERM and waits for a clean exit.
+import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { acceptedJob } from '../fixtures/api/util.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const sourceDir = process.env.ARIADNE_SOURCE_DIR || join(here, '..', '..');
@@ -92,4 +94,14 @@ export async function waitJob(url, jobId, headers = {}, timeoutMs = 60000) {
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${body.status}`);
     await new Promise((res) => setTimeout(res, 50));
   }
+}
+
+// Waits for the job of an accepted upload (a 202 from util.mjs's call()),
+// asserts that it imported exactly one trace, and returns that trace's id.
+export async function importedTrace(url, res, what = 'upload') {
+  const job = acceptedJob(res, what);
+  const done = await waitJob(url, job.id);
+  assert.equal(done.status, 'succeeded', `${what}: ${JSON.stringify(done)}`);
+  assert.equal(done.trace_ids.length, 1, what);
+  return done.trace_ids[0];
 }
