@@ -11,11 +11,12 @@ const PAGE_SIZE = 25;
 const COMPARE_MAX = 6;
 const selected = new Map(); // id -> name of the task traces ticked for comparison
 
+// Only kinds that a reader of this build produces (GET /api/v1/version lists
+// the formats); a kind appears here with its first reader.
 export const KINDS = {
-  tasks: 'Task-based runtime traces (StarPU, Paje): tasks on workers over time',
-  profile: 'Call-graph profiles (HPCToolkit, Caliper, TAU, ...)',
-  pdes: 'Parallel discrete-event simulation traces (ROSS)',
-  datamove: 'Data-movement traces (memory transfers between devices)',
+  tasks: 'Task-based runtime traces (StarPU bundles, StarVZ CSV sets, Paje): tasks on workers over time',
+  profile: 'Call-graph profiles (HPCToolkit experiment.xml, Caliper .cali and JSON, Hatchet JSON)',
+  datamove: 'Data-movement traces (Chrome/Kineto/Perfetto JSON with nvidia-smi CSV and hwloc topologies): transfers between devices',
 };
 
 const SORTS = [
@@ -144,7 +145,7 @@ function emptyState() {
     h('h2', {}, 'No traces yet — upload one or run ', h('code', {}, 'deploy/run.sh'),
       ' to load the examples'),
     h('p', {}, 'Traces uploaded here are shared with everyone who uses this server: ',
-      'StarPU and Paje task traces, call-graph profiles, simulation and data-movement traces.'),
+      'StarPU and Paje task traces, call-graph profiles and data-movement traces.'),
     h('a', { class: 'btn btn-primary', href: '#/upload' }, 'Upload a trace'));
 }
 
