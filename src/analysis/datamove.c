@@ -1,5 +1,7 @@
 /* datamove.c: clock sectors, tile pyramid, window shares and variance for
- * data movement traces (see datamove.h). */
+ * data movement traces (see datamove.h). Bytes are apportioned to bins and
+ * windows as whole bytes through ari_dm_bytes_before, so every total of
+ * whole movements is exact. */
 #include "analysis/datamove.h"
 
 #include <math.h>
@@ -28,11 +30,47 @@ double ari_dm_overlap(double a0, double a1, double b0, double b1)
     return hi > lo ? hi - lo : 0;
 }
 
-double ari_dm_share(double start, double dur, double w0, double w1)
+double ari_dm_bytes_before(double bytes, double start, double dur, double x)
 {
-    if (dur <= 0)
-        return start >= w0 && start < w1 ? 1 : 0;
-    return ari_dm_overlap(start, start + dur, w0, w1) / dur;
+    double offset = x - start;
+    if (dur <= 0 || offset >= dur)
+        return offset > 0 ? bytes : 0;
+    if (offset <= 0)
+        return 0;
+    return floor(bytes * (offset / dur));
+}
+
+double ari_dm_bytes_in(double bytes, double start, double dur, double w0, double w1)
+{
+    if (!(w1 > w0))
+        return 0;
+    return ari_dm_bytes_before(bytes, start, dur, w1) - ari_dm_bytes_before(bytes, start, dur, w0);
+}
+
+double ari_dm_bin_edge(double t0, double t1, long b, long n)
+{
+    if (b >= n)
+        return t1;
+    return t0 + (t1 - t0) * (double)b / (double)n;
+}
+
+long ari_dm_bin_of(double t0, double t1, long n, double x)
+{
+    if (n <= 1 || !(x > t0))
+        return 0;
+    if (x >= t1)
+        return n - 1;
+    long b = (long)floor((x - t0) / (t1 - t0) * (double)n);
+    if (b < 0)
+        b = 0;
+    if (b > n - 1)
+        b = n - 1;
+    /* the division may round across an edge: settle on the edges themselves */
+    while (b > 0 && ari_dm_bin_edge(t0, t1, b, n) > x)
+        b--;
+    while (b + 1 < n && ari_dm_bin_edge(t0, t1, b + 1, n) <= x)
+        b++;
+    return b;
 }
 
 void ari_dm_clock_add(double *sectors, int nsectors, double t0, double width, int category, double start,
@@ -56,11 +94,6 @@ double ari_dm_sector_width(double duration, int nsectors)
 {
     double w = ceil(duration / (nsectors > 0 ? nsectors : 1));
     return w >= 1 ? w : 1;
-}
-
-double ari_dm_pair_bin_width(double t0, double t1)
-{
-    return (t1 - t0) / (double)ARI_DM_PAIR_BINS;
 }
 
 /* ---- tiles ---------------------------------------------------------------------- */
@@ -104,26 +137,20 @@ void ari_dm_tiles_add(ari_dm_tiles *t, int track, int category, double start, do
         return;
     int level = t->levels - 1;
     long nbins = 1L << level;
-    double width = (t->t1 - t->t0) / (double)nbins;
-    long first = (long)floor((start - t->t0) / width);
-    if (first < 0)
-        first = 0;
-    if (first >= nbins)
-        first = nbins - 1;
+    long first = ari_dm_bin_of(t->t0, t->t1, nbins, start);
     t->count[ari_dm_tiles_cell(t, level, track, category, (int)first)]++;
     if (dur <= 0) {
         t->bytes[ari_dm_tiles_cell(t, level, track, category, (int)first)] += bytes;
         return;
     }
-    long last = (long)floor((start + dur - t->t0) / width);
-    if (last >= nbins)
-        last = nbins - 1;
+    long last = ari_dm_bin_of(t->t0, t->t1, nbins, start + dur);
     for (long b = first; b <= last; b++) {
-        double b0 = t->t0 + (double)b * width;
-        double ov = ari_dm_overlap(start, start + dur, b0, b == nbins - 1 ? t->t1 + width : b0 + width);
+        /* the first and last bins reach out to infinity: nothing is lost */
+        double b0 = b == 0 ? -INFINITY : ari_dm_bin_edge(t->t0, t->t1, b, nbins);
+        double b1 = b == nbins - 1 ? INFINITY : ari_dm_bin_edge(t->t0, t->t1, b + 1, nbins);
         size_t cell = ari_dm_tiles_cell(t, level, track, category, (int)b);
-        t->busy[cell] += ov;
-        t->bytes[cell] += bytes * ov / dur;
+        t->busy[cell] += ari_dm_overlap(start, start + dur, b0, b1);
+        t->bytes[cell] += ari_dm_bytes_in(bytes, start, dur, b0, b1);
     }
 }
 

@@ -8,7 +8,9 @@
  *    over the run; per bin, events that start in it, busy time and bytes
  *    (both split by overlap); a window holding more than a limit of events
  *    is answered with groups from the level whose bins fit it;
- *  - window shares for the component-by-component byte matrix;
+ *  - the whole bytes of a movement inside a window or bin, for the
+ *    component-by-component byte matrix, the pair bins and the tiles (see
+ *    ari_dm_bytes_before: totals stay exact integers however a run is cut);
  *  - the variance used to sort metric series.
  */
 #ifndef ARIADNE_DATAMOVE_H
@@ -20,7 +22,7 @@
 enum { ARI_DM_MOVE = 0, ARI_DM_GPU = 1, ARI_DM_CPU = 2, ARI_DM_RUNTIME = 3, ARI_DM_NCAT = 4 };
 
 #define ARI_DM_CLOCK_SECTORS 12
-#define ARI_DM_PAIR_BINS 4096     /* bins of dm_pair_bins over [t0, t1] */
+#define ARI_DM_PAIR_BINS 4096     /* bins of dm_pair_bins over [t0, t1], edges ari_dm_bin_edge */
 #define ARI_DM_TILE_LEVELS 13     /* levels 0..12: up to 4,096 bins */
 #define ARI_DM_GROUP_LIMIT 1000   /* more events than this in a window: groups */
 
@@ -30,10 +32,25 @@ int ari_dm_category_parse(const char *name);
 
 /* Length of [a0, a1) ∩ [b0, b1), 0 if they do not meet. */
 double ari_dm_overlap(double a0, double a1, double b0, double b1);
-/* The share of an event [start, start + dur) inside [w0, w1): overlap / dur,
- * or for a point event 1 if w0 <= start < w1
- * else 0. */
-double ari_dm_share(double start, double dur, double w0, double w1);
+
+/* Bytes of a movement of `bytes` over [start, start + dur) moved before
+ * time x at a uniform rate, rounded down to a whole byte: 0 up to its
+ * start, all of them from its end on (a point movement, dur <= 0, moves
+ * them all at start: before(x) = bytes iff x > start). The offset x - start
+ * is taken first, so epoch-µs times keep their precision. Monotone in x. */
+double ari_dm_bytes_before(double bytes, double start, double dur, double x);
+/* Bytes of a movement inside [w0, w1): before(w1) - before(w0). Whole and
+ * non-negative; over windows that tile the time line the parts sum to
+ * exactly `bytes`, and a window holding the whole movement gets all of it. */
+double ari_dm_bytes_in(double bytes, double start, double dur, double w0, double w1);
+/* Edge b of n equal bins over [t0, t1]: t0 + (t1 - t0) * b / n, computed
+ * from the run's origin in one way for the writer and the queries, so a
+ * bin's bytes and a window's raw edges meet at the same instants. Edge n
+ * is t1. */
+double ari_dm_bin_edge(double t0, double t1, long b, long n);
+/* The bin of n over [t0, t1] holding time x: the largest b in [0, n) with
+ * edge(b) <= x (0 before t0, n - 1 from t1 on). */
+long ari_dm_bin_of(double t0, double t1, long n, double x);
 
 /* Adds an event's time to sectors[nsectors][ARI_DM_NCAT] (sector i covers
  * [t0 + i*width, t0 + (i+1)*width)), split by overlap. Time outside all
@@ -55,8 +72,6 @@ typedef struct ari_dm_tiles {
     size_t per_level_offset[ARI_DM_TILE_LEVELS];
 } ari_dm_tiles;
 
-/* Width of a pair bin; bin b covers [t0 + b * width, t0 + (b + 1) * width). */
-double ari_dm_pair_bin_width(double t0, double t1);
 
 int ari_dm_tiles_init(ari_dm_tiles *t, double t0, double t1, int ntracks);
 /* Adds an event at the finest level. */

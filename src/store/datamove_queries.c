@@ -4,7 +4,11 @@
  * decide whether a window needs grouping without counting its events.
  * Task traces (StarPU bundles) answer movements and the matrix from their
  * Paje links (sql/002_paje.sql): transfers between memory nodes, and MPI
- * communications that carry a size; see "links as movements" below. */
+ * communications that carry a size; see "links as movements" below.
+ * Bytes of a window are whole: a movement counts the bytes it moved
+ * between the window's edges at a uniform rate, rounded down at each edge
+ * (ari_dm_bytes_in), the pair bins hold the same parts cut at the same
+ * edges (ari_dm_bin_edge), so whole movements always count exactly. */
 #include "store/datamove_queries.h"
 
 #include <errno.h>
@@ -327,7 +331,7 @@ int ari_dm_movements_json(ari_store *s, int64_t id, double w0, double w1, int64_
     while ((rc = cursor_next(s, &c, err)) == 1) {
         total++;
         bytes += c.m.bytes;
-        in_window += c.m.bytes * ari_dm_share(c.m.start, c.m.dur, w0, w1);
+        in_window += ari_dm_bytes_in(c.m.bytes, c.m.start, c.m.dur, w0, w1);
         if (total <= limit)
             json_array_append_new(list, movement_json(&r, &c.m));
     }
@@ -374,7 +378,7 @@ static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, doub
         int a = key_index(m, c.m.src), b = key_index(m, c.m.dst);
         if (a < 0 || b < 0)
             continue;
-        m->bytes[a][b] += c.m.bytes * ari_dm_share(c.m.start, c.m.dur, w0, w1);
+        m->bytes[a][b] += ari_dm_bytes_in(c.m.bytes, c.m.start, c.m.dur, w0, w1);
         m->busy[a][b] += ari_dm_overlap(c.m.start, c.m.start + c.m.dur, w0, w1);
     }
     return rc;
@@ -402,28 +406,31 @@ static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, dm_matrix *m,
     return step_error(s, st, rc, err, "matrix bins");
 }
 
+/* Edge b of the pair bins: where bin b starts (edge ARI_DM_PAIR_BINS: t1). */
+static double bin_edge(const dm_run *r, long b)
+{
+    return ari_dm_bin_edge(r->t0, r->t1, b, ARI_DM_PAIR_BINS);
+}
+
 /* The pair bins lying whole inside [w0, w1): 1 and b0..b1, or 0 if none
- * (or the trace has no pair bins). */
+ * (or the trace has no pair bins). Bin b covers [edge(b), edge(b + 1));
+ * every movement lies in [t0, t1], so the bytes the writer gave the first
+ * and last bins (which reach out to infinity) are those of [t0, edge(1))
+ * and [edge(n - 1), t1). */
 static int whole_bins(const dm_run *r, double w0, double w1, long *b0, long *b1)
 {
     if (!r->pair_bins || !(r->t1 > r->t0))
         return 0;
-    double width = ari_dm_pair_bin_width(r->t0, r->t1);
-    double first = ceil((w0 - r->t0) / width), last = floor((w1 - r->t0) / width) - 1;
-    if (first < 0)
-        first = 0;
-    if (last > ARI_DM_PAIR_BINS - 1)
-        last = ARI_DM_PAIR_BINS - 1;
+    long n = ARI_DM_PAIR_BINS;
+    long first = ari_dm_bin_of(r->t0, r->t1, n, w0);
+    if (bin_edge(r, first) < w0)
+        first++;
+    long last = w1 >= r->t1 ? n - 1 : ari_dm_bin_of(r->t0, r->t1, n, w1) - 1;
     if (first > last)
         return 0;
-    *b0 = (long)first;
-    *b1 = (long)last;
-    /* Rounding in the division: the bins' own edges must lie in the window. */
-    if (r->t0 + (double)*b0 * width < w0)
-        ++*b0;
-    if (r->t0 + (double)(*b1 + 1) * width > w1)
-        --*b1;
-    return *b0 <= *b1;
+    *b0 = first;
+    *b1 = last;
+    return 1;
 }
 
 /* A task trace's components: its memory nodes, then the nodes of its MPI
@@ -467,9 +474,8 @@ static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     long b0, b1;
     if (!whole_bins(r, w0, w1, &b0, &b1))
         return matrix_raw(s, id, r, w0, w1, m, err);
-    double width = ari_dm_pair_bin_width(r->t0, r->t1);
-    if (matrix_raw(s, id, r, w0, r->t0 + (double)b0 * width, m, err) < 0 ||
-        matrix_raw(s, id, r, r->t0 + (double)(b1 + 1) * width, w1, m, err) < 0)
+    if (matrix_raw(s, id, r, w0, bin_edge(r, b0), m, err) < 0 ||
+        matrix_raw(s, id, r, bin_edge(r, b1 + 1), w1, m, err) < 0)
         return -1;
     return matrix_bins(s, id, b0, b1, m, err);
 }
@@ -529,8 +535,8 @@ int ari_dm_clock_json(ari_store *s, int64_t id, int nsectors, double sector_widt
     if (st) {
         sqlite3_bind_int64(st, 1, id);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            ari_dm_clock_add(sec, nsectors, r.t0, width, sqlite3_column_int(st, 0), sqlite3_column_double(st, 1),
-                             sqlite3_column_double(st, 2));
+            ari_dm_clock_add(sec, nsectors, 0, width, sqlite3_column_int(st, 0), sqlite3_column_double(st, 1) - r.t0,
+                             sqlite3_column_double(st, 2)); /* from the run's origin */
     }
     if (!st || step_error(s, st, rc, err, "clock") < 0) {
         free(sec);
@@ -644,10 +650,9 @@ static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     } else if (ntracks > UTIL_TRACKS || !whole_bins(r, w0, w1, &b0, &b1)) {
         rc = busy_raw(s, id, r, w0, w1, busy, ntracks, err);
     } else {
-        double width = ari_dm_pair_bin_width(r->t0, r->t1);
-        rc = busy_raw(s, id, r, w0, r->t0 + (double)b0 * width, busy, ntracks, err);
+        rc = busy_raw(s, id, r, w0, bin_edge(r, b0), busy, ntracks, err);
         if (rc == 0)
-            rc = busy_raw(s, id, r, r->t0 + (double)(b1 + 1) * width, w1, busy, ntracks, err);
+            rc = busy_raw(s, id, r, bin_edge(r, b1 + 1), w1, busy, ntracks, err);
         if (rc == 0)
             rc = busy_tiles(s, id, b0, b1, busy, err);
     }
@@ -830,10 +835,12 @@ static json_t *window_groups(ari_store *s, int64_t id, const dm_run *r, double w
     json_t *a = json_array();
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        double b0 = r->t0 + (double)sqlite3_column_int64(st, 0) * width;
+        long bin = (long)sqlite3_column_int64(st, 0), nbins = 1L << level;
+        double t1 = r->t1 > r->t0 ? r->t1 : r->t0 + 1; /* the pyramid's span (ari_dm_tiles_init) */
         json_array_append_new(a, json_pack("{s:I, s:s, s:f, s:f, s:I, s:f, s:f}",
             "track", (json_int_t)sqlite3_column_int64(st, 1), "category", ari_dm_category_name(sqlite3_column_int(st, 2)),
-            "start", b0, "end", b0 + width, "count", (json_int_t)sqlite3_column_int64(st, 3),
+            "start", ari_dm_bin_edge(r->t0, t1, bin, nbins), "end", ari_dm_bin_edge(r->t0, t1, bin + 1, nbins),
+            "count", (json_int_t)sqlite3_column_int64(st, 3),
             "busy", sqlite3_column_double(st, 4), "bytes", sqlite3_column_double(st, 5)));
     }
     if (step_error(s, st, rc, err, "timeline groups") < 0) {

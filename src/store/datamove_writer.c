@@ -332,7 +332,7 @@ static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, cons
     *pair_out = -1;
     if (!a->has_bytes || a->bytes < 0)
         return 0; /* a copy the trace gives no size for: an event only */
-    double bytes = a->bytes;
+    double bytes = floor(a->bytes); /* whole bytes, as stored: bins and summary agree with the rows */
     char src[24], dst[24], kind[24];
     endpoints(s, a, device, src, dst, kind, sizeof src);
     sqlite3_stmt *st = ari_store_stmt(dw->store,
@@ -815,26 +815,25 @@ static int write_tiles(ari_datamove_writer *dw, double t0, double t1)
     return rc;
 }
 
-/* Adds a movement to the pair bins: bytes in proportion to overlap (all
- * in its start's bin when it has no duration), busy = overlap. */
-static void pair_bins_add(double *bytes, double *busy, int np, double t0, double width, const dw_event *e)
+/* Adds a movement to the pair bins: its bytes as whole parts, each the
+ * bytes moved by the bin's end minus those moved by its start
+ * (ari_dm_bytes_before, all in its start's bin when it has no duration),
+ * so its parts sum to exactly its bytes; busy = overlap. Bin edges are
+ * ari_dm_bin_edge's, the ones the queries cut windows at; the first and
+ * last bins reach out to infinity. */
+static void pair_bins_add(double *bytes, double *busy, int np, double t0, double t1, const dw_event *e)
 {
-    long nbins = ARI_DM_PAIR_BINS, first = (long)floor((e->start - t0) / width);
-    if (first < 0)
-        first = 0;
+    long nbins = ARI_DM_PAIR_BINS, first = ari_dm_bin_of(t0, t1, nbins, e->start);
     if (e->dur <= 0) {
-        if (first < nbins)
-            bytes[first * np + e->pair] += e->bytes;
+        bytes[first * np + e->pair] += e->bytes;
         return;
     }
-    long last = (long)floor((e->start + e->dur - t0) / width);
-    if (last >= nbins)
-        last = nbins - 1;
+    long last = ari_dm_bin_of(t0, t1, nbins, e->start + e->dur);
     for (long b = first; b <= last; b++) {
-        double b0 = t0 + (double)b * width;
-        double ov = ari_dm_overlap(e->start, e->start + e->dur, b0, b0 + width);
-        bytes[b * np + e->pair] += e->bytes * ov / e->dur;
-        busy[b * np + e->pair] += ov;
+        double b0 = b == 0 ? -INFINITY : ari_dm_bin_edge(t0, t1, b, nbins);
+        double b1 = b == nbins - 1 ? INFINITY : ari_dm_bin_edge(t0, t1, b + 1, nbins);
+        bytes[b * np + e->pair] += ari_dm_bytes_in(e->bytes, e->start, e->dur, b0, b1);
+        busy[b * np + e->pair] += ari_dm_overlap(e->start, e->start + e->dur, b0, b1);
     }
 }
 
@@ -843,7 +842,6 @@ static int write_pair_bins(ari_datamove_writer *dw, double t0, double t1)
     int np = dw->npairs;
     if (np == 0 || dw->too_many_pairs || !(t1 > t0))
         return 0;
-    double width = ari_dm_pair_bin_width(t0, t1);
     double *bytes = calloc((size_t)ARI_DM_PAIR_BINS * (size_t)np, sizeof *bytes);
     double *busy = calloc((size_t)ARI_DM_PAIR_BINS * (size_t)np, sizeof *busy);
     if (!bytes || !busy) {
@@ -853,7 +851,7 @@ static int write_pair_bins(ari_datamove_writer *dw, double t0, double t1)
     }
     for (size_t i = 0; i < dw->nevents; i++)
         if (dw->events[i].pair >= 0)
-            pair_bins_add(bytes, busy, np, t0, width, &dw->events[i]);
+            pair_bins_add(bytes, busy, np, t0, t1, &dw->events[i]);
     sqlite3_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_pair_bins(trace_id, bin, src, dst, bytes, busy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         &dw->error);
@@ -961,7 +959,7 @@ static json_t *clock_json(const ari_datamove_writer *dw, double t0, double t1, d
     double sectors[ARI_DM_CLOCK_SECTORS * ARI_DM_NCAT] = {0};
     for (size_t i = 0; i < dw->nevents; i++) {
         const dw_event *e = &dw->events[i];
-        ari_dm_clock_add(sectors, ARI_DM_CLOCK_SECTORS, t0, width, e->category, e->start, e->dur);
+        ari_dm_clock_add(sectors, ARI_DM_CLOCK_SECTORS, 0, width, e->category, e->start - t0, e->dur); /* from the origin */
         busy[e->category] += e->dur;
     }
     json_t *rows = json_array();

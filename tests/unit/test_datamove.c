@@ -1,7 +1,9 @@
 /* test_datamove.c: the data movement analyses (clock sectors split by
- * overlap, tiles and grouping level, window shares for the matrix,
- * variance) and the import of the project's Kineto fixture: categories,
- * movements, matrix sums, and grouping of a window with many events. */
+ * overlap, tiles and grouping level, overlaps, whole bytes per window,
+ * variance) and the import of the project's Kineto
+ * fixture: categories, movements, matrix sums, and grouping of a window
+ * with many events; and exact byte totals in every endpoint for a fixture
+ * with epoch-µs timestamps (tests/fixtures/datamove/epoch_us.json). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,16 +35,46 @@ static void test_clock_split(void **state)
     assert_true(ari_dm_sector_width(120, 12) == 10);
 }
 
-static void test_share_and_variance(void **state)
+static void test_overlap_and_variance(void **state)
 {
     (void)state;
-    assert_true(ari_dm_share(0, 10, 5, 20) == 0.5);
-    assert_true(ari_dm_share(0, 10, 20, 30) == 0);
-    assert_true(ari_dm_share(7, 0, 5, 10) == 1);
-    assert_true(ari_dm_share(10, 0, 5, 10) == 0);
+    assert_true(ari_dm_overlap(0, 10, 5, 20) == 5);
+    assert_true(ari_dm_overlap(0, 10, 20, 30) == 0);
     double v[] = {1, 2, 3, 4};
     assert_true(fabs(ari_dm_variance(v, 4) - 1.25) < 1e-12);
     assert_true(ari_dm_variance(v, 1) == 0);
+}
+
+/* Bytes cut at any instants are whole, never negative, and sum to the
+ * movement's bytes exactly, at epoch-µs times too. */
+static void test_bytes_in_windows(void **state)
+{
+    (void)state;
+    assert_true(ari_dm_bytes_in(400, 10, 4, 11, 12) == 100);
+    assert_true(ari_dm_bytes_in(10, 0, 3, 0, 1) == 3); /* floor(10 / 3) */
+    assert_true(ari_dm_bytes_in(10, 0, 3, 1, 2) == 3);
+    assert_true(ari_dm_bytes_in(10, 0, 3, 2, 3) == 4); /* the rest */
+    assert_true(ari_dm_bytes_in(10, 0, 3, -5, 50) == 10);
+    assert_true(ari_dm_bytes_in(1000, 0, 10, 20, 30) == 0); /* after it */
+    assert_true(ari_dm_bytes_in(7, 5, 0, 5, 6) == 7 && ari_dm_bytes_in(7, 5, 0, 4, 5) == 0); /* a point */
+    const double t0 = 1665130893900466.0, t1 = 1665130937417164.0, start = 1665130933389691.0, dur = 25839;
+    const double bytes = 1073741824.0;
+    for (long n = 1; n <= ARI_DM_PAIR_BINS; n *= 4) {
+        double sum = 0;
+        for (long b = 0; b < n; b++) {
+            double part = ari_dm_bytes_in(bytes, start, dur, ari_dm_bin_edge(t0, t1, b, n),
+                                          ari_dm_bin_edge(t0, t1, b + 1, n));
+            assert_true(part >= 0 && part == floor(part));
+            sum += part;
+        }
+        assert_true(sum == bytes);
+    }
+    assert_true(ari_dm_bin_edge(t0, t1, ARI_DM_PAIR_BINS, ARI_DM_PAIR_BINS) == t1);
+    for (long b = 0; b < ARI_DM_PAIR_BINS; b += 97) { /* a bin's own edge falls in it */
+        double e = ari_dm_bin_edge(t0, t1, b, ARI_DM_PAIR_BINS);
+        assert_int_equal(ari_dm_bin_of(t0, t1, ARI_DM_PAIR_BINS, e), b);
+        assert_int_equal(ari_dm_bin_of(t0, t1, ARI_DM_PAIR_BINS, nextafter(e, -INFINITY)), b ? b - 1 : 0);
+    }
 }
 
 static void test_tiles(void **state)
@@ -217,12 +249,122 @@ static void test_grouping(void **state)
     free(dir);
 }
 
+/* ---- exact totals at epoch-µs times --------------------------------------------------- */
+
+static char *read_fixture(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/fixtures/datamove/%s", test_source_dir(), name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = malloc(1 << 16);
+    assert_non_null(buf);
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    assert_true(n > 0 && feof(f));
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+static double number(const json_t *v)
+{
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+/* Sum of a matrix's cells. */
+static double matrix_sum(const json_t *m)
+{
+    double total = 0;
+    size_t i, j;
+    json_t *row, *v;
+    json_array_foreach(json_object_get(m, "bytes"), i, row) json_array_foreach(row, j, v) total += number(v);
+    return total;
+}
+
+static double matrix_total(ari_store *s, int64_t id, double w0, double w1)
+{
+    char *text = NULL;
+    ari_error err = {0};
+    int rc;
+    json_t *m = (rc = ari_dm_matrix_json(s, id, w0, w1, &text, &err), query(rc, text));
+    double total = number(json_object_get(m, "total_bytes"));
+    assert_true(matrix_sum(m) == total);
+    assert_true(total == floor(total));
+    json_decref(m);
+    return total;
+}
+
+/* The fixture's copies: 2 x 1 GiB HtoD, 1 GiB DtoH, 123456789 B DtoD, at
+ * epoch-µs times over a 43.5 s run (bins of about 10.6 ms, whose edges are
+ * not whole µs). Shares of double fractions summed to 3221235842 B for the
+ * GEMM fill run it imitates; the totals must be exact. */
+static void test_epoch_totals(void **state)
+{
+    (void)state;
+    const double htod = 2 * 1073741824.0, dtoh = 1073741824.0, dtod = 123456789.0, all = htod + dtoh + dtod;
+    char *dir;
+    ari_store *s = open_store(&dir);
+    char *json = read_fixture("epoch_us.json");
+    int64_t id = import_buffer(s, json);
+    free(json);
+    char *text = NULL;
+    int rc;
+    ari_error err = {0};
+
+    assert_true(matrix_total(s, id, NAN, NAN) == all);
+    json_t *mv = (rc = ari_dm_movements_json(s, id, NAN, NAN, 100, &text, &err), query(rc, text));
+    assert_true(number(json_object_get(mv, "bytes")) == all);
+    assert_true(number(json_object_get(mv, "bytes_in_window")) == all);
+    double run0 = number(json_object_get(mv, "start")), run1 = number(json_object_get(mv, "end"));
+    json_decref(mv);
+
+    json_t *topo = (rc = ari_dm_topology_json(s, id, NAN, NAN, &text, &err), query(rc, text));
+    double links = 0, host_to_gpu = 0, gpu_to_host = 0;
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(topo, "links"), i, l) {
+        links += number(json_object_get(l, "bytes"));
+        if (strcmp(json_string_value(json_object_get(l, "src")), "host") == 0)
+            host_to_gpu += number(json_object_get(l, "bytes"));
+        if (strcmp(json_string_value(json_object_get(l, "dst")), "host") == 0)
+            gpu_to_host += number(json_object_get(l, "bytes"));
+    }
+    assert_true(links == all);
+    assert_true(host_to_gpu == htod);
+    assert_true(gpu_to_host == dtoh);
+    json_decref(topo);
+
+    json_t *tl = (rc = ari_dm_timeline_json(s, id, NAN, NAN, 1, &text, &err), query(rc, text));
+    assert_string_equal(json_string_value(json_object_get(tl, "mode")), "groups");
+    double grouped = 0;
+    json_t *g;
+    json_array_foreach(json_object_get(tl, "groups"), i, g) grouped += number(json_object_get(g, "bytes"));
+    assert_true(grouped == all);
+    json_decref(tl);
+
+    /* windows cut through the copies: whole parts that add up, whatever the cut */
+    const double cuts[] = {1665130933389691.0 + 9999, 1665130933415571.0 + 12345.5, 1665130935000003.0 + 1,
+                           1665130937207460.0 + 30319};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        double left = matrix_total(s, id, run0, cuts[k]), right = matrix_total(s, id, cuts[k], run1);
+        assert_true(left > 0 && right > 0);
+        assert_true(left + right == all);
+    }
+    /* and a window holding only the DtoD, inside the run's bins, gets all of it */
+    assert_true(matrix_total(s, id, 1665130935000003.0 - 5000, 1665130935000003.0 + 77777 + 5000) == dtod);
+    ari_store_close(s);
+    ari_remove_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clock_split),         cmocka_unit_test(test_share_and_variance),
+        cmocka_unit_test(test_clock_split),         cmocka_unit_test(test_overlap_and_variance),
         cmocka_unit_test(test_tiles),               cmocka_unit_test(test_categories_and_matrix),
-        cmocka_unit_test(test_grouping),
+        cmocka_unit_test(test_grouping),            cmocka_unit_test(test_bytes_in_windows),
+        cmocka_unit_test(test_epoch_totals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
