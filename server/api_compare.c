@@ -1,12 +1,13 @@
 /* api_compare.c: GET /api/v1/compare?traces=1,2,3: two to six task traces
  * side by side: a common extent and type list, and per trace its name,
- * makespan, bounds, idle share, outlier count, tasks and workers (the
+ * makespan, bounds, idleness (StarVZ's), outlier count, tasks and workers (the
  * analysis filters apply to every trace). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gantt.h"
 #include "filters.h"
 #include "handlers.h"
 #include "reply.h"
@@ -60,8 +61,8 @@ static int parse_ids(ari_request *r, int64_t *ids, int *n)
     return 0;
 }
 
-/* The share of the window [t0, t1] the filtered rows spent idle (see the
- * Gantt's rule), averaged over the rows. */
+/* StarVZ's idleness (1 - task time / (t1 - t0), see the Gantt) of the
+ * filtered rows in the window [t0, t1], averaged over the rows. */
 static int idle_share(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, double t0, double t1,
                       double *out, ari_error *err)
 {
@@ -74,9 +75,7 @@ static int idle_share(ari_request *r, const ari_actx *ctx, const ari_task_filter
         if (!ari_task_filter_row(f, &ctx->meta->workers[i]))
             continue;
         const ari_row_tasks *row = &rows->rows[i];
-        double share = rows->has_idle_states ? ari_interval_set_covered(&row->idle, t0, t1) / (t1 - t0)
-                                             : 1 - ari_interval_set_covered(&row->busy, t0, t1) / (t1 - t0);
-        sum += fmin(1, fmax(0, share));
+        sum += ari_gantt_idle(row->start, row->end, row->ntasks, t0, t1);
         n++;
     }
     ari_rows_release(rows);

@@ -1,13 +1,16 @@
 /* api_gantt.c: GET /api/v1/traces/{id}/gantt: one row per worker, each
  * either its individual tasks in the window or per-pixel type shares
- * (analysis/gantt.h decides), the share of the window each worker spent
- * Idle, and the marks (makespan, ABE, CPE) of the same filters over the
+ * (analysis/gantt.h decides), each worker's idleness in the window as
+ * StarVZ defines it (1 - task time / window length), its runtime states
+ * (Sleeping, Overhead, ...) as exclusive shares of the window, and the marks (makespan, ABE, CPE) of the same filters over the
  * whole trace.
  *
  * Cost: the trace's rows come from the row cache (store/analysis_cache.h)
  * so a request is O(log n + tasks in the window + width) per row; the
  * tasks mode then reads the row's few tasks with the (trace, worker,
  * start) index, from start - (the row's longest task) to the window's end.
+ * The runtime states are read from the states table (index by container
+ * and start): O(states of the row starting before the window's end).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -190,12 +193,35 @@ static json_t *pixels_json(const ari_gantt_result *res)
     return json_pack("{s:o,s:o}", "shares", shares, "idle", idle);
 }
 
-static double row_idle(const gantt *g, const ari_row_tasks *row)
+/* StarVZ's idleness of the row in the window: 1 - task time / (t1 - t0),
+ * over all the row's tasks (the type filters narrow what is drawn, not
+ * the worker's busy time). Tasks starting before t0 - the row's longest
+ * task cannot reach the window. */
+static double row_idle(const gantt *g, const ari_row_tasks *row, double max_duration)
 {
-    double len = g->t1 - g->t0;
-    double share = g->rows->has_idle_states ? ari_interval_set_covered(&row->idle, g->t0, g->t1) / len
-                                            : 1 - ari_interval_set_covered(&row->busy, g->t0, g->t1) / len;
-    return share < 0 ? 0 : share > 1 ? 1 : share;
+    int64_t lo = lower_bound(row, g->t0 - max_duration), hi = lower_bound(row, g->t1);
+    return ari_gantt_idle(row->start + lo, row->end + lo, hi - lo, g->t0, g->t1);
+}
+
+/* The row's runtime states (Paje states that are not tasks) as
+ * {name: exclusive share of the window}, positive shares only. */
+static json_t *states_json(gantt *g, const ari_tq_worker *w, ari_error *err)
+{
+    ari_tq_states st;
+    if (ari_tq_worker_states(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0, g->t1, &st, err) < 0)
+        return NULL;
+    double *time = malloc(((size_t)st.nvalues + 1) * sizeof *time);
+    json_t *obj = time ? json_object() : NULL;
+    if (!obj)
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    else if (ari_gantt_state_times(st.states, st.n, g->t0, g->t1, st.nvalues, time, err) < 0)
+        obj = (json_decref(obj), NULL);
+    for (int v = 0; obj && v < st.nvalues; v++)
+        if (!st.is_task[v] && time[v] > 0)
+            json_object_set_new(obj, st.names[v], json_real(time[v] / (g->t1 - g->t0)));
+    free(time);
+    ari_tq_states_free(&st);
+    return obj;
 }
 
 static json_t *row_json(gantt *g, int i, ari_error *err)
@@ -211,8 +237,10 @@ static json_t *row_json(gantt *g, int i, ari_error *err)
     ari_gantt_result res = {0};
     if (ari_gantt_render_row(&in, g->t0, g->t1, g->width, g->max_tasks, &res, err) < 0)
         return NULL;
-    json_t *tasks = json_null(), *pixels = json_null();
-    if (res.mode == ARI_GANTT_TASKS)
+    json_t *tasks = json_null(), *pixels = json_null(), *states = states_json(g, w, err);
+    if (!states)
+        tasks = NULL;
+    else if (res.mode == ARI_GANTT_TASKS)
         tasks = tasks_json(g, w, err);
     else
         pixels = pixels_json(&res);
@@ -220,12 +248,13 @@ static json_t *row_json(gantt *g, int i, ari_error *err)
     if (!tasks || !pixels) {
         json_decref(tasks);
         json_decref(pixels);
+        json_decref(states);
         return NULL;
     }
-    return json_pack("{s:I,s:s,s:I,s:s,s:s,s:f,s:s,s:o,s:o}", "id", (json_int_t)w->id, "name", w->name, "node",
-                     (json_int_t)w->node, "resource_type", w->resource_type, "resource", w->resource, "idle",
-                     row_idle(g, row), "mode", json_is_null(tasks) ? "pixels" : "tasks", "tasks", tasks,
-                     "pixels", pixels);
+    return json_pack("{s:I,s:s,s:I,s:s,s:s,s:o,s:o,s:s,s:o,s:o}", "id", (json_int_t)w->id, "name", w->name,
+                     "node", (json_int_t)w->node, "resource_type", w->resource_type, "resource", w->resource,
+                     "idle", ari_json_num(row_idle(g, row, w->max_duration)), "states", states, "mode",
+                     json_is_null(tasks) ? "pixels" : "tasks", "tasks", tasks, "pixels", pixels);
 }
 
 static json_t *marks_json(gantt *g)

@@ -226,3 +226,83 @@ void ari_gantt_result_free(ari_gantt_result *res)
     free(res->idle);
     memset(res, 0, sizeof *res);
 }
+
+/* ---- idleness and runtime states ---- */
+
+/* Length of [s, e] ∩ [t0, t1], 0 when they do not overlap. */
+static double clipped(double s, double e, double t0, double t1)
+{
+    double lo = s > t0 ? s : t0, hi = e < t1 ? e : t1;
+    return hi > lo ? hi - lo : 0;
+}
+
+double ari_gantt_task_time(const double *start, const double *end, int64_t n, double t0, double t1)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        sum += clipped(start[i], end[i], t0, t1);
+    return sum;
+}
+
+double ari_gantt_idle(const double *start, const double *end, int64_t n, double t0, double t1)
+{
+    if (!isfinite(t0) || !isfinite(t1) || !(t1 > t0))
+        return NAN;
+    double idle = 1 - ari_gantt_task_time(start, end, n, t0, t1) / (t1 - t0);
+    return idle < 0 ? 0 : idle > 1 ? 1 : idle;
+}
+
+static int check_state(const ari_gantt_state *states, int64_t i, int nvalues, ari_error *err)
+{
+    const ari_gantt_state *st = &states[i];
+    if (st->value < 0 || st->value >= nvalues || st->depth < 0)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER,
+                             "gantt: state %lld has value %d (of %d) and depth %d", (long long)i, st->value,
+                             nvalues, st->depth);
+    if (!isfinite(st->start) || !isfinite(st->end) || st->end < st->start)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "gantt: state %lld has invalid times [%g, %g]",
+                             (long long)i, st->start, st->end);
+    if (i > 0 && (states[i - 1].start > st->start ||
+                  (states[i - 1].start == st->start && states[i - 1].depth > st->depth)))
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER,
+                             "gantt: state %lld is out of order (states go by start, then depth)", (long long)i);
+    return 0;
+}
+
+int ari_gantt_state_times(const ari_gantt_state *states, int64_t n, double t0, double t1, int nvalues,
+                          double *time, ari_error *err)
+{
+    if (n < 0 || nvalues < 0 || (n > 0 && !states) || (nvalues > 0 && !time))
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "gantt: bad state arrays");
+    for (int v = 0; v < nvalues; v++)
+        time[v] = 0;
+    int maxdepth = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (check_state(states, i, nvalues, err) != 0)
+            return -1;
+        if (states[i].depth > maxdepth)
+            maxdepth = states[i].depth;
+    }
+    /* latest[d]: the latest state of depth d so far, or -1 */
+    int64_t *latest = malloc(((size_t)maxdepth + 1) * sizeof *latest);
+    if (!latest)
+        return ari_error_set(err, ARI_E_NOMEM, "gantt: out of memory");
+    for (int d = 0; d <= maxdepth; d++)
+        latest[d] = -1;
+    for (int64_t i = 0; i < n; i++) {
+        const ari_gantt_state *st = &states[i];
+        time[st->value] += clipped(st->start, st->end, t0, t1);
+        int64_t p = st->depth > 0 ? latest[st->depth - 1] : -1;
+        if (p >= 0) {
+            double lo = st->start > states[p].start ? st->start : states[p].start;
+            double hi = st->end < states[p].end ? st->end : states[p].end;
+            time[states[p].value] -= clipped(lo, hi, t0, t1);
+        }
+        latest[st->depth] = i;
+    }
+    free(latest);
+    for (int v = 0; v < nvalues; v++)
+        if (time[v] < 0)
+            time[v] = 0; /* rounding */
+    return 0;
+}

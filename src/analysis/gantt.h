@@ -9,6 +9,15 @@
  * plus the idle share (time covered by no task). Either way the output
  * is O(width) and a screen never receives more than it can show.
  *
+ * Idleness (ari_gantt_idle) follows StarVZ (R/phase2_metrics.R,
+ * calculate_resource_idleness): 1 - (sum of the worker's task durations)
+ * / (span), where the span is the window's length, the same for every
+ * worker (StarVZ: max(End) - min(Start) of all application tasks); here
+ * tasks are clipped to the window. The runtime states of a worker
+ * (Sleeping, Idle, Overhead, ...) are reported apart by
+ * ari_gantt_state_times as exclusive times: a nested state's time is taken
+ * from its parent (Callback inside Overhead counts as Callback only).
+ *
  * A task [s, e] is in the window when it overlaps [t0, t1) with positive
  * length (s < t1 and e > t0), or when it has zero length and t0 <= s < t1.
  *
@@ -66,5 +75,34 @@ int ari_gantt_render_row(const ari_gantt_row *row, double t0, double t1, int wid
                          int64_t max_tasks, ari_gantt_result *out, ari_error *err);
 
 void ari_gantt_result_free(ari_gantt_result *res);
+
+/* Sum of the durations of tasks [start[i], end[i]] clipped to [t0, t1]
+ * (tasks outside count 0, in any order; overlaps are counted twice, as
+ * StarVZ's sum(End - Start) does). */
+double ari_gantt_task_time(const double *start, const double *end, int64_t n, double t0, double t1);
+
+/* StarVZ's idleness of a worker in [t0, t1): 1 - task time / (t1 - t0),
+ * clamped to [0, 1]; NAN when t1 <= t0 or either is not finite. */
+double ari_gantt_idle(const double *start, const double *end, int64_t n, double t0, double t1);
+
+/* One Paje state of a worker: value is a dense id in [0, nvalues). */
+typedef struct ari_gantt_state {
+    int value;
+    int depth;          /* nesting level, 0 for the bottom of the stack */
+    double start, end;
+} ari_gantt_state;
+
+/* Exclusive time of each state value in [t0, t1]: time[v] (caller's array
+ * of nvalues, zeroed here) is the clipped duration of the states of value
+ * v minus, for each direct child (the latest state of depth - 1 started
+ * before it is its parent, as Paje's PushState/PopState make them), the
+ * clipped overlap of child and parent; so the times of one properly
+ * nested stack add up to its clipped span. A state without a parent
+ * overlapping it keeps its whole time. The states must be sorted by start,
+ * then depth. Returns 0, or -1 with ARI_E_INVALID_PARAMETER (value id
+ * outside [0, nvalues), negative depth, times not finite or end < start,
+ * unsorted) or ARI_E_NOMEM. */
+int ari_gantt_state_times(const ari_gantt_state *states, int64_t n, double t0, double t1, int nvalues,
+                          double *time, ari_error *err);
 
 #endif

@@ -942,6 +942,120 @@ int ari_tq_worker_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
     return 0;
 }
 
+/* ---- runtime states of a worker ---- */
+
+void ari_tq_states_free(ari_tq_states *st)
+{
+    if (!st)
+        return;
+    free(st->states);
+    for (int v = 0; v < st->nvalues; v++)
+        free(st->names[v]);
+    free(st->names);
+    free(st->is_task);
+    memset(st, 0, sizeof *st);
+}
+
+/* The dense id of names.id `value` in *ids (appended when new). */
+static int state_value_id(int64_t **ids, int *n, int *cap, int64_t value)
+{
+    for (int v = *n - 1; v >= 0; v--)
+        if ((*ids)[v] == value)
+            return v;
+    if (*n == *cap) {
+        int c = *cap ? *cap * 2 : 16;
+        int64_t *grown = realloc(*ids, (size_t)c * sizeof *grown);
+        if (!grown)
+            return -1;
+        *ids = grown;
+        *cap = c;
+    }
+    (*ids)[*n] = value;
+    return (*n)++;
+}
+
+static int append_state(ari_tq_states *out, size_t *cap, ari_gantt_state st)
+{
+    if ((size_t)out->n == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        ari_gantt_state *grown = realloc(out->states, c * sizeof *grown);
+        if (!grown)
+            return -1;
+        out->states = grown;
+        *cap = c;
+    }
+    out->states[out->n++] = st;
+    return 0;
+}
+
+/* Fills names and is_task from the dense ids' names.id values. */
+static int state_names(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int64_t *ids,
+                       ari_tq_states *out, ari_error *err)
+{
+    out->names = calloc((size_t)out->nvalues + 1, sizeof *out->names);
+    out->is_task = calloc((size_t)out->nvalues + 1, 1);
+    if (!out->names || !out->is_task)
+        return nomem(err);
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT name FROM names WHERE trace_id = ?1 AND id = ?2", err);
+    if (!st)
+        return -1;
+    for (int v = 0; v < out->nvalues; v++) {
+        sqlite3_bind_int64(st, 1, trace_id);
+        sqlite3_bind_int64(st, 2, ids[v]);
+        int rc = sqlite3_step(st);
+        const char *name = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        out->names[v] = strdup(name ? name : "");
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return ari_store_fail(s, err, "read state names");
+        if (!out->names[v])
+            return nomem(err);
+        out->is_task[v] = ari_tq_type_id(meta, out->names[v]) >= 0;
+    }
+    return 0;
+}
+
+int ari_tq_worker_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
+                         double t0, double t1, ari_tq_states *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT value_id, start, end, depth FROM states"
+        " WHERE trace_id = ?1 AND container_id = ?2 AND start < ?4 AND end > ?3 ORDER BY start, depth",
+        err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int64(st, 2, worker_id);
+    sqlite3_bind_double(st, 3, t0);
+    sqlite3_bind_double(st, 4, t1);
+    int64_t *ids = NULL;
+    int cap_ids = 0, rc;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int v = state_value_id(&ids, &out->nvalues, &cap_ids, sqlite3_column_int64(st, 0));
+        ari_gantt_state state = {.value = v, .depth = sqlite3_column_int(st, 3),
+                                 .start = sqlite3_column_double(st, 1), .end = sqlite3_column_double(st, 2)};
+        if (v < 0 || append_state(out, &cap, state) < 0) {
+            sqlite3_reset(st);
+            free(ids);
+            ari_tq_states_free(out);
+            return nomem(err);
+        }
+    }
+    if (rc != SQLITE_DONE) {
+        free(ids);
+        ari_tq_states_free(out);
+        return ari_store_fail(s, err, "read worker states");
+    }
+    sqlite3_reset(st);
+    rc = state_names(s, trace_id, meta, ids, out, err);
+    free(ids);
+    if (rc < 0)
+        ari_tq_states_free(out);
+    return rc;
+}
+
 /* ---- scheduler variables ---- */
 
 void ari_tq_series_free(ari_tq_series *series, int n)

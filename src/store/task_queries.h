@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "analysis/cpe.h"
+#include "analysis/gantt.h"
 #include "store/store.h"
 #include "util/error.h"
 
@@ -154,6 +155,24 @@ typedef int (*ari_tq_detail_fn)(void *ctx, const char *job_id, int type, double 
                                 double gflop, int64_t iteration);
 int ari_tq_worker_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
                         double lo, double hi, ari_tq_detail_fn fn, void *ctx, ari_error *err);
+
+/* The Paje states of one worker (its container) overlapping [t0, t1]
+ * (start < t1 and end > t0), by start then depth, for the runtime states
+ * of the Gantt (Sleeping, Idle, Overhead, ...). Values are dense ids into
+ * names (the state names met, in order of first appearance); is_task[v]
+ * tells a value that is a task type of meta. */
+typedef struct ari_tq_states {
+    int64_t n;
+    ari_gantt_state *states;
+    int nvalues;
+    char **names;           /* [nvalues] */
+    unsigned char *is_task; /* [nvalues] */
+} ari_tq_states;
+
+/* Returns 0 and fills *out (free with ari_tq_states_free), -1 on error. */
+int ari_tq_worker_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
+                         double t0, double t1, ari_tq_states *out, ari_error *err);
+void ari_tq_states_free(ari_tq_states *st);
 
 /* One container's step function of a scheduler variable: values[i] holds
  * from times[i] until times[i + 1] (the last until its end). */

@@ -2,7 +2,8 @@
 // traces side by side (the VPA 2016 paper's Fig. 4 and 6) with one time
 // scale, one colour map and aligned rows (the union of the traces' workers,
 // in the same order in every chart), zoomed and panned together, above a
-// table of makespan, ABE, CPE, idle share and outlier count per trace
+// table of makespan, ABE, CPE, idleness (idle = 1 - task time / span, mean
+// over the workers) and outlier count per trace
 // (GET /api/v1/compare). The window, the filters and the layout are in the
 // URL.
 import { api } from './api.js';
@@ -140,11 +141,14 @@ export async function renderCompare(el, params) {
   ro.observe(grid);
 }
 
+const IDLE_TITLE = 'idle = 1 - task time / span: per worker over the trace\'s extent (StarVZ), mean over the workers';
+
 function renderTable(el, cmp, unit) {
   const best = Math.min(...cmp.traces.map((t) => t.makespan));
   const cols = ['Trace', `Makespan (${unit})`, `ABE (${unit})`, `CPE (${unit})`, 'vs bound', 'Idle', 'Outliers', 'Tasks', 'Workers'];
   clear(el).appendChild(h('div', { class: 'table-wrap' }, h('table', { class: 'table compact', 'aria-label': 'Comparison' },
-    h('thead', {}, h('tr', {}, cols.map((c, i) => h('th', { scope: 'col', class: i ? 'num' : null }, c)))),
+    h('thead', {}, h('tr', {}, cols.map((c, i) => h('th', { scope: 'col', class: i ? 'num' : null,
+      title: c === 'Idle' ? IDLE_TITLE : null }, c)))),
     h('tbody', {}, cmp.traces.map((t) => {
       const bound = Math.max(t.abe || 0, t.cpe || 0);
       return h('tr', { dataset: { traceId: t.id } },
@@ -154,7 +158,7 @@ function renderTable(el, cmp, unit) {
         h('td', { class: 'num' }, fmtTime(t.abe)), h('td', { class: 'num' }, fmtTime(t.cpe)),
         h('td', { class: 'num', title: 'makespan above the tighter of ABE and CPE' },
           bound > 0 ? `+${fmtPercent(t.makespan / bound - 1)}` : '—'),
-        h('td', { class: 'num' }, fmtPercent(t.idle)),
+        h('td', { class: 'num', title: IDLE_TITLE }, fmtPercent(t.idle)),
         h('td', { class: 'num' }, formatNumber(t.outliers)),
         h('td', { class: 'num' }, formatNumber(t.tasks)), h('td', { class: 'num' }, formatNumber(t.workers)));
     })))),

@@ -115,6 +115,9 @@ test('gantt: every task once, rows ordered, types stable', async () => {
   for (const row of g.rows) {
     for (let i = 1; i < row.tasks.length; i++) assert.ok(row.tasks[i].start >= row.tasks[i - 1].start, 'sorted');
     assert.ok(row.idle >= 0 && row.idle <= 1);
+    // StarVZ's idleness: 1 - task time / span (the window, here the extent)
+    const busy = row.tasks.reduce((s, t) => s + Math.min(t.end, g.end) - Math.max(t.start, g.start), 0);
+    close(row.idle, Math.max(0, 1 - busy / (g.end - g.start)), 1e-9, `${row.name} idle`);
   }
   const keys = g.rows.map((r) => [r.node, r.resource_type, r.resource]);
   const sorted = [...keys].sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]) ||

@@ -3,7 +3,9 @@
  * Exact per-pixel shares on hand-made rows, window edges, the switch
  * between the task and pixel modes, random rows checked for share sums
  * (shares + idle = 1 per pixel) and busy-time conservation, the window
- * lookup on a long row, and bad input.
+ * lookup on a long row, and bad input. Idleness (StarVZ's 1 - task time /
+ * window) and the exclusive times of nested runtime states on a small
+ * StarPU-like worker stack.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -319,6 +321,82 @@ static void test_errors(void **state)
     assert_int_equal(ari_gantt_render_row(&row_a, 0, 1, 1, -1, NULL, &err), -1);
 }
 
+/* Idleness of row A: tasks cover 2.5 + 0.25 + 0.25 + 0.25 + 6 = 9.25 of
+ * [0, 12) -> 1 - 9.25 / 12; of [2, 7): 0.5 + 0.75 + 1 = 2.25 of 5. */
+static void test_idle(void **state)
+{
+    (void)state;
+    assert_float_equal(ari_gantt_task_time(a_start, a_end, 5, 0, 12), 9.25, 1e-12);
+    assert_float_equal(ari_gantt_idle(a_start, a_end, 5, 0, 12), 1 - 9.25 / 12, 1e-12);
+    assert_float_equal(ari_gantt_idle(a_start, a_end, 5, 2, 7), 1 - 2.25 / 5, 1e-12);
+    assert_float_equal(ari_gantt_idle(a_start, a_end, 5, 20, 30), 1, 0);    /* no task */
+    assert_float_equal(ari_gantt_idle(a_start, a_end, 5, 6.5, 8), 0, 0);    /* inside task 4 */
+    assert_float_equal(ari_gantt_idle(a_start, a_end, 0, 0, 1), 1, 0);      /* no tasks at all */
+    /* overlapping tasks are summed (StarVZ), then clamped at 0 idle */
+    const double os[] = {0, 0}, oe[] = {1, 1};
+    assert_float_equal(ari_gantt_task_time(os, oe, 2, 0, 1), 2, 0);
+    assert_float_equal(ari_gantt_idle(os, oe, 2, 0, 1), 0, 0);
+    assert_true(isnan(ari_gantt_idle(a_start, a_end, 5, 3, 3)));
+    assert_true(isnan(ari_gantt_idle(a_start, a_end, 5, 0, INFINITY)));
+}
+
+/* A worker's stack (values: 0 Sleeping, 1 Overhead, 2 Callback,
+ * 3 Scheduling, 4 dgemm):
+ *   Sleeping [0, 4); Overhead [4, 10) holding Callback [5, 8) which holds
+ *   Scheduling [6, 7); dgemm [10, 13); Overhead [13, 14) holding
+ *   Scheduling [13, 13.5). */
+static const ari_gantt_state stack[] = {
+    {0, 0, 0, 4},  {1, 0, 4, 10},    {2, 1, 5, 8},    {3, 2, 6, 7},
+    {4, 0, 10, 13}, {1, 0, 13, 14}, {3, 1, 13, 13.5},
+};
+
+static void test_state_times(void **state)
+{
+    (void)state;
+    ari_error err = {0};
+    double t[5];
+    assert_int_equal(ari_gantt_state_times(stack, 7, 0, 14, 5, t, &err), 0);
+    const double whole[] = {4, 3 + 0.5, 2, 1 + 0.5, 3};
+    double sum = 0;
+    for (int v = 0; v < 5; v++) {
+        assert_float_equal(t[v], whole[v], 1e-12);
+        sum += t[v];
+    }
+    assert_float_equal(sum, 14, 1e-12); /* a full stack adds up to the window */
+    /* window [5.5, 13.25): Overhead (4.5 - 2.5) + (0.25 - 0.25), Callback
+     * 2.5 - 1, Scheduling 1 + 0.25, dgemm 3: 7.75 in all */
+    assert_int_equal(ari_gantt_state_times(stack, 7, 5.5, 13.25, 5, t, &err), 0);
+    const double part[] = {0, 2, 1.5, 1.25, 3};
+    sum = 0;
+    for (int v = 0; v < 5; v++) {
+        assert_float_equal(t[v], part[v], 1e-12);
+        sum += t[v];
+    }
+    assert_float_equal(sum, 7.75, 1e-12);
+    /* a nested state without an overlapping parent keeps its time */
+    const ari_gantt_state orphan[] = {{0, 0, 0, 1}, {1, 1, 2, 3}};
+    assert_int_equal(ari_gantt_state_times(orphan, 2, 0, 3, 2, t, &err), 0);
+    assert_float_equal(t[0], 1, 0);
+    assert_float_equal(t[1], 1, 0);
+    /* bad input */
+    const ari_gantt_state unsorted[] = {{0, 0, 2, 3}, {1, 0, 1, 2}};
+    const ari_gantt_state bad_value[] = {{5, 0, 0, 1}};
+    const ari_gantt_state bad_time[] = {{0, 0, 2, 1}};
+    const ari_gantt_state child_first[] = {{1, 1, 0, 1}, {0, 0, 0, 2}};
+    const struct {
+        const ari_gantt_state *s;
+        const char *why;
+    } bad[] = {{unsorted, "out of order"}, {bad_value, "value 5"}, {bad_time, "invalid times"},
+               {child_first, "out of order"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ari_error_clear(&err);
+        assert_int_equal(ari_gantt_state_times(bad[i].s, i == 0 || i == 3 ? 2 : 1, 0, 3, 2, t, &err), -1);
+        assert_string_equal(err.code, ARI_E_INVALID_PARAMETER);
+        if (!strstr(err.message, bad[i].why))
+            fail_msg("case %zu: message '%s' lacks '%s'", i, err.message, bad[i].why);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +406,8 @@ int main(void)
         cmocka_unit_test(test_random_rows),
         cmocka_unit_test(test_long_row_window),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_idle),
+        cmocka_unit_test(test_state_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 // views/gantt.js: the composite Gantt view of a task trace (StarVZ, the
 // VPA 2016 paper's Fig. 3 and 5): one row per worker grouped by node and
-// resource type, the tasks coloured by type (outliers darker), the idle share
-// of each worker at the right, vertical lines for the makespan, the area
+// resource type, the tasks coloured by type (outliers darker), the idleness
+// of each worker at the right (idle = 1 - task time / span, StarVZ's; the
+// tooltip lists the runtime states: Sleeping, Overhead, ...), vertical lines for the makespan, the area
 // bound (ABE) and the critical-path bound (CPE), the dynamic critical path
 // as connected segments, and below it, on the same time axis, the iteration
 // segments and the ready/submitted task counts (views/timeseries.js).
@@ -24,6 +25,15 @@ import { TimePanels } from './timeseries.js';
 
 export const LABEL_W = 112;   // row labels (node band + worker name)
 export const IDLE_W = 70;     // idle share column
+const IDLE_DEFINITION = 'idle = 1 - task time / span (StarVZ): the share of the window in which the worker runs no task';
+
+// A row's idle tooltip: the idleness, then its runtime states by share.
+function idleTooltip(r) {
+  const states = Object.entries(r.states || {}).sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `\n  ${k}: ${fmtPercent(v)}`).join('');
+  return `${r.name}: idle ${fmtPercent(r.idle)} (idle = 1 - task time / span of the window)` +
+    (states ? `\nruntime states (share of the window):${states}` : '');
+}
 const TOP = 62;               // mark labels (2 lines of 16) + time axis (30)
 const DEBOUNCE_MS = 150;
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -496,7 +506,8 @@ export class GanttChart {
   drawIdle(s, box, rh) {
     const g = s.append('g').attr('class', 'idle-col');
     const x0 = box.left + box.width + 6;
-    g.append('text').attr('class', 'idle-head').attr('x', x0).attr('y', TOP - 12).text('idle');
+    g.append('text').attr('class', 'idle-head').attr('x', x0).attr('y', TOP - 12).text('idle')
+      .append('title').text(IDLE_DEFINITION);
     const showText = rh >= 10;
     const barMax = showText ? 22 : 34;
     this.layout.forEach((l, k) => {
@@ -510,7 +521,7 @@ export class GanttChart {
       const t = g.append('text').attr('class', 'idle-value').attr('data-row', l.key).attr('data-value', r.idle)
         .attr('x', x0 + barMax + 4).attr('y', y + rh / 2).attr('dy', '0.35em').text(fmtPercent(r.idle));
       if (!showText) t.attr('visibility', 'hidden');
-      t.append('title').text(`${r.name}: idle ${fmtPercent(r.idle)} of the window`);
+      t.append('title').text(idleTooltip(r));
     });
   }
 
@@ -953,5 +964,5 @@ function legend(types) {
     h('span', { class: 'legend-item' }, h('span', { class: 'line-key key-abe' }), 'ABE (area bound)'),
     h('span', { class: 'legend-item' }, h('span', { class: 'line-key key-cpe' }), 'CPE (critical-path bound)'),
     h('span', { class: 'legend-item' }, h('span', { class: 'line-key key-cp', style: `border-color:${CRITICAL_COLOR}` }), 'critical path'),
-    h('span', { class: 'legend-item' }, h('span', { class: 'swatch swatch-idle' }), 'idle share of the window'));
+    h('span', { class: 'legend-item' }, h('span', { class: 'swatch swatch-idle' }), 'idle = 1 - task time / span'));
 }
