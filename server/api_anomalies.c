@@ -82,13 +82,16 @@ static int load_modelled(ari_request *r, const ari_actx *ctx, const ari_task_fil
 
 /* ---- JSON pieces ---- */
 
+/* A group's fit; a group that cannot be fitted has "fittable": false, a
+ * "reason" and null coefficients, metrics and degrees of freedom. */
 static json_t *fit_json(const ari_reg_fit *f)
 {
-    return json_pack("{s:I,s:o,s:o,s:o,s:i,s:b,s:o,s:o,s:o,s:I}", "tasks", (json_int_t)f->n, "b0",
-                     ari_json_num(f->b0), "b1", f->has_slope ? ari_json_num(f->b1) : json_null(), "s",
-                     ari_json_num(f->s), "df", f->df, "has_slope", f->has_slope, "r2", ari_json_num(f->r2),
-                     "mae", ari_json_num(f->mae), "rmse", ari_json_num(f->rmse), "anomalies",
-                     (json_int_t)f->nanomalies);
+    return json_pack("{s:I,s:b,s:s?,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:I}", "tasks", (json_int_t)f->n,
+                     "fittable", f->fittable, "reason", f->reason, "b0", ari_json_num(f->b0), "b1",
+                     f->has_slope ? ari_json_num(f->b1) : json_null(), "s", ari_json_num(f->s), "df",
+                     f->fittable ? json_integer(f->df) : json_null(), "has_slope", f->has_slope, "r2",
+                     ari_json_num(f->r2), "r2_duration", ari_json_num(f->r2_duration), "mae", ari_json_num(f->mae),
+                     "rmse", ari_json_num(f->rmse), "anomalies", (json_int_t)f->nanomalies);
 }
 
 /* fit, lwr, upr at CURVE_POINTS values of G, log-spaced over [lo, hi]. */
@@ -128,7 +131,7 @@ static json_t *group_json(const ari_tq_meta *m, int group, int cluster, const ar
     json_object_set_new(o, "cluster", json_integer(cluster + 1));
     json_object_set_new(o, "gflop_min", ari_json_num(lo));
     json_object_set_new(o, "gflop_max", ari_json_num(hi));
-    json_object_set_new(o, "curve", curve_json(f, lo, hi));
+    json_object_set_new(o, "curve", f->fittable ? curve_json(f, lo, hi) : json_null());
     return o;
 }
 
@@ -301,8 +304,10 @@ static int parse_model(ari_request *r, int *model)
 static json_t *anomalies_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, int model,
                           ari_error *err)
 {
-    char extra[32];
-    snprintf(extra, sizeof extra, "model=%s", model_choices[model]);
+    /* "fit=2": results of the fits with "fittable" and "r2_duration", so that
+     * a database cached by an older ariadned is not served stale entries */
+    char extra[48];
+    snprintf(extra, sizeof extra, "model=%s&fit=2", model_choices[model]);
     return ari_analysis_cached(r, ctx, "anomalies", f, extra, compute_anomalies, &model, err);
 }
 
@@ -361,22 +366,33 @@ static int group_key_equal(json_t *a, json_t *b)
                   json_string_value(json_object_get(b, "resource_type"))) == 0;
 }
 
-/* The best model per metric among the four single models of a group. */
+/* A fit's comparison metrics read back from its cached JSON entry (o may
+ * be NULL): what ari_reg_best needs, nothing else. */
+static const ari_reg_fit *fit_from_json(json_t *o, ari_reg_fit *f)
+{
+    if (!o)
+        return NULL;
+    json_t *v;
+    memset(f, 0, sizeof *f);
+    f->fittable = json_is_true(json_object_get(o, "fittable"));
+    f->r2_duration = json_is_number(v = json_object_get(o, "r2_duration")) ? json_number_value(v) : NAN;
+    f->mae = json_is_number(v = json_object_get(o, "mae")) ? json_number_value(v) : NAN;
+    f->rmse = json_is_number(v = json_object_get(o, "rmse")) ? json_number_value(v) : NAN;
+    return f;
+}
+
+/* The best of the four single models of a group per metric, all on the
+ * duration scale (ari_reg_best); null for a group that cannot be fitted. */
 static json_t *best_json(json_t *models)
 {
-    const char *best_r2 = NULL, *best_mae = NULL, *best_rmse = NULL;
-    double r2 = -INFINITY, mae = INFINITY, rmse = INFINITY;
-    for (int mdl = 0; mdl < ARI_REG_NMODELS; mdl++) {
-        json_t *o = json_object_get(models, model_choices[mdl]);
-        double v;
-        if ((v = json_number_value(json_object_get(o, "r2"))) > r2 && json_is_number(json_object_get(o, "r2")))
-            r2 = v, best_r2 = model_choices[mdl];
-        if (json_is_number(json_object_get(o, "mae")) && (v = json_number_value(json_object_get(o, "mae"))) < mae)
-            mae = v, best_mae = model_choices[mdl];
-        if (json_is_number(json_object_get(o, "rmse")) && (v = json_number_value(json_object_get(o, "rmse"))) < rmse)
-            rmse = v, best_rmse = model_choices[mdl];
-    }
-    return json_pack("{s:s?,s:s?,s:s?}", "r2", best_r2, "mae", best_mae, "rmse", best_rmse);
+    ari_reg_fit fits[ARI_REG_NMODELS];
+    const ari_reg_fit *ptr[ARI_REG_NMODELS];
+    for (int mdl = 0; mdl < ARI_REG_NMODELS; mdl++)
+        ptr[mdl] = fit_from_json(json_object_get(models, model_choices[mdl]), &fits[mdl]);
+    int r2 = ari_reg_best(ptr, ARI_REG_BY_R2), mae = ari_reg_best(ptr, ARI_REG_BY_MAE),
+        rmse = ari_reg_best(ptr, ARI_REG_BY_RMSE);
+    return json_pack("{s:s,s:s?,s:s?,s:s?}", "scale", "duration", "r2", r2 < 0 ? NULL : model_choices[r2], "mae",
+                     mae < 0 ? NULL : model_choices[mae], "rmse", rmse < 0 ? NULL : model_choices[rmse]);
 }
 
 /* Merges the per-model group lists into one entry per group. */

@@ -1,6 +1,8 @@
 /* regression.c: the four duration models and R's prediction interval
  * (see regression.h): coefficients and the interval from the centred sums,
- * as R's lm and predict.lm; the t quantile from GSL. */
+ * as R's lm and predict.lm; the t quantile from GSL; groups with a single
+ * GFlop value reported as not fittable; the best model on the duration
+ * scale. */
 #include "regression.h"
 
 #include <math.h>
@@ -150,13 +152,18 @@ static double half_width(const ari_reg_fit *f, double x0, double gflop)
     return f->t * sqrt(pred2 + se_fit2);
 }
 
-/* MAE, RMSE on the duration scale and the anomalies (flag may be NULL),
- * from the transformed points (no second transformation per task). */
+/* R², MAE, RMSE on the duration scale and the anomalies (flag may be
+ * NULL), from the transformed points (no second transformation per task). */
 static void fit_metrics(ari_reg_fit *f, const double *x, const double *y, const double *gflop,
                         const double *duration, unsigned char *flag)
 {
-    double abs_sum = 0, sq_sum = 0;
+    double abs_sum = 0, sq_sum = 0, mean = 0, tss = 0;
     size_t flagged = 0;
+    for (size_t i = 0; i < f->n; i++)
+        mean += duration[i];
+    mean /= (double)f->n;
+    for (size_t i = 0; i < f->n; i++)
+        tss += (duration[i] - mean) * (duration[i] - mean);
     int has_interval = f->df > 0;
     for (size_t i = 0; i < f->n; i++) {
         double yhat = f->b0 + f->b1 * x[i];
@@ -171,7 +178,21 @@ static void fit_metrics(ari_reg_fit *f, const double *x, const double *y, const 
     }
     f->mae = abs_sum / (double)f->n;
     f->rmse = sqrt(sq_sum / (double)f->n);
+    f->r2_duration = tss > 0 ? 1.0 - sq_sum / tss : NAN;
     f->nanomalies = flagged;
+}
+
+/* A group whose G takes one value: nothing to regress, nothing flagged. */
+static void mark_unfittable(ari_reg_fit *f, unsigned char *flag)
+{
+    f->fittable = 0;
+    f->reason = ARI_REG_SINGLE_GFLOP;
+    f->df = 0;
+    f->b0 = f->b1 = f->s = f->t = NAN;
+    f->r2 = f->r2_duration = f->mae = f->rmse = NAN;
+    f->nanomalies = 0;
+    if (flag)
+        memset(flag, 0, f->n);
 }
 
 int ari_reg_fit_group(ari_reg_model m, const double *gflop, const double *duration, size_t n,
@@ -206,6 +227,13 @@ int ari_reg_fit_flags(ari_reg_model m, const double *gflop, const double *durati
     double sx2, rss;
     centred_sums(x, w, n, &f.xbar, &f.sxx, &f.sw, &sx2);
     fit_coefficients(&f, x, y, w, sx2, &rss);
+    if (!f.has_slope) {
+        mark_unfittable(&f, flag);
+        free(buf);
+        *out = f;
+        return 0;
+    }
+    f.fittable = 1;
     if (f.df > 0) {
         f.s = sqrt(rss / f.df);
         f.t = gsl_cdf_tdist_Pinv(0.975, (double)f.df);
@@ -213,7 +241,7 @@ int ari_reg_fit_flags(ari_reg_model m, const double *gflop, const double *durati
         f.s = NAN;
         f.t = NAN;
     }
-    f.r2 = f.has_slope ? r_squared(y, w, n, f.sw, rss) : (n >= 2 ? 0.0 : NAN);
+    f.r2 = r_squared(y, w, n, f.sw, rss);
     fit_metrics(&f, x, y, gflop, duration, flag);
     free(buf);
     *out = f;
@@ -222,6 +250,10 @@ int ari_reg_fit_flags(ari_reg_model m, const double *gflop, const double *durati
 
 void ari_reg_predict(const ari_reg_fit *f, double gflop, double *fit, double *lwr, double *upr)
 {
+    if (!f->fittable) {
+        *fit = *lwr = *upr = NAN;
+        return;
+    }
     double x0 = model_x(f->model, gflop);
     double yhat = f->b0 + f->b1 * x0;
     *fit = back(f->model, yhat);
@@ -239,6 +271,36 @@ int ari_reg_is_anomaly(const ari_reg_fit *f, double gflop, double duration)
     double fit, lwr, upr;
     ari_reg_predict(f, gflop, &fit, &lwr, &upr);
     return !isnan(upr) && duration > upr;
+}
+
+/* The metric of one fit, oriented so that larger is better (NAN: none). */
+static double score(const ari_reg_fit *f, ari_reg_metric metric)
+{
+    if (!f || !f->fittable)
+        return NAN;
+    switch (metric) {
+    case ARI_REG_BY_R2:
+        return f->r2_duration;
+    case ARI_REG_BY_MAE:
+        return -f->mae;
+    case ARI_REG_BY_RMSE:
+        return -f->rmse;
+    }
+    return NAN;
+}
+
+int ari_reg_best(const ari_reg_fit *const fits[ARI_REG_NMODELS], ari_reg_metric metric)
+{
+    int best = -1;
+    double top = -INFINITY;
+    for (int m = 0; m < ARI_REG_NMODELS; m++) {
+        double v = score(fits[m], metric);
+        if (isfinite(v) && (best < 0 || v > top)) {
+            best = m;
+            top = v;
+        }
+    }
+    return best;
 }
 
 int ari_reg_group_index(size_t n, const int *group, int ngroups, size_t **start_out, size_t **order_out,

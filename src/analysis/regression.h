@@ -20,17 +20,28 @@
  * residual degree of freedom (n = 1, or n = 2 with distinct G) the
  * interval is NaN and nothing is flagged; when every x is equal R drops
  * the slope, so the fit is the (weighted) mean with n - 1 degrees of
- * freedom (so n = 2 equal G does get an interval, as in R). A task is an anomaly when
- * its duration is strictly above the upper limit at its own G.
+ * freedom. A task is an anomaly when its duration is strictly above the
+ * upper limit at its own G.
+ *
+ * Groups that cannot be fitted: when every task of a group has the same G
+ * (R would drop the slope and "fit" the mean duration), duration cannot be
+ * regressed on G at all, so the fit is reported as not fittable (reason
+ * "single_gflop"): no coefficients, no metrics, no interval, and no task of
+ * the group is flagged. The real StarPU Cholesky and LU runs are made of
+ * such groups (one GFlop value per task type).
  *
  * Coefficients come from the centred sums (x̄, Sxx, Sxy: the two-pass
  * algorithm of gsl_fit_linear without its per-point divisions); the t
  * quantile from GSL (gsl_cdf_tdist_Pinv).
  *
  * Metrics for the model comparison: r2 is R's summary(lm)$r.squared (on
- * the model's scale: logs for LR_LOG, weighted for WLR); mae and rmse are
- * computed on the original duration scale (LR_LOG back-transformed with
- * exp, i.e. the geometric mean), as the spec assumes (section 7, D2).
+ * the model's scale: logs for LR_LOG, weighted for WLR), so it cannot rank
+ * models against each other; r2_duration, mae and rmse are computed for
+ * every model on the original duration scale, unweighted (LR_LOG
+ * back-transformed with exp, i.e. the geometric mean), as the spec assumes
+ * (section 7, D2): r2_duration = 1 - sum (D - fit)^2 / sum (D - mean D)^2.
+ * The best model (ari_reg_best) is chosen on these duration-scale metrics
+ * only, among the fittable fits.
  */
 #ifndef ARIADNE_ANALYSIS_REGRESSION_H
 #define ARIADNE_ANALYSIS_REGRESSION_H
@@ -54,9 +65,14 @@ const char *ari_reg_model_name(ari_reg_model m);
 int ari_reg_model_parse(const char *name, ari_reg_model *out);
 
 /* A fitted group model. Coefficients are on the model's scale. */
+/* Why a group cannot be fitted (ari_reg_fit.reason). */
+#define ARI_REG_SINGLE_GFLOP "single_gflop"
+
 typedef struct ari_reg_fit {
     ari_reg_model model;
     size_t n;
+    int fittable;       /* 0: no regression on G is possible (see reason) */
+    const char *reason; /* NULL when fittable, else a static code such as ARI_REG_SINGLE_GFLOP */
     int has_slope;   /* 0 when every x is equal (R's NA slope) */
     int df;          /* residual degrees of freedom; <= 0: no interval */
     double b0, b1;   /* b1 is 0 without a slope */
@@ -65,8 +81,9 @@ typedef struct ari_reg_fit {
     double xbar;     /* (weighted) mean of x */
     double sxx;      /* (weighted) sum of squares of x about xbar */
     double sw;       /* sum of the weights (n when unweighted) */
-    double r2;       /* NAN when undefined (constant y, n < 2) */
-    double mae, rmse;
+    double r2;       /* on the model's scale; NAN when undefined (constant y, not fittable) */
+    double r2_duration; /* on the duration scale, unweighted; NAN when undefined */
+    double mae, rmse;   /* on the duration scale; NAN when not fittable */
     size_t nanomalies;
 } ari_reg_fit;
 
@@ -86,11 +103,20 @@ int ari_reg_fit_flags(ari_reg_model m, const double *gflop, const double *durati
                       ari_reg_fit *out, unsigned char *flag, ari_error *err);
 
 /* The prediction at G on the duration scale: fit, lwr and upr (NAN when the
- * fit has no interval). */
+ * fit has no interval; all three NAN when the group is not fittable). */
 void ari_reg_predict(const ari_reg_fit *f, double gflop, double *fit, double *lwr, double *upr);
 
 /* Is D an anomaly for this fit (D > upr at G; never when upr is NAN)? */
 int ari_reg_is_anomaly(const ari_reg_fit *f, double gflop, double duration);
+
+/* The comparison metrics of ari_reg_best, all on the duration scale. */
+typedef enum { ARI_REG_BY_R2 = 0, ARI_REG_BY_MAE = 1, ARI_REG_BY_RMSE = 2 } ari_reg_metric;
+
+/* The best of the four models of one group by one metric: the highest
+ * r2_duration, the lowest mae or the lowest rmse among the fittable fits
+ * with a finite value (fits[m] may be NULL for a model not computed); the
+ * first model wins a tie. Returns the model, or -1 when none qualifies. */
+int ari_reg_best(const ari_reg_fit *const fits[ARI_REG_NMODELS], ari_reg_metric metric);
 
 /* Groups of tasks: group[i] in [0, ngroups), or -1 for a task that no
  * model covers. Sorts the tasks of each group into order[] (offsets in

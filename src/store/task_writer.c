@@ -231,6 +231,14 @@ static int on_task(void *ctx, const ari_task *task)
     return step_done(w, st, "insert task");
 }
 
+/* The GFlop of a task after joining a side file (tasks.rec,
+ * tasks_anode.csv) whose value is bound as `param`: a positive joined value
+ * replaces a 0 or missing one from the trace (qr_mumps 2.0 writes GFlop 0
+ * into paje.trace and the real cost into tasks_anode.csv); otherwise the
+ * trace's value is kept, and a missing one takes the joined value. */
+#define JOINED_GFLOP(param) \
+    "CASE WHEN " param " > 0 AND NOT coalesce(gflop, 0) > 0 THEN " param " ELSE coalesce(gflop, " param ") END"
+
 static int on_task_info(void *ctx, const ari_task_info *info, int *matched)
 {
     struct ari_task_writer *t = ctx;
@@ -239,7 +247,7 @@ static int on_task_info(void *ctx, const ari_task_info *info, int *matched)
         "UPDATE tasks SET submit_time = ?3, priority = ?4, memory_node = ?5, worker_rank = ?6,"
         " model = ?7, handles = ?8, modes = ?9, tag = coalesce(tag, ?10),"
         " params = coalesce(params, ?11), footprint = coalesce(footprint, ?12),"
-        " gflop = coalesce(gflop, ?13) WHERE trace_id = ?1 AND job_id = ?2", &w->error);
+        " gflop = " JOINED_GFLOP("?13") " WHERE trace_id = ?1 AND job_id = ?2", &w->error);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, w->id);
@@ -323,7 +331,7 @@ static int on_task_anode(void *ctx, const char *job_id, int64_t anode, double gf
     struct ari_task_writer *t = ctx;
     ari_trace_writer *w = t->w;
     sqlite3_stmt *st = ari_store_stmt(w->store,
-        "UPDATE tasks SET anode = ?3, gflop = coalesce(gflop, ?4) WHERE trace_id = ?1 AND job_id = ?2",
+        "UPDATE tasks SET anode = ?3, gflop = " JOINED_GFLOP("?4") " WHERE trace_id = ?1 AND job_id = ?2",
         &w->error);
     if (!st)
         return -1;

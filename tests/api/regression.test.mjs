@@ -10,11 +10,14 @@
 // run compared with itself, and bad parameters.
 // With $ARIADNE_SHARED_DATA: StarVZ's qr_trace: fits per group against R,
 // anomaly counts per group reported, the tree's nodes and parents against
-// atree.csv; and the two qrm-grad3d30 StarPU runs compared over their tree.
+// atree.csv; the two qrm-grad3d30 StarPU runs (qr_mumps 2.0, GFlop 0 in
+// paje.trace): GFlop joined from tasks_anode.csv, the four kernels modelled,
+// the log-log fits against R, and the runs compared over their tree; a real
+// Cholesky run: groups with one GFlop value not fittable, nothing flagged.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
@@ -24,6 +27,8 @@ const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared'
 const qrDir = join(shared, 'starvz', 'extra_data', 'qr_trace');
 const qrmLws = join(shared, 'starpu', 'qrm-grad3d30-lws');
 const qrmPrio = join(shared, 'starpu', 'qrm-grad3d30-prio');
+const cholRun = join(shared, 'starpu', 'chol_implicit_dmdas_N11520_nb24');
+const QRM_KERNELS = ['GEMQRT', 'GEQRT', 'TPMQRT', 'TPQRT'];
 const fixture = join(sourceDir, 'tests', 'fixtures', 'regression', 'qr_small');
 const RSCRIPT = '/usr/bin/Rscript';
 const MODELS = ['lr', 'wlr', 'nlr', 'lr_log'];
@@ -100,6 +105,14 @@ async function checkAgainstR(id, model) {
     const k = `${g.type}/${g.resource_type}/${g.cluster}`;
     const ref = r[k];
     assert.ok(ref, `R has group ${k}`);
+    if (!g.fittable) {
+      // one GFlop value: R can only drop the slope; we fit and flag nothing
+      assert.equal(ref.b1, null, `${model} ${k}: R has a slope for a group we call not fittable`);
+      assert.equal(g.reason, 'single_gflop');
+      assert.equal(g.anomalies, 0);
+      assert.ok(byKey.get(k).every((t) => !t.anomaly && t.fit === null && t.upr === null), `${model} ${k} flags`);
+      continue;
+    }
     near(g.b0, ref.b0, 1e-7, `${model} ${k} b0`);
     near(g.b1, ref.b1, 1e-7, `${model} ${k} b1`);
     near(g.s, ref.s, 1e-7, `${model} ${k} s`);
@@ -156,8 +169,16 @@ test('the fixture: the mixture and the comparison table', async () => {
     for (const k of MODELS) {
       const x = g.models[k];
       assert.ok(x.tasks === g.tasks && Number.isFinite(x.r2) && x.mae >= 0 && x.rmse >= x.mae, `${g.type} ${k}`);
+      assert.ok(x.fittable === true && x.reason === null && Number.isFinite(x.r2_duration), `${g.type} ${k} fittable`);
     }
     assert.ok(MODELS.includes(g.best.r2) && MODELS.includes(g.best.mae) && MODELS.includes(g.best.rmse));
+    assert.equal(g.best.scale, 'duration');
+    // one scale: the best R² is the highest R² on durations, not the log-scale one
+    const top = (key, sign) => MODELS.reduce((b, k) => (sign * g.models[k][key] > sign * g.models[b][key] ? k : b), MODELS[0]);
+    assert.equal(g.best.r2, top('r2_duration', 1), `${g.type} best r2`);
+    assert.equal(g.best.mae, top('mae', -1), `${g.type} best mae`);
+    assert.equal(g.best.rmse, top('rmse', -1), `${g.type} best rmse`);
+    assert.equal(g.models.lr.r2_duration.toFixed(9), g.models.lr.r2.toFixed(9)); // unweighted linear: the same R²
     assert.ok(g.models.flexmix.clusters.length >= 1);
   }
   const lrlog = await api(`/traces/${small}/anomalies?model=lr_log`);
@@ -261,6 +282,27 @@ test('bad parameters and traces without a tree', async () => {
   assert.equal(ok.status, 200);
 });
 
+// The hand-made StarPU bundle with a tasks_anode.csv: its positive GFlop
+// replaces the trace's 0 (dplgsy 0_1), never a positive one (dpotrf 0_2),
+// and a missing one keeps the trace's (dtrsm 0_3).
+test('tasks_anode.csv: a positive GFlop replaces the trace\'s 0, never a positive one', async () => {
+  const src = join(sourceDir, 'tests', 'fixtures', 'starpu', 'bundle');
+  const copy = join(dir, 'bundle-anode');
+  cpSync(src, copy, { recursive: true });
+  writeFileSync(join(copy, 'tasks_anode.csv'), 'JobId,Name,ANode,GFlop\n0_1,dplgsy,1,0.25\n0_2,dpotrf,2,0.7\n0_3,dtrsm,3,\n');
+  const gflopOf = async (id) => {
+    const a = await api(`/traces/${id}/anomalies?points=all&limit=100000`);
+    return new Map(a.tasks.map((t) => [t.job_id, t.gflop]));
+  };
+  const before = await gflopOf(bundle);
+  assert.equal(before.get('0_1'), undefined, 'dplgsy has GFlop 0 in the trace: not modelled');
+  const after = await gflopOf(importPath(copy, 'bundle-anode'));
+  assert.equal(after.get('0_1'), 0.25);
+  assert.equal(after.get('0_2'), before.get('0_2'));
+  assert.equal(after.get('0_2'), 0.1);
+  assert.equal(after.get('0_3'), 0.2);
+});
+
 test('qr_trace: fits against R, anomalies per group, the tree of atree.csv',
   { skip: !existsSync(join(qrDir, 'atree.csv')) && 'shared qr_trace absent' }, async (t) => {
     const id = importPath(qrDir, 'qr_trace');
@@ -301,4 +343,95 @@ test('qrm-grad3d30: lws and prio compared over the same tree',
       assert.equal(c.cells.status[i], st);
     }
     t.diagnostic(`faster: ${c.faster_name} ${c.faster_makespan} ms, slower: ${c.slower_name} ${c.slower_makespan} ms`);
+  });
+
+// tasks_anode.csv of a qr_mumps 2.0 run: JobId -> {name, gflop} of its rows with GFlop > 0.
+function anodeGflop(runDir) {
+  const [head, ...lines] = readFileSync(join(runDir, 'tasks_anode.csv'), 'utf8').trim().split('\n');
+  const col = Object.fromEntries(head.split(',').map((c, i) => [c, i]));
+  const out = new Map();
+  for (const l of lines) {
+    const f = l.split(',');
+    const g = Number(f[col.GFlop]);
+    if (f[col.GFlop] !== '' && g > 0) out.set(f[col.JobId], { name: f[col.Name], gflop: g });
+  }
+  return out;
+}
+
+for (const [label, runDir] of [['lws', qrmLws], ['prio', qrmPrio]]) {
+  test(`qrm-grad3d30-${label}: GFlop from tasks_anode.csv, the four kernels modelled, log-log against R`,
+    { skip: !existsSync(join(runDir, 'tasks_anode.csv')) && 'shared StarPU qr_mumps run absent' }, async (t) => {
+      const id = importPath(runDir, `qrm-${label}`);
+      const expected = anodeGflop(runDir);
+      assert.ok(expected.size > 0);
+      assert.deepEqual([...new Set([...expected.values()].map((e) => e.name))].sort(), QRM_KERNELS);
+      const trace = await api(`/traces/${id}`);
+      assert.ok(trace.summary.gflop_tasks >= expected.size, `gflop_tasks ${trace.summary.gflop_tasks} < ${expected.size}`);
+      // every task with a positive duration and a GFlop in tasks_anode.csv is modelled with that GFlop
+      const a = await api(`/traces/${id}/anomalies?points=all&limit=2000000`);
+      const seen = new Set();
+      for (const task of a.tasks) {
+        const e = expected.get(task.job_id);
+        assert.ok(e, `modelled task ${task.job_id} is not in tasks_anode.csv`);
+        assert.ok(Math.abs(task.gflop - e.gflop) <= 1e-12 * e.gflop, `task ${task.job_id}: GFlop ${task.gflop} vs ${e.gflop}`);
+        assert.equal(task.type.toUpperCase(), e.name);
+        seen.add(task.job_id);
+      }
+      const missing = [...expected.keys()].filter((j) => !seen.has(j));
+      assert.ok(missing.length <= expected.size / 100, `${missing.length} tasks of tasks_anode.csv not modelled`);
+      // /models: the four kernels, each fittable, with a best model
+      const m = await api(`/traces/${id}/models`);
+      assert.deepEqual([...new Set(m.groups.map((g) => g.type.toUpperCase()))].sort(), QRM_KERNELS);
+      for (const g of m.groups) {
+        for (const k of MODELS) assert.ok(g.models[k].fittable && Number.isFinite(g.models[k].b1), `${g.type} ${k}`);
+        assert.ok(MODELS.includes(g.best.rmse));
+      }
+      // the log-log fit of every group and every task's interval against R's lm/predict
+      if (existsSync(RSCRIPT)) {
+        const checked = await checkAgainstR(id, 'lr_log');
+        const r = rFits(checked.tasks, 'lr_log');
+        t.diagnostic(`qrm-${label} lr_log vs R: ` + checked.groups.map((g) => {
+          const ref = r[`${g.type}/${g.resource_type}/${g.cluster}`];
+          return `${g.type}/${g.resource_type} n=${g.tasks} b0 ${g.b0.toFixed(6)} (R ${ref.b0.toFixed(6)}) b1 ${g.b1.toFixed(6)} (R ${ref.b1.toFixed(6)}) s ${g.s.toFixed(6)} (R ${ref.s.toFixed(6)}) anomalies ${g.anomalies}`;
+        }).join('; '));
+      }
+      const tree = await api(`/traces/${id}/atree`);
+      assert.equal(tree.anomalies.job_id.length, a.count, 'the tree panel shows the lr_log anomalies');
+      t.diagnostic(`qrm-${label}: ${a.modelled} tasks modelled of ${expected.size} in tasks_anode.csv, ${a.count} lr_log anomalies`);
+    });
+}
+
+test('a Cholesky run: groups with one GFlop value are not fittable and flag nothing',
+  { skip: !existsSync(cholRun) && 'shared StarPU Cholesky run absent' }, async (t) => {
+    const id = importPath(cholRun, 'chol');
+    const m = await api(`/traces/${id}/models`);
+    for (const model of [...MODELS, 'flexmix']) {
+      const a = await api(`/traces/${id}/anomalies?model=${model}&points=all&limit=2000000`);
+      const values = new Map();
+      for (const task of a.tasks) {
+        const k = `${task.type}/${task.resource_type}/${task.cluster}`;
+        if (!values.has(k)) values.set(k, new Set());
+        values.get(k).add(task.gflop);
+      }
+      let flagged = 0;
+      for (const g of a.groups) {
+        const single = values.get(`${g.type}/${g.resource_type}/${g.cluster}`).size === 1;
+        assert.equal(g.fittable, !single, `${model} ${g.type}/${g.resource_type}`);
+        if (single) {
+          assert.equal(g.reason, 'single_gflop');
+          assert.equal(g.anomalies, 0);
+          assert.equal(g.r2, null);
+          assert.equal(g.curve, null);
+        }
+        flagged += g.anomalies;
+      }
+      assert.equal(a.count, flagged);
+      assert.equal(a.tasks.filter((x) => x.anomaly).length, flagged);
+      if (model === 'lr_log') t.diagnostic(`chol lr_log: ${a.groups.length} groups, ${a.groups.filter((g) => !g.fittable).length} not fittable, ${a.count} anomalies`);
+    }
+    for (const g of m.groups) {
+      const fittable = MODELS.filter((k) => g.models[k].fittable);
+      if (fittable.length === 0) assert.deepEqual({ r2: g.best.r2, mae: g.best.mae, rmse: g.best.rmse }, { r2: null, mae: null, rmse: null });
+      else assert.ok(fittable.includes(g.best.rmse));
+    }
   });

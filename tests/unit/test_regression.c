@@ -4,7 +4,9 @@
  * The spec's golden vector (section 2.3, computed with R) and R's lm on
  * the same data for the other models are literal expectations that always
  * run; generated groups are compared with Rscript's lm/predict when
- * /usr/bin/Rscript exists.
+ * /usr/bin/Rscript exists (coefficients, interval, R² on the model's scale
+ * and on durations). Groups with one GFlop value are not fittable; the
+ * best model is chosen on the duration scale.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -109,18 +111,63 @@ static void test_golden_other_models(void **state)
     assert_near(lg.rmse, sqrt(sq / 10), 1e-12);
 }
 
-/* R drops the slope of a constant G (df = n - 1); n <= 2 with a slope has
- * no residual degree of freedom: NaN interval, nothing flagged. */
+/* A group with one GFlop value cannot be fitted by any model: no
+ * coefficients, metrics or interval, and nothing flagged even for a huge
+ * duration (R would fit the mean and flag it). */
+static void test_single_gflop(void **state)
+{
+    (void)state;
+    ari_error err = {0};
+    ari_reg_fit f;
+    double g[4] = {0.25, 0.25, 0.25, 0.25}, d[4] = {2, 3, 4, 1e6}, fit, lwr, upr;
+    unsigned char flag[4] = {1, 1, 1, 1};
+    for (int m = 0; m < ARI_REG_NMODELS; m++) {
+        assert_int_equal(ari_reg_fit_flags((ari_reg_model)m, g, d, 4, &f, flag, &err), 0);
+        assert_false(f.fittable);
+        assert_string_equal(f.reason, ARI_REG_SINGLE_GFLOP);
+        assert_int_equal(f.n, 4);
+        assert_int_equal(f.nanomalies, 0);
+        assert_true(isnan(f.b0) && isnan(f.r2) && isnan(f.r2_duration) && isnan(f.mae) && isnan(f.rmse));
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(flag[i], 0);
+        ari_reg_predict(&f, 0.25, &fit, &lwr, &upr);
+        assert_true(isnan(fit) && isnan(lwr) && isnan(upr));
+        assert_false(ari_reg_is_anomaly(&f, 0.25, 1e9));
+    }
+    /* one task is a single GFlop value too */
+    assert_int_equal(ari_reg_fit_group(ARI_REG_LR, g, d, 1, &f, &err), 0);
+    assert_false(f.fittable);
+    /* a group of such tasks among fittable ones: only the fittable one flags */
+    double gg[14], dd[14];
+    int group[14];
+    for (int i = 0; i < 10; i++) {
+        gg[i] = golden_g[i];
+        dd[i] = golden_d[i];
+        group[i] = 0;
+    }
+    for (int i = 0; i < 4; i++) {
+        gg[10 + i] = g[i];
+        dd[10 + i] = d[i];
+        group[10 + i] = 1;
+    }
+    ari_reg_fit fits[2];
+    unsigned char fl[14];
+    assert_int_equal(ari_reg_classify_groups(ARI_REG_LOG, 14, group, 2, gg, dd, fits, fl, &err), 0);
+    assert_true(fits[0].fittable);
+    assert_null(fits[0].reason);
+    assert_int_equal(fits[0].nanomalies, 1);
+    assert_false(fits[1].fittable);
+    for (int i = 0; i < 14; i++)
+        assert_int_equal(fl[i], i == 7);
+}
+
+/* n <= 2 with a slope has no residual degree of freedom: NaN interval,
+ * nothing flagged. */
 static void test_edge_cases(void **state)
 {
     (void)state;
     ari_error err = {0};
     ari_reg_fit f;
-    double g[3] = {1, 1, 1}, d[3] = {2, 3, 4};
-    assert_int_equal(ari_reg_fit_group(ARI_REG_LOG, g, d, 3, &f, &err), 0);
-    assert_int_equal(f.has_slope, 0);
-    assert_int_equal(f.df, 2);
-    expect_interval(&f, 1, 2.884499141, 0.5113053552, 16.27273254);
 
     double g2[2] = {1, 2}, d2[2] = {2, 3}, fit, lwr, upr;
     assert_int_equal(ari_reg_fit_group(ARI_REG_LOG, g2, d2, 2, &f, &err), 0);
@@ -130,9 +177,7 @@ static void test_edge_cases(void **state)
     assert_int_equal(f.nanomalies, 0);
     assert_false(ari_reg_is_anomaly(&f, 1, 1e9));
 
-    assert_int_equal(ari_reg_fit_group(ARI_REG_LOG, g2, d2, 1, &f, &err), 0);
-    assert_int_equal(f.df, 0);
-    assert_int_equal(f.nanomalies, 0);
+    assert_true(f.fittable);
 
     double bad[2] = {0, 1};
     assert_int_equal(ari_reg_fit_group(ARI_REG_LOG, bad, d2, 2, &f, &err), -1);
@@ -145,6 +190,44 @@ static void test_edge_cases(void **state)
     assert_int_equal(ari_reg_model_parse("wlr", &m), 0);
     assert_int_equal(m, ARI_REG_WLR);
     assert_int_equal(ari_reg_model_parse("cubic", &m), -1);
+}
+
+/* The best model is chosen on the duration scale: a log-log fit whose R²
+ * on logs is the highest does not win when its R² on durations is lower;
+ * groups that cannot be fitted and missing models never win. */
+static void test_best(void **state)
+{
+    (void)state;
+    ari_reg_fit lr = {.model = ARI_REG_LR, .fittable = 1, .r2 = 0.90, .r2_duration = 0.90, .mae = 2.0, .rmse = 3.0};
+    ari_reg_fit wlr = {.model = ARI_REG_WLR, .fittable = 1, .r2 = 0.95, .r2_duration = 0.85, .mae = 1.5, .rmse = 3.5};
+    ari_reg_fit log_ = {.model = ARI_REG_LOG, .fittable = 1, .r2 = 0.99, .r2_duration = 0.80, .mae = 1.8, .rmse = 2.5};
+    ari_reg_fit nlr = {.model = ARI_REG_NLR, .fittable = 0, .r2 = NAN, .r2_duration = NAN, .mae = NAN, .rmse = NAN};
+    const ari_reg_fit *fits[ARI_REG_NMODELS] = {&lr, &wlr, &nlr, &log_};
+    assert_int_equal(ari_reg_best(fits, ARI_REG_BY_R2), ARI_REG_LR);
+    assert_int_equal(ari_reg_best(fits, ARI_REG_BY_MAE), ARI_REG_WLR);
+    assert_int_equal(ari_reg_best(fits, ARI_REG_BY_RMSE), ARI_REG_LOG);
+    nlr = (ari_reg_fit){.model = ARI_REG_NLR, .fittable = 1, .r2_duration = 0.97, .mae = 9, .rmse = 9};
+    assert_int_equal(ari_reg_best(fits, ARI_REG_BY_R2), ARI_REG_NLR);
+    fits[ARI_REG_NLR] = NULL;
+    assert_int_equal(ari_reg_best(fits, ARI_REG_BY_R2), ARI_REG_LR);
+    const ari_reg_fit *none[ARI_REG_NMODELS] = {NULL, NULL, NULL, NULL};
+    assert_int_equal(ari_reg_best(none, ARI_REG_BY_MAE), -1);
+
+    /* r2_duration of the golden fits, against its definition */
+    for (int m = 0; m < ARI_REG_NMODELS; m++) {
+        ari_reg_fit f = fit_golden((ari_reg_model)m);
+        double mean = 0, tss = 0, rss = 0, fit, lwr, upr;
+        for (int i = 0; i < 10; i++)
+            mean += golden_d[i] / 10;
+        for (int i = 0; i < 10; i++) {
+            ari_reg_predict(&f, golden_g[i], &fit, &lwr, &upr);
+            rss += (golden_d[i] - fit) * (golden_d[i] - fit);
+            tss += (golden_d[i] - mean) * (golden_d[i] - mean);
+        }
+        assert_near(f.r2_duration, 1 - rss / tss, 1e-12);
+        if (m == ARI_REG_LR)
+            assert_near(f.r2_duration, f.r2, 1e-12); /* unweighted, untransformed: R's r.squared */
+    }
 }
 
 /* Grouped classification: each group gets its own model. */
@@ -216,7 +299,7 @@ static void test_against_r(void **state)
                "for (k in 1:4) { m <- ms[[k]]; p <- suppressWarnings(predict(m, interval = 'prediction'))\n"
                "  if (k == 4) p <- exp(p)\n"
                "  rows <- rbind(rows, cbind(k, 1:length(G), p, coef(m)[1], coef(m)[2], summary(m)$sigma,"
-               " summary(m)$r.squared)) }\n"
+               " summary(m)$r.squared, 1 - sum((D - p[, 1])^2) / sum((D - mean(D))^2))) }\n"
                "write.table(format(rows, digits = 17), '%s', sep = ',', row.names = FALSE, col.names = FALSE,"
                " quote = FALSE)\n",
             data, out);
@@ -230,9 +313,9 @@ static void test_against_r(void **state)
     f = fopen(out, "r");
     assert_non_null(f);
     int rows = 0;
-    double kd, id, fit, lwr, upr, b0, b1, s, r2;
-    while (fscanf(f, " %lf , %lf , %lf , %lf , %lf , %lf , %lf , %lf , %lf", &kd, &id, &fit, &lwr, &upr, &b0, &b1, &s,
-                  &r2) == 9) {
+    double kd, id, fit, lwr, upr, b0, b1, s, r2, r2d;
+    while (fscanf(f, " %lf , %lf , %lf , %lf , %lf , %lf , %lf , %lf , %lf , %lf", &kd, &id, &fit, &lwr, &upr, &b0, &b1,
+                  &s, &r2, &r2d) == 10) {
         int k = (int)kd, i = (int)id;
         const ari_reg_fit *ft = &fits[k - 1];
         double a, b, c;
@@ -245,6 +328,7 @@ static void test_against_r(void **state)
         assert_near(ft->b1, b1, 1e-9 * (1 + fabs(b1)));
         assert_near(ft->s, s, 1e-9 * (1 + s));
         assert_near(ft->r2, r2, 1e-9);
+        assert_near(ft->r2_duration, r2d, 1e-9);
         rows++;
     }
     fclose(f);
@@ -258,7 +342,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_log),
         cmocka_unit_test(test_golden_other_models),
+        cmocka_unit_test(test_single_gflop),
         cmocka_unit_test(test_edge_cases),
+        cmocka_unit_test(test_best),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_against_r),
     };

@@ -23,6 +23,8 @@ const MODELS = [
   ['nlr', 'Nonlinear (GFlop^2/3)'], ['flexmix', 'Mixture of two log-log models (BIC)'],
 ];
 const MODEL_LABEL = { lr: 'LR', wlr: 'WLR', nlr: 'NLR', lr_log: 'LR log', flexmix: 'Mixture' };
+// Why a group cannot be fitted (the API's `reason` codes).
+const NOT_FITTABLE = { single_gflop: 'every task has the same GFlop' };
 const MAX_POINTS = 4000; // drawn per group (all anomalies, a sample of the others)
 const W = 430, H = 290, M = { l: 58, r: 12, t: 10, b: 40 };
 
@@ -125,8 +127,12 @@ function modelTable(m, current, unit) {
     const best = g.best || {};
     const cells = single.map((s) => {
       const f = g.models[s] || {};
+      if (f.fittable === false) {
+        return [h('td', { class: 'num muted', colspan: 3, title: NOT_FITTABLE[f.reason] || f.reason }, 'not fittable'),
+          h('td', { class: 'num anom' }, formatNumber(f.anomalies ?? 0))];
+      }
       return [
-        h('td', { class: `num ${best.r2 === s ? 'best' : ''}` }, fmt(f.r2)),
+        h('td', { class: `num ${best.r2 === s ? 'best' : ''}` }, fmt(f.r2_duration)),
         h('td', { class: `num ${best.mae === s ? 'best' : ''}` }, fmt(f.mae)),
         h('td', { class: `num ${best.rmse === s ? 'best' : ''}` }, fmt(f.rmse)),
         h('td', { class: 'num anom' }, formatNumber(f.anomalies ?? 0)),
@@ -144,8 +150,9 @@ function modelTable(m, current, unit) {
     h('td'), h('td', { class: 'num anom' }, formatNumber(m.anomalies.flexmix ?? 0)));
   return h('section', { class: 'panel reg-models', 'aria-labelledby': 'reg-models-title' },
     h('h2', { id: 'reg-models-title' }, 'Model comparison'),
-    h('p', { class: 'help' }, 'Duration against theoretical GFlop per group. R² on each model\'s own scale (logs for the ',
-      `log-log model), MAE and RMSE on durations (${unit}); the best of the four single models is underlined. A task is an anomaly when its `,
+    h('p', { class: 'help' }, 'Duration against theoretical GFlop per group. R², MAE and RMSE of every model on durations ',
+      `(${unit}; the log-log model back-transformed), so that they compare; the best of the four single models is underlined. `,
+      'A group whose tasks all have the same GFlop cannot be fitted and flags nothing. A task is an anomaly when its ',
       'duration is above the upper 95 % prediction limit of its group.'),
     h('div', { class: 'table-wrap flat' }, h('table', { class: 'table compact reg-table', 'aria-label': 'Model comparison' },
       h('thead', {}, head, sub), h('tbody', {}, rows, totals))));
@@ -219,8 +226,9 @@ function pathOf(xs, ys, x, y) {
   return d;
 }
 
-function scatter(fits, tasks, log, unit, tooltip) {
-  const first = fits[0];
+function scatter(allFits, tasks, log, unit, tooltip) {
+  const first = allFits[0];
+  const fits = allFits.filter((f) => f.curve); // groups that cannot be fitted have no curve
   const anomalies = tasks.filter((t) => t.anomaly).length;
   const gx = extentOf(tasks.map((t) => t.gflop), log);
   const yvals = tasks.map((t) => t.duration);
@@ -296,7 +304,8 @@ function scatter(fits, tasks, log, unit, tooltip) {
     tooltip.style.top = `${e.pageY + 12}px`;
   });
   dots.addEventListener('mouseleave', () => { tooltip.hidden = true; });
-  const coef = fits.map((f) => `${fits.length > 1 ? `c${f.cluster}: ` : ''}b0 ${tickText(f.b0)}, b1 ${f.b1 === null ? '—' : tickText(f.b1)}, s ${tickText(f.s ?? NaN)}, R² ${f.r2 === null ? '—' : f.r2.toFixed(3)}`);
+  const coef = allFits.filter((f) => !f.curve).map((f) => `${allFits.length > 1 ? `c${f.cluster}: ` : ''}not fittable (${NOT_FITTABLE[f.reason] || f.reason})`);
+  coef.push(...fits.map((f) => `${fits.length > 1 ? `c${f.cluster}: ` : ''}b0 ${tickText(f.b0)}, b1 ${f.b1 === null ? '—' : tickText(f.b1)}, s ${tickText(f.s ?? NaN)}, R² ${f.r2 === null ? '—' : f.r2.toFixed(3)}`));
   return h('figure', { class: 'panel reg-panel', dataset: { group: `${first.type}/${first.resource_type}`, anomalies: String(anomalies) } },
     h('figcaption', {}, h('strong', {}, `${first.type} · ${first.resource_type}`),
       h('span', { class: 'reg-count' }, `${formatNumber(tasks.length)} tasks, `,
