@@ -9,8 +9,10 @@
  * so a request is O(log n + tasks in the window + width) per row; the
  * tasks mode then reads the row's few tasks with the (trace, worker,
  * start) index, from start - (the row's longest task) to the window's end.
- * The runtime states are read from the states table (index by container
- * and start): O(states of the row starting before the window's end).
+ * The runtime states, asked for with states=true (the dashboard does), are
+ * read from the states table (index by container and start): O(states of
+ * the row starting before the window's end), which costs a whole-trace
+ * request a few times its time without them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@ typedef struct gantt {
     double t0, t1;
     int width;
     int64_t max_tasks;
+    int with_states;         /* states=true: each row's runtime state shares */
     unsigned char *type_ok;  /* [ntypes] the filter's types */
     double *threshold;       /* [nrestypes * ntypes] outlier thresholds, NULL until needed */
     int thresholds_failed;
@@ -237,7 +240,8 @@ static json_t *row_json(gantt *g, int i, ari_error *err)
     ari_gantt_result res = {0};
     if (ari_gantt_render_row(&in, g->t0, g->t1, g->width, g->max_tasks, &res, err) < 0)
         return NULL;
-    json_t *tasks = json_null(), *pixels = json_null(), *states = states_json(g, w, err);
+    json_t *tasks = json_null(), *pixels = json_null();
+    json_t *states = g->with_states ? states_json(g, w, err) : json_null();
     if (!states)
         tasks = NULL;
     else if (res.mode == ARI_GANTT_TASKS)
@@ -340,14 +344,18 @@ enum MHD_Result api_gantt(ari_request *r)
         return MHD_YES;
     gantt g = {.r = r, .ctx = &ctx};
     int64_t width;
+    const char *with_states = NULL;
+    static const char *const booleans[] = {"false", "true", NULL};
     enum MHD_Result res = MHD_YES;
     if (ari_param_int(r, "width", 1000, 1, MAX_WIDTH, &width) < 0 ||
+        ari_param_choice(r, "states", booleans, &with_states) < 0 ||
         ari_param_int(r, "max_tasks", width / 2, 0, MAX_TASKS_LIMIT, &g.max_tasks) < 0 ||
         window(r, &ctx, &g.t0, &g.t1) < 0) {
         ari_actx_close(&ctx);
         return MHD_YES;
     }
     g.width = (int)width;
+    g.with_states = with_states && strcmp(with_states, "true") == 0;
     ari_error err = {0};
     if (type_mask(&g) < 0)
         ari_error_set(&err, ARI_E_NOMEM, "out of memory");

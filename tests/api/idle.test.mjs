@@ -75,7 +75,7 @@ async function checkIdle(name, window) {
   const id = ids.get(name);
   const { s, e } = window ? window(extent(id)) : extent(id);
   const q = window ? `&start=${s}&end=${e}` : '';
-  const g = await ok(`/api/v1/traces/${id}/gantt?width=300${q}`);
+  const g = await ok(`/api/v1/traces/${id}/gantt?width=300&states=true${q}`);
   close(g.start, s, 1e-9 * Math.abs(s) + 1e-12, 'window start');
   close(g.end, e, 1e-9 * Math.abs(e), 'window end');
   const want = sqlIdle(id, s, e);
@@ -110,7 +110,7 @@ test('gantt idle = 1 - task time / window on the real StarPU runs', { skip: noDa
 test('MPI run: workers that sleep are idle, and Sleeping is reported apart', { skip: REAL_RUNS.includes(MPI_RUN) ? false : `no ${MPI_RUN}` }, async () => {
   const id = ids.get(MPI_RUN);
   const { s, e } = extent(id);
-  const g = await ok(`/api/v1/traces/${id}/gantt?width=300`);
+  const g = await ok(`/api/v1/traces/${id}/gantt?width=300&states=true`);
   const sleeping = sqlite(d.db, `SELECT id FROM names WHERE trace_id = ${id} AND name = 'Sleeping';`);
   assert.ok(sleeping, 'the MPI run has Sleeping states');
   // Nothing is nested in a Sleeping state, so its exclusive time is its clipped duration.

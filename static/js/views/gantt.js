@@ -281,7 +281,7 @@ export class GanttChart {
     if (!this.o.fixedMarks) this.fetchMarks();
     const seq = ++this.seq;
     this.measure();
-    const q = { ...filterQuery(this.filters), width: Math.min(10000, Math.max(1, Math.round(this.plotBox().width))) };
+    const q = { ...filterQuery(this.filters), width: Math.min(10000, Math.max(1, Math.round(this.plotBox().width))), states: true };
     if (this.domain) { q.start = this.domain[0]; q.end = this.domain[1]; }
     const slow = setTimeout(() => { if (seq === this.seq) this.setStatus('loading'); }, 200);
     try {
