@@ -3,7 +3,6 @@
  * Gantt chart (see analysis_cache.h). */
 #include "store/analysis_cache.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,95 +57,6 @@ int ari_cache_put(ari_store *s, int64_t trace_id, const char *analysis, const ch
     return rc;
 }
 
-/* ---- interval sets ---- */
-
-double ari_interval_set_covered(const ari_interval_set *set, double t0, double t1)
-{
-    if (set->n == 0 || !(t1 > t0))
-        return 0;
-    /* first interval ending after t0 (ends are sorted: disjoint, sorted) */
-    int64_t lo = 0, hi = set->n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (set->end[mid] <= t0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t first = lo;
-    /* first interval starting at or after t1 */
-    lo = first;
-    hi = set->n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (set->start[mid] < t1)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t last = lo; /* intervals [first, last) overlap the window */
-    if (last <= first)
-        return 0;
-    double sum = set->cum[last] - set->cum[first];
-    if (set->start[first] < t0)
-        sum -= t0 - set->start[first];
-    if (set->end[last - 1] > t1)
-        sum -= set->end[last - 1] - t1;
-    return sum > 0 ? sum : 0;
-}
-
-/* Appends [s, e] to a set being built from intervals sorted by start,
- * merging it with the last one when they overlap. */
-typedef struct set_builder {
-    ari_interval_set *set;
-    size_t cap;
-} set_builder;
-
-static int set_add(set_builder *b, double s, double e)
-{
-    ari_interval_set *set = b->set;
-    if (!(e >= s))
-        e = s;
-    if (set->n > 0 && s <= set->end[set->n - 1]) {
-        if (e > set->end[set->n - 1])
-            set->end[set->n - 1] = e;
-        return 0;
-    }
-    if ((size_t)set->n + 2 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        double *ns = realloc(set->start, cap * sizeof *ns);
-        if (ns)
-            set->start = ns;
-        double *ne = ns ? realloc(set->end, cap * sizeof *ne) : NULL;
-        if (!ne)
-            return -1;
-        set->end = ne;
-        b->cap = cap;
-    }
-    set->start[set->n] = s;
-    set->end[set->n] = e;
-    set->n++;
-    return 0;
-}
-
-static int set_finish(ari_interval_set *set)
-{
-    set->cum = malloc(((size_t)set->n + 1) * sizeof *set->cum);
-    if (!set->cum)
-        return -1;
-    set->cum[0] = 0;
-    for (int64_t i = 0; i < set->n; i++)
-        set->cum[i + 1] = set->cum[i] + (set->end[i] - set->start[i]);
-    return 0;
-}
-
-static void set_free(ari_interval_set *set)
-{
-    free(set->start);
-    free(set->end);
-    free(set->cum);
-}
-
 /* ---- loading a trace's rows ---- */
 
 static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
@@ -160,7 +70,6 @@ static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *met
     sqlite3_bind_int64(st, 1, trace_id);
     sqlite3_bind_int64(st, 2, row->worker_id);
     size_t cap = 0;
-    set_builder busy = {&row->busy, 0};
     const char *last_type = NULL;
     int last_id = -1, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -191,42 +100,11 @@ static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *met
         row->end[row->ntasks] = end;
         row->type[row->ntasks] = last_id;
         row->ntasks++;
-        if (set_add(&busy, start, end) < 0) {
-            sqlite3_reset(st);
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        }
     }
     if (rc != SQLITE_DONE)
         return ari_store_fail(s, err, "read row tasks");
     sqlite3_reset(st);
-    return set_finish(&row->busy) < 0 ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : 0;
-}
-
-static int load_row_idle(ari_store *s, int64_t trace_id, int64_t idle_value, ari_row_tasks *row,
-                         ari_error *err)
-{
-    set_builder idle = {&row->idle, 0};
-    if (idle_value >= 0) {
-        sqlite3_stmt *st = ari_store_stmt(s,
-            "SELECT start, end FROM states WHERE trace_id = ?1 AND container_id = ?2"
-            " AND value_id = ?3 ORDER BY start", err);
-        if (!st)
-            return -1;
-        sqlite3_bind_int64(st, 1, trace_id);
-        sqlite3_bind_int64(st, 2, row->worker_id);
-        sqlite3_bind_int64(st, 3, idle_value);
-        int rc;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            if (set_add(&idle, sqlite3_column_double(st, 0), sqlite3_column_double(st, 1)) < 0) {
-                sqlite3_reset(st);
-                return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-            }
-        }
-        if (rc != SQLITE_DONE)
-            return ari_store_fail(s, err, "read Idle states");
-        sqlite3_reset(st);
-    }
-    return set_finish(&row->idle) < 0 ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : 0;
+    return 0;
 }
 
 static void rows_free(ari_rows *r)
@@ -237,8 +115,6 @@ static void rows_free(ari_rows *r)
         free(r->rows[i].start);
         free(r->rows[i].end);
         free(r->rows[i].type);
-        set_free(&r->rows[i].idle);
-        set_free(&r->rows[i].busy);
     }
     free(r->rows);
     free(r);
@@ -258,15 +134,11 @@ static ari_rows *rows_load(ari_store *s, const ari_tq_meta *meta, int64_t trace_
     for (int i = 0; i < r->nrows; i++) {
         ari_row_tasks *row = &r->rows[i];
         row->worker_id = meta->workers[i].id;
-        if (load_row_tasks(s, trace_id, meta, row, err) < 0 ||
-            load_row_idle(s, trace_id, meta->idle_value, row, err) < 0) {
+        if (load_row_tasks(s, trace_id, meta, row, err) < 0) {
             rows_free(r);
             return NULL;
         }
-        if (row->idle.n > 0 && row->idle.cum[row->idle.n] > 0)
-            r->has_idle_states = 1;
-        r->bytes += sizeof *row + (size_t)row->ntasks * (2 * sizeof(double) + sizeof(int)) +
-                    (size_t)(row->idle.n + row->busy.n) * 3 * sizeof(double);
+        r->bytes += sizeof *row + (size_t)row->ntasks * (2 * sizeof(double) + sizeof(int));
     }
     return r;
 }

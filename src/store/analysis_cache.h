@@ -7,9 +7,7 @@
  *    write lock, so a failed write is logged and forgotten.
  *
  * 2. The row cache (process memory): for each trace recently drawn, every
- *    worker's tasks (start, end, type id) sorted by start, plus the time
- *    the worker spent in StarPU's Idle state as an interval set with
- *    prefix sums. A Gantt request at any zoom then costs O(log n + tasks in
+ *    worker's tasks (start, end, type id) sorted by start. A Gantt request at any zoom then costs O(log n + tasks in
  *    the window + width) per row instead of re-reading the rows from
  *    SQLite (about 0.4 s per million tasks, measured). Entries are keyed by
  *    (trace id, created_at, sha256), so a deleted trace whose id is reused
@@ -44,30 +42,17 @@ int ari_cache_put(ari_store *s, int64_t trace_id, const char *analysis, const ch
 
 /* ---- row cache ---- */
 
-/* A set of disjoint intervals sorted by start, with prefix sums of their
- * lengths: cum[i] is the total length of intervals [0, i). */
-typedef struct ari_interval_set {
-    int64_t n;
-    double *start, *end, *cum; /* [n], [n], [n + 1] */
-} ari_interval_set;
-
-/* Length of the set's intersection with [t0, t1]. O(log n). */
-double ari_interval_set_covered(const ari_interval_set *set, double t0, double t1);
-
 typedef struct ari_row_tasks {
     int64_t worker_id;   /* containers.id */
     int64_t ntasks;
     double *start, *end; /* sorted by start (then end) */
     int *type;           /* ids into the meta's sorted types */
-    ari_interval_set idle; /* Idle states (merged), or empty */
-    ari_interval_set busy; /* union of the tasks */
 } ari_row_tasks;
 
 typedef struct ari_rows {
     int64_t trace_id;
     int nrows;
     ari_row_tasks *rows;   /* in the order of meta->workers */
-    int has_idle_states;   /* some worker spent a positive time in Idle */
     size_t bytes;
     /* cache bookkeeping (private) */
     char key[160];
@@ -77,7 +62,7 @@ typedef struct ari_rows {
 } ari_rows;
 
 /* The rows of a trace, from the cache or loaded now (tasks of every worker
- * of meta, Idle states). `key` identifies the trace's content (see above).
+ * of meta). `key` identifies the trace's content (see above).
  * Returns NULL with err set on failure. Release with ari_rows_release. */
 ari_rows *ari_rows_acquire(ari_store *s, const ari_tq_meta *meta, const char *key,
                            ari_error *err);

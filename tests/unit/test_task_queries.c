@@ -299,16 +299,10 @@ static void test_rows_cache(void **state)
     assert_ptr_equal(rows, again);
     ari_rows_release(again);
     assert_int_equal(rows->nrows, 3);
-    assert_true(rows->has_idle_states);
     const ari_row_tasks *r0 = &rows->rows[0];
     assert_int_equal(r0->ntasks, 2);
     assert_near(r0->start[1], 0, 0);
     assert_int_equal(r0->type[1], ari_tq_type_id(f->meta, "dpotrf"));
-    assert_near(ari_interval_set_covered(&r0->idle, -2.5, 9.5), 8.5, 1e-12);
-    assert_near(ari_interval_set_covered(&r0->idle, -2.25, 3), 2.25, 1e-12);
-    assert_near(ari_interval_set_covered(&r0->idle, 9, 10), 0, 0);
-    assert_near(ari_interval_set_covered(&r0->busy, -5, 5), 3, 1e-12);
-    assert_near(ari_interval_set_covered(&r0->busy, 1, 1), 0, 0);
     ari_rows_release(rows);
     /* a budget of 0 evicts it once released: the next acquire loads anew */
     ari_rows_set_budget(0);
