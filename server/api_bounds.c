@@ -1,8 +1,11 @@
-/* api_bounds.c: GET /api/v1/traces/{id}/bounds: the makespan, the area
- * bound (ABE, analysis/abe.h), the critical-path bound (CPE,
- * analysis/cpe.h) and the LP's ideal allocation next to the actual one,
- * for the filtered tasks and again per node (the node's tasks, workers
- * and internal dependencies). Cached per filter (without a window). */
+/* api_bounds.c: GET /api/v1/traces/{id}/bounds: the makespan, the span
+ * (last end - first start, what a bound compares with), the area bound
+ * (ABE, analysis/abe.h), the critical-path bound (CPE, analysis/cpe.h)
+ * and the LP's ideal allocation next to the actual one, for the filtered
+ * tasks and again per node (the node's tasks, workers and internal
+ * dependencies) and, with by=iteration, per iteration (phase: the
+ * iteration's tasks and internal dependencies, all filtered workers).
+ * Cached per filter (without a window). */
 #include <glpk.h>
 #include <math.h>
 #include <stdlib.h>
@@ -115,7 +118,7 @@ static json_t *bounds_of(const bound_scope *b, ari_error *err)
         return NULL;
     }
     int64_t ntasks = 0;
-    double makespan = NAN, nworkers = 0;
+    double makespan = NAN, first = NAN, nworkers = 0;
     for (int64_t i = 0; i < b->t->n; i++) {
         if (b->keep && !b->keep[i])
             continue;
@@ -123,6 +126,8 @@ static json_t *bounds_of(const bound_scope *b, ari_error *err)
         ntype[b->t->type[i]] += 1;
         if (isnan(makespan) || b->t->end[i] > makespan)
             makespan = b->t->end[i];
+        if (isnan(first) || b->t->start[i] < first)
+            first = b->t->start[i];
     }
     for (int r = 0; r < m->nrestypes; r++)
         nworkers += b->workers[r];
@@ -136,7 +141,9 @@ static json_t *bounds_of(const bound_scope *b, ari_error *err)
     double cpe = ntasks > 0 ? cpe_of(b, mean, &cpe_err) : 0;
     if (isnan(cpe))
         ari_log(ARI_LOG_INFO, "bounds: no CPE: %s", cpe_err.message);
-    json_t *doc = json_pack("{s:o,s:o,s:o,s:I,s:I,s:o}", "makespan", ari_json_num(makespan), "abe",
+    json_t *doc = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o}", "makespan", ari_json_num(makespan),
+                            "start", ari_json_num(first), "span", ari_json_num(makespan - first),
+                            "abe",
                             ari_json_num(ntasks == 0 ? 0 : abe_ok ? abe.bound : NAN), "cpe",
                             ari_json_num(cpe), "tasks", (json_int_t)ntasks, "workers",
                             (json_int_t)nworkers, "allocation",
@@ -208,10 +215,101 @@ static json_t *per_node(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_t
     return list;
 }
 
+/* A task of the per-iteration grouping: its iteration, then its index. */
+typedef struct iter_task {
+    int64_t iteration, i;
+} iter_task;
+
+static int iter_task_cmp(const void *a, const void *b)
+{
+    const iter_task *x = a, *y = b;
+    if (x->iteration != y->iteration)
+        return x->iteration < y->iteration ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* One bound per iteration (tasks without an iteration are left out), each
+ * on a compact copy of the iteration's tasks (type, resource type, times
+ * and internal dependencies: all that bounds_of reads), so that the whole
+ * costs O(n log n + dependencies) whatever the number of iterations. */
+static json_t *per_iteration(const ari_tq_meta *m, const ari_tq_tasks *t, const double *workers,
+                             ari_error *err)
+{
+    json_t *list = json_array();
+    size_t n1 = (size_t)t->n + 1;
+    iter_task *order = malloc(n1 * sizeof *order);
+    int64_t *local = malloc(n1 * sizeof *local);
+    int *type = malloc(n1 * sizeof *type), *restype = malloc(n1 * sizeof *restype);
+    double *start = malloc(n1 * sizeof *start), *end = malloc(n1 * sizeof *end);
+    int64_t *off = malloc((n1 + 1) * sizeof *off);
+    int64_t *pred = malloc(((size_t)t->pred_offset[t->n] + 1) * sizeof *pred);
+    int ok = list && order && local && type && restype && start && end && off && pred;
+    if (!ok)
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int64_t k = 0;
+    for (int64_t i = 0; ok && i < t->n; i++) {
+        local[i] = -1;
+        if (t->iteration[i] != ARI_TQ_NO_ITERATION)
+            order[k++] = (iter_task){t->iteration[i], i};
+    }
+    if (ok && k > 0)
+        qsort(order, (size_t)k, sizeof *order, iter_task_cmp);
+    for (int64_t a = 0, b; ok && a < k; a = b) {
+        for (b = a; b < k && order[b].iteration == order[a].iteration; b++)
+            local[order[b].i] = b - a;
+        ari_tq_tasks sub = {0};
+        sub.n = b - a;
+        sub.type = type;
+        sub.restype = restype;
+        sub.start = start;
+        sub.end = end;
+        sub.pred_offset = off;
+        sub.pred = pred;
+        int64_t np = 0;
+        off[0] = 0;
+        for (int64_t j = a; j < b; j++) {
+            int64_t i = order[j].i, l = j - a;
+            type[l] = t->type[i];
+            restype[l] = t->restype[i];
+            start[l] = t->start[i];
+            end[l] = t->end[i];
+            for (int64_t e = t->pred_offset[i]; e < t->pred_offset[i + 1]; e++) {
+                int64_t p = t->pred[e];
+                if (local[p] >= 0 && t->iteration[p] == order[a].iteration)
+                    pred[np++] = local[p];
+            }
+            off[l + 1] = np;
+        }
+        bound_scope sc = {m, &sub, NULL, workers};
+        json_t *one = bounds_of(&sc, err); /* sets err when NULL */
+        if (!one) {
+            ok = 0;
+            break;
+        }
+        json_object_set_new(one, "iteration", json_integer(order[a].iteration));
+        json_array_append_new(list, one);
+        for (int64_t j = a; j < b; j++)
+            local[order[j].i] = -1;
+    }
+    free(order);
+    free(local);
+    free(type);
+    free(restype);
+    free(start);
+    free(end);
+    free(off);
+    free(pred);
+    if (!ok) {
+        json_decref(list);
+        return NULL;
+    }
+    return list;
+}
+
 static json_t *compute_bounds(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
                               const void *extra, ari_error *err)
 {
-    (void)extra;
+    int by_iteration = extra && *(const int *)extra;
     const ari_tq_meta *m = ctx->meta;
     ari_tq_tasks t;
     if (ari_tq_tasks_load(r->db, ctx->trace.id, m, f, 1, &t, err) < 0)
@@ -225,9 +323,17 @@ static json_t *compute_bounds(ari_request *r, const ari_actx *ctx, const ari_tas
         bound_scope all = {m, &t, NULL, workers};
         doc = bounds_of(&all, err);
         json_t *nodes = doc ? per_node(m, &t, f, workers, err) : NULL;
-        if (doc && nodes) {
+        json_t *iterations = NULL;
+        if (doc && nodes && by_iteration) {
+            count_workers(m, f, 0, 0, workers); /* per_node left one node's */
+            iterations = per_iteration(m, &t, workers, err);
+        }
+        if (doc && nodes && (!by_iteration || iterations)) {
             json_object_set_new(doc, "nodes", nodes);
+            if (iterations)
+                json_object_set_new(doc, "iterations", iterations);
         } else {
+            json_decref(nodes);
             json_decref(doc);
             doc = NULL;
         }
@@ -239,7 +345,17 @@ static json_t *compute_bounds(ari_request *r, const ari_actx *ctx, const ari_tas
 
 json_t *ari_bounds_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
 {
-    return ari_analysis_cached(r, ctx, "bounds", f, "", compute_bounds, NULL, err);
+    static const int no = 0;
+    return ari_analysis_cached(r, ctx, "bounds.v2", f, "", compute_bounds, &no, err);
+}
+
+/* bounds.v2: the documents gained start and span (older cache entries
+ * under "bounds" lack them); by=iteration is cached apart. */
+static json_t *bounds_by_iteration(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
+                                   ari_error *err)
+{
+    static const int yes = 1;
+    return ari_analysis_cached(r, ctx, "bounds.v2", f, "by=iteration", compute_bounds, &yes, err);
 }
 
 enum MHD_Result api_bounds(ari_request *r)
@@ -247,7 +363,15 @@ enum MHD_Result api_bounds(ari_request *r)
     ari_actx ctx;
     if (ari_actx_open(r, &ctx) < 0)
         return MHD_YES;
+    static const char *const by_choices[] = {"node", "iteration", NULL};
+    const char *by = NULL;
+    if (ari_param_choice(r, "by", by_choices, &by) < 0) {
+        ari_actx_close(&ctx);
+        return MHD_YES;
+    }
     ari_error err = {0};
-    json_t *doc = ari_bounds_get(r, &ctx, &ctx.filter, &err);
+    json_t *doc = by && strcmp(by, "iteration") == 0
+                      ? bounds_by_iteration(r, &ctx, &ctx.filter, &err)
+                      : ari_bounds_get(r, &ctx, &ctx.filter, &err);
     return ari_actx_reply(r, &ctx, doc, &err);
 }

@@ -126,7 +126,7 @@ async function settled(p) {
 let bounds;
 
 test('the Gantt draws the makespan, ABE and CPE of /bounds, also after a wheel zoom', async () => {
-  bounds = await apiGet(`/traces/${main.id}/bounds`);
+  bounds = await apiGet(`/traces/${main.id}/bounds?by=iteration`);
   assert.ok(bounds.makespan > 0 && bounds.abe > 0 && bounds.cpe > 0, JSON.stringify(bounds));
   await page.goto(`${daemon.url}/#/traces/${main.id}/gantt`);
   await page.locator('.gantt-view .gantt-chart g.mark-makespan').waitFor();
@@ -230,9 +230,10 @@ test('the Bounds tab shows the bounds and the ideal vs actual allocation', async
   await page.goto(`${daemon.url}/#/traces/${main.id}/bounds`);
   await page.getByRole('heading', { name: 'Task allocation: actual vs ideal (ABE)' }).waitFor();
   assert.equal(await page.locator('g.alloc-row').count(), bounds.allocation.length);
-  const row = page.locator('table[aria-label="Bounds per node"] tbody tr').first();
-  assert.match(await row.textContent(), /Whole run/);
-  assert.equal(await page.locator('table[aria-label="Bounds per node"] tbody tr').count(), 1 + bounds.nodes.length);
+  const table = 'table[aria-label="Bounds per node and per iteration"] tbody tr';
+  assert.match(await page.locator(table).first().textContent(), /Whole selection/);
+  assert.equal(await page.locator(table).count(), 1 + bounds.nodes.length + bounds.iterations.length);
+  assert.ok(bounds.iterations.length > 0, 'the generated trace has iterations');
   await page.getByRole('heading', { name: /^Outliers: / }).waitFor();
   await shot(page, '14-bounds');
 });

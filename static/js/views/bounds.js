@@ -1,7 +1,8 @@
 // views/bounds.js: the "Bounds" tab of a task trace: how far the run is from
 // the two lower bounds of the VPA 2016 paper (the area bound ABE, from the
-// LP over resource types, and the critical-path bound CPE), for the whole run
-// and per node; the LP's ideal task allocation next to the actual one (the
+// LP over resource types, and the critical-path bound CPE), for the whole run,
+// per node and per iteration (phase), each compared with the span of what it
+// covers (last end - first start: seed 001, section V-A); the LP's ideal task allocation next to the actual one (the
 // paper's Fig. 3e: bars for the actual counts, bullets for the ideal ones);
 // and the outlier tasks (Q3 + 1.5 IQR per type and resource type), each
 // linked to the Gantt zoomed on it. Filters as in the Gantt, in the URL.
@@ -28,7 +29,7 @@ async function renderBounds(el, trace, params, setParams) {
     content.classList.add('is-loading');
     const q = filterQuery(filters);
     const [b, o] = await Promise.all([
-      api.get(`/traces/${trace.id}/bounds`, q).then((x) => ({ ok: x }), (e) => ({ err: e })),
+      api.get(`/traces/${trace.id}/bounds`, { ...q, by: 'iteration' }).then((x) => ({ ok: x }), (e) => ({ err: e })),
       api.get(`/traces/${trace.id}/outliers`, { ...q, limit: 200 }).then((x) => ({ ok: x }), (e) => ({ err: e })),
     ]);
     if (mine !== seq) return;
@@ -42,9 +43,9 @@ async function renderBounds(el, trace, params, setParams) {
   await load();
 }
 
-function gapText(makespan, bound) {
-  if (!(bound > 0) || typeof makespan !== 'number') return '—';
-  return `+${fmtPercent(makespan / bound - 1)}`;
+function gapText(span, bound) {
+  if (!(bound > 0) || typeof span !== 'number') return '—';
+  return `+${fmtPercent(span / bound - 1)}`;
 }
 
 function summaryCards(b, unit) {
@@ -52,30 +53,34 @@ function summaryCards(b, unit) {
   const card = (label, value, note, cls) => h('div', { class: `stat ${cls || ''}` },
     h('div', { class: 'stat-value' }, value), h('div', { class: 'stat-label' }, label), note ? h('div', { class: 'stat-note' }, note) : null);
   return h('section', { class: 'panel', 'aria-labelledby': 'bounds-title' },
-    h('h2', { id: 'bounds-title' }, 'Makespan and lower bounds'),
+    h('h2', { id: 'bounds-title' }, 'Span and lower bounds'),
     h('div', { class: 'stat-grid' },
-      card('Makespan', fmtTime(b.makespan, unit), 'latest end of the tasks', 'stat-makespan'),
-      card('ABE (area bound)', fmtTime(b.abe, unit), `makespan is ${gapText(b.makespan, b.abe)} above`, 'stat-abe'),
-      card('CPE (critical-path bound)', fmtTime(b.cpe, unit), `makespan is ${gapText(b.makespan, b.cpe)} above`, 'stat-cpe'),
-      card('Room for improvement', best > 0 ? `≤ ${fmtPercent(Math.max(0, 1 - best / b.makespan))}` : '—',
-        'of the makespan, by the tighter bound')),
+      card('Span', fmtTime(b.span, unit), `from the first start to the latest end (${fmtTime(b.makespan, unit)})`, 'stat-makespan'),
+      card('ABE (area bound)', fmtTime(b.abe, unit), `the span is ${gapText(b.span, b.abe)} above`, 'stat-abe'),
+      card('CPE (critical-path bound)', fmtTime(b.cpe, unit), `the span is ${gapText(b.span, b.cpe)} above`, 'stat-cpe'),
+      card('Room for improvement', best > 0 && b.span > 0 ? `≤ ${fmtPercent(Math.max(0, 1 - best / b.span))}` : '—',
+        'of the span, by the tighter bound')),
     h('p', { class: 'help' }, 'ABE: the optimal makespan if tasks could be split freely among the resource types (a linear ',
       'program over the mean duration of each task type on each resource type; dependencies ignored). CPE: the longest ',
-      'path of the DAG with each task at its type\'s mean duration on its fastest resource type. Both are lower bounds.'));
+      'path of the DAG with each task at its type\'s mean duration on its fastest resource type. Both are lower bounds ',
+      'of the span of the selected tasks (with a type or time filter, of that phase).'));
 }
 
 function boundsTable(b, unit) {
-  const rows = [{ label: 'Whole run', ...b }, ...(b.nodes || []).map((n) => ({ label: `Node ${n.node}`, ...n }))];
+  const rows = [{ label: 'Whole selection', ...b },
+    ...(b.nodes || []).map((n) => ({ label: `Node ${n.node}`, ...n })),
+    ...(b.iterations || []).map((it) => ({ label: it.iteration < 0 ? 'Before iteration 0' : `Iteration ${it.iteration}`, ...it }))];
   return h('section', { class: 'panel', 'aria-labelledby': 'per-node-title' },
-    h('h2', { id: 'per-node-title' }, 'Per node'),
-    h('div', { class: 'table-wrap flat' }, h('table', { class: 'table compact', 'aria-label': 'Bounds per node' },
-      h('thead', {}, h('tr', {}, ['Scope', `Makespan (${unit})`, `ABE (${unit})`, `CPE (${unit})`, 'Makespan vs ABE', 'Makespan vs CPE']
+    h('h2', { id: 'per-node-title' }, 'Per node and per iteration'),
+    h('div', { class: 'table-wrap flat' }, h('table', { class: 'table compact', 'aria-label': 'Bounds per node and per iteration' },
+      h('thead', {}, h('tr', {}, ['Scope', `Start (${unit})`, `Span (${unit})`, `ABE (${unit})`, `CPE (${unit})`, 'Tasks', 'Span vs ABE', 'Span vs CPE']
         .map((t, i) => h('th', { scope: 'col', class: i ? 'num' : null }, t)))),
       h('tbody', {}, rows.map((r) => h('tr', { dataset: { scope: r.label } },
         h('th', { scope: 'row' }, r.label),
-        h('td', { class: 'num' }, fmtTime(r.makespan)), h('td', { class: 'num' }, fmtTime(r.abe)),
-        h('td', { class: 'num' }, fmtTime(r.cpe)),
-        h('td', { class: 'num' }, gapText(r.makespan, r.abe)), h('td', { class: 'num' }, gapText(r.makespan, r.cpe))))))));
+        h('td', { class: 'num' }, fmtTime(r.start)), h('td', { class: 'num' }, fmtTime(r.span)),
+        h('td', { class: 'num' }, fmtTime(r.abe)), h('td', { class: 'num' }, fmtTime(r.cpe)),
+        h('td', { class: 'num' }, r.tasks === undefined ? '' : formatNumber(r.tasks)),
+        h('td', { class: 'num' }, gapText(r.span, r.abe)), h('td', { class: 'num' }, gapText(r.span, r.cpe))))))));
 }
 
 // Fig. 3e: per resource type, one line per task type: a bar for the actual
