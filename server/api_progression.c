@@ -15,6 +15,7 @@
 #define MAX_NODE_FILTER 100000
 
 static const char *const metrics[] = {"weighted", "count", NULL};
+static const char *const weight_modes[] = {"starvz", "all_workers", NULL};
 
 typedef struct prog_params {
     ari_prog_options opt;
@@ -83,12 +84,13 @@ static int param_nodes(ari_request *r, prog_params *p)
 static int read_params(ari_request *r, prog_params *p)
 {
     int64_t steps, density;
-    const char *metric;
+    const char *metric, *weight;
     if (ari_param_int(r, "steps", ARI_PROG_DEFAULT_STEPS, 1, ARI_PROG_MAX_STEPS, &steps) < 0 ||
         param_number(r, "step_width", 0, 0, 1e300, 1, &p->opt.step_width) < 0 ||
         param_number(r, "bandwidth", ARI_PROG_DEFAULT_BANDWIDTH, 0.0001, 1, 0,
                      &p->opt.bandwidth) < 0 ||
         ari_param_choice(r, "metric", metrics, &metric) < 0 ||
+        ari_param_choice(r, "weight", weight_modes, &weight) < 0 ||
         ari_param_int(r, "density", 0, 0, 1, &density) < 0)
         return -1;
     if (ari_param(r, "steps") && ari_param(r, "step_width")) {
@@ -97,6 +99,8 @@ static int read_params(ari_request *r, prog_params *p)
     }
     p->opt.steps = (int)steps;
     p->opt.metric = metric && strcmp(metric, "count") == 0 ? ARI_PROG_COUNT : ARI_PROG_WEIGHTED;
+    p->opt.weight = weight && strcmp(weight, "all_workers") == 0 ? ARI_PROG_WEIGHT_ALL_WORKERS
+                                                                 : ARI_PROG_WEIGHT_STARVZ;
     p->opt.with_bounds = 1;
     p->density = (int)density;
     return param_nodes(r, p);
@@ -201,9 +205,11 @@ static json_t *result_json(const ari_prog_data *d, const ari_prog_result *res,
         json_array_append_new(steps, step_json(d, &res->steps[s], s, p->density));
     for (int t = 0; t < d->ntypes; t++)
         json_array_append_new(types, json_string(d->type_names[t]));
-    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:b, s:o, s:o, s:o, s:o, s:o}",
+    return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:b, s:o, s:o, s:o, s:o, s:o}",
                      "time_unit", time_unit, "metric",
-                     p->opt.metric == ARI_PROG_COUNT ? "count" : "weighted", "bandwidth",
+                     p->opt.metric == ARI_PROG_COUNT ? "count" : "weighted", "weight",
+                     p->opt.weight == ARI_PROG_WEIGHT_ALL_WORKERS ? "all_workers" : "starvz",
+                     "bandwidth",
                      p->opt.bandwidth, "start", res->t0, "end", res->t1, "step_width",
                      res->step_width, "step_count", res->nsteps, "node_count", res->nnodes,
                      "single_node", res->nnodes == 1, "types", types, "nodes", nodes_json(d, res),

@@ -52,6 +52,8 @@ static int validate_options(const ari_prog_options *o, ari_error *err)
                              "progression: bandwidth must be a number > 0");
     if (o->metric != ARI_PROG_COUNT && o->metric != ARI_PROG_WEIGHTED)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: unknown metric");
+    if (o->weight != ARI_PROG_WEIGHT_STARVZ && o->weight != ARI_PROG_WEIGHT_ALL_WORKERS)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: unknown weight");
     if (o->step_width > 0 ? !isfinite(o->step_width)
                           : (o->steps < 1 || o->steps > ARI_PROG_MAX_STEPS))
         return ari_error_set(err, ARI_E_INVALID_PARAMETER,
@@ -92,7 +94,8 @@ static int node_workers(const ari_prog_data *d, int n)
     return w;
 }
 
-/* W_{t,n} from the sums of one (node, type): see progression.h. */
+/* W_{t,n} under ARI_PROG_WEIGHT_ALL_WORKERS from the sums of one (node,
+ * type): see progression.h. */
 static double weight_of(const ari_prog_data *d, const duration_sums *s, int n, int t)
 {
     size_t base = ((size_t)n * d->ntypes + t) * (d->nrestypes + 1);
@@ -119,10 +122,76 @@ static double weight_of(const ari_prog_data *d, const duration_sums *s, int n, i
     return all_sum / all_count / (w > 0 ? w : 1);
 }
 
-int ari_prog_weights(const ari_prog_data *data, double *weights, ari_error *err)
+/* qsort_r comparator (GNU): task indices by (node, type, worker). */
+static int by_node_type_worker(const void *a, const void *b, void *ctx)
+{
+    const ari_prog_task *tasks = ctx;
+    const ari_prog_task *x = &tasks[*(const long *)a], *y = &tasks[*(const long *)b];
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    return (x->worker > y->worker) - (x->worker < y->worker);
+}
+
+/* StarVZ's W_{t,n}, exactly as R/phase2_progress.R, function
+ * total_tasks_completed_node_het (github.com/schnorr/starvz):
+ *   group_by(Node, ResourceId, Value) %>% summarize(mean = mean(Duration)) %>%
+ *   group_by(Node, Value) %>% summarize(time = 1 / sum(1 / mean))
+ * i.e. 1 / sum over the workers that ran t on n of 1 / (their mean duration
+ * of t). A mean of 0 gives 1/0 = Inf in R, so time = 0: W = 0 here too.
+ * Tasks of an unknown worker (0) are one group, as R's NA ResourceId. */
+static int starvz_weights(const ari_prog_data *d, double *weights)
+{
+    long *idx = malloc((size_t)d->ntasks * sizeof *idx);
+    if (!idx)
+        return -1;
+    for (long i = 0; i < d->ntasks; i++)
+        idx[i] = i;
+    qsort_r(idx, (size_t)d->ntasks, sizeof *idx, by_node_type_worker, d->tasks);
+    for (size_t c = 0; c < (size_t)d->nnodes * d->ntypes; c++)
+        weights[c] = NAN;
+    long i = 0;
+    while (i < d->ntasks) {
+        const ari_prog_task *first = &d->tasks[idx[i]];
+        double rate = 0;
+        int zero = 0;
+        /* one (node, type): a run of workers */
+        while (i < d->ntasks && d->tasks[idx[i]].node == first->node &&
+               d->tasks[idx[i]].type == first->type) {
+            int64_t w = d->tasks[idx[i]].worker;
+            double sum = 0;
+            long count = 0;
+            for (; i < d->ntasks && d->tasks[idx[i]].node == first->node &&
+                   d->tasks[idx[i]].type == first->type && d->tasks[idx[i]].worker == w;
+                 i++) {
+                const ari_prog_task *t = &d->tasks[idx[i]];
+                sum += t->end > t->start ? t->end - t->start : 0.0;
+                count++;
+            }
+            if (sum <= 0)
+                zero = 1;
+            else
+                rate += count / sum; /* 1 / mean */
+        }
+        weights[(size_t)first->node * d->ntypes + first->type] = zero ? 0.0 : 1.0 / rate;
+    }
+    free(idx);
+    return 0;
+}
+
+int ari_prog_weights(const ari_prog_data *data, ari_prog_weight mode, double *weights,
+                     ari_error *err)
 {
     if (validate_data(data, err) < 0)
         return -1;
+    if (mode == ARI_PROG_WEIGHT_STARVZ) {
+        if (starvz_weights(data, weights) < 0)
+            return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
+        return 0;
+    }
+    if (mode != ARI_PROG_WEIGHT_ALL_WORKERS)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: unknown weight");
     duration_sums s = {0};
     if (sum_durations(data, &s) < 0) {
         free(s.sum);
@@ -546,7 +615,7 @@ int ari_progression(const ari_prog_data *data, const ari_prog_options *opt, ari_
                           data->node_ids[n]);
             return fail(out);
         }
-    if (ari_prog_weights(data, out->weights, err) < 0)
+    if (ari_prog_weights(data, opt->weight, out->weights, err) < 0)
         return fail(out);
     if (compute_metrics(data, opt, out) < 0) {
         ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");

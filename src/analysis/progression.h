@@ -15,22 +15,30 @@
  *   count    (eq. 1)  P = C_n(t) / N_n, completed tasks over the node's tasks;
  *   weighted (eq. 3)  P = sum_t C_{n,t}(t) W_{t,n} / sum_t N_{n,t} W_{t,n}
  *                     with (eq. 2) W_{t,n} = 1 / sum_r 1 / T_{n,t,r}.
- * Our reading of eq. 2: r runs over the node's individual resources (each
- * worker: every CPU core, every GPU) that have an implementation of t, so
- * that W is "how long one task of type t would take if all the node's
- * resources able to run it worked on it at once" (the paper's words).
- * T_{n,t,r} is the mean duration of type t on r; workers of one resource
- * type (CPU, CUDA, ...) are identical, so T is the mean over the node's
- * type-t tasks on that resource type, and the sum becomes
- *     sum_R workers_{n,R} / mean_{n,t,R}
- * over the resource types R on which node n ran type t. A resource type's
- * worker count comes from the workers table (at least 1 when tasks ran on
- * it). Corner cases: a mean of 0 makes W = 0 (infinitely fast); a type
- * whose tasks have no known resource type uses W = mean duration / node
- * workers (or / 1); a node whose weights all vanish uses eq. 1. Only ratios
- * of weights matter (eq. 3 normalises per node). Both metrics are in
- * [0, 1], never decrease, and are exactly 1 once the node's last task has
- * ended.
+ * Eq. 2 has two readings; options.weight picks one:
+ *   starvz (default) follows StarVZ's code exactly (R/phase2_progress.R,
+ *     function total_tasks_completed_node_het, github.com/schnorr/starvz):
+ *     mean = mean(Duration) per (Node, ResourceId, Value), then
+ *     time = 1 / sum(1 / mean) per (Node, Value), i.e. r runs over the
+ *     individual workers of node n that actually ran type t and T_{n,t,r}
+ *     is the mean duration of t on that worker:
+ *         W_{t,n} = 1 / sum_{r ran t on n} 1 / mean_{n,t,r}.
+ *     Tasks of an unknown worker (worker 0) form one group, as R's NA
+ *     ResourceId does.
+ *   all_workers: r runs over every worker of the node's resource types that
+ *     ran t (every CPU core, every GPU of those types, busy on t or not),
+ *     with T the mean over the node's type-t tasks on that resource type:
+ *         W_{t,n} = 1 / sum_R workers_{n,R} / mean_{n,t,R}
+ *     over the resource types R on which node n ran type t ("how long one
+ *     task of type t would take if all the node's resources able to run it
+ *     worked on it at once"). A resource type's worker count comes from the
+ *     workers table (at least 1 when tasks ran on it); a type whose tasks
+ *     have no known resource type uses W = mean duration / node workers (or
+ *     / 1).
+ * Corner cases (both): a mean of 0 makes W = 0 (infinitely fast); a node
+ * whose weights all vanish uses eq. 1. Only ratios of weights matter
+ * (eq. 3 normalises per node). Both metrics are in [0, 1], never decrease,
+ * and are exactly 1 once the node's last task has ended.
  *
  * Clusters: per step, analysis/modal_clusters.h on the nodes' values with
  * bandwidth h. Flows: for steps s and s+1, every (cluster a, cluster b)
@@ -48,6 +56,8 @@
  */
 #ifndef ARIADNE_ANALYSIS_PROGRESSION_H
 #define ARIADNE_ANALYSIS_PROGRESSION_H
+
+#include <stdint.h>
 
 #include "analysis/modal_clusters.h"
 #include "util/error.h"
@@ -68,6 +78,7 @@ typedef struct ari_prog_task {
     int type;
     int restype;   /* -1 when unknown */
     double start, end;
+    int64_t worker; /* the worker that ran it (any id > 0, e.g. its container id); 0 when unknown */
 } ari_prog_task;
 
 /* The tasks of a run grouped by node (progression_queries.h loads them). */
@@ -85,11 +96,18 @@ typedef struct ari_prog_data {
 
 void ari_prog_data_free(ari_prog_data *d);
 
+/* How W_{t,n} of eq. 2 sums over resources (see above). */
+typedef enum ari_prog_weight {
+    ARI_PROG_WEIGHT_STARVZ = 0,     /* workers that ran t, per-worker means (default) */
+    ARI_PROG_WEIGHT_ALL_WORKERS = 1 /* all workers of the resource types that ran t */
+} ari_prog_weight;
+
 typedef struct ari_prog_options {
     int steps;            /* S in 1..ARI_PROG_MAX_STEPS; ignored when step_width > 0 */
     double step_width;    /* > 0: steps of this width instead */
     double bandwidth;     /* h > 0 */
     ari_prog_metric metric;
+    ari_prog_weight weight; /* eq. 2's reading; 0 = ARI_PROG_WEIGHT_STARVZ */
     int with_bounds;      /* compute the global and per-step ABE */
 } ari_prog_options;
 
@@ -140,8 +158,9 @@ int ari_progression(const ari_prog_data *data, const ari_prog_options *opt, ari_
 
 void ari_prog_result_free(ari_prog_result *r);
 
-/* The weights W_{t,n} of eq. 2 for every node and type ([nnodes * ntypes],
- * NAN for types a node never ran). Exposed for the tests. */
-int ari_prog_weights(const ari_prog_data *data, double *weights, ari_error *err);
+/* The weights W_{t,n} of eq. 2 under `mode` for every node and type
+ * ([nnodes * ntypes], NAN for types a node never ran). Exposed for the tests. */
+int ari_prog_weights(const ari_prog_data *data, ari_prog_weight mode, double *weights,
+                     ari_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* progression_queries.c: the rows the progression analysis needs (tasks
- * with node, type, resource type and times; worker counts), read in one
+ * with node, type, resource type, worker and times; worker counts), read in one
  * pass each and turned into the index-based arrays of ari_prog_data. */
 #include "store/progression_queries.h"
 
@@ -98,7 +98,8 @@ static int push_task(loader *l, const ari_prog_task *t)
 static int read_tasks(loader *l, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(l->s,
-        "SELECT t.node, t.type, COALESCE(t.resource_type, w.resource_type), t.start, t.end "
+        "SELECT t.node, t.type, COALESCE(t.resource_type, w.resource_type), t.start, t.end, "
+        "COALESCE(t.worker_id, 0) "
         "FROM tasks t LEFT JOIN workers w ON w.trace_id = t.trace_id AND w.container_id = t.worker_id "
         "WHERE t.trace_id = ?", err);
     if (!st)
@@ -109,7 +110,8 @@ static int read_tasks(loader *l, ari_error *err)
         const char *type = (const char *)sqlite3_column_text(st, 1);
         const char *res = (const char *)sqlite3_column_text(st, 2);
         ari_prog_task t = {.node = sqlite3_column_int(st, 0), .restype = -1,
-                           .start = sqlite3_column_double(st, 3), .end = sqlite3_column_double(st, 4)};
+                           .start = sqlite3_column_double(st, 3), .end = sqlite3_column_double(st, 4),
+                           .worker = sqlite3_column_int64(st, 5)};
         t.type = name_index(&l->types, type ? type : "");
         if (res && *res)
             t.restype = name_index(&l->restypes, res);

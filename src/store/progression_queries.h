@@ -11,8 +11,9 @@
 #define ARI_PROG_LOAD_NO_TRACE 1
 #define ARI_PROG_LOAD_NO_TASKS 2
 
-/* Loads the tasks of trace `id` (node, type, resource type, start, end) and
- * the worker counts per node and resource type. Nodes are the distinct
+/* Loads the tasks of trace `id` (node, type, resource type, start, end, worker) and
+ * the worker counts per node and resource type. A task's worker is its
+ * worker_id (a containers.id; 0 when unknown). Nodes are the distinct
  * task nodes (MPI ranks; 0 on single-node traces), increasing; types and
  * resource types are sorted by name. A task's resource type is its own
  * column or else its worker's. With nnodes_filter > 0, only the listed

@@ -4,7 +4,9 @@
 // invariants of the metrics, clusters, flows and bounds; agreement of every
 // step's clusters with R's density() + the local-minimum rule on the real
 // metric values (when /usr/bin/Rscript exists; also on a real StarPU-MPI
-// trace when /work/shared/data is there); parameters and errors.
+// trace when /work/shared/data is there); the per-type weights of eq. 2
+// (StarVZ's by default, all_workers on request) against an independent
+// computation from the task rows with the sqlite3 shell; parameters and errors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,8 +19,10 @@ import { call, assertError, assertOkJson } from '../fixtures/api/util.mjs';
 const RSCRIPT = '/usr/bin/Rscript';
 const sharedData = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
 const realTrace = join(sharedData, 'starpu', 'mpi_chol_dmdas_4ranks_N11520_nb24_slowrank1_nice2');
+const cholTrace = join(sharedData, 'starpu', 'chol_implicit_dmdas_N11520_nb24');
+const SQLITE3 = '/usr/bin/sqlite3';
 
-let dir, d;
+let dir, d, dbPath;
 const ids = {};
 
 function generate(name, args) {
@@ -37,6 +41,7 @@ function importInto(db, path) {
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-prog-'));
   const db = join(dir, 'test.db');
+  dbPath = db;
   // The seed's LU case: 30 nodes with 4 CPUs + 2 GPUs, nodes 0 and 1 with a
   // single GPU; large tiles so that the run is compute-bound.
   ids.lu = importInto(db, generate('lu30', ['--tiles', '40', '--block-size', '2880', '--nodes', '30',
@@ -44,6 +49,7 @@ before(async () => {
   ids.single = importInto(db, generate('one', ['--tiles', '8', '--nodes', '1']));
   ids.paje = importInto(db, join(sourceDir, 'tests', 'fixtures', 'paje', 'basic.trace'));
   if (existsSync(realTrace)) ids.real = importInto(db, realTrace);
+  if (existsSync(cholTrace)) ids.chol = importInto(db, cholTrace);
   d = await startDaemon({ dir });
 });
 
@@ -114,11 +120,16 @@ function checkInvariants(body) {
 }
 
 test('the two nodes with fewer workers form their own cluster from the early steps on', async () => {
-  const body = await progression(ids.lu);
+  // The exact [0, 1] cluster of the paper's figure holds with the all_workers
+  // weights (a node's missing GPU lowers its W); with StarVZ's default the two
+  // lagging nodes still lead the lowest cluster, but at h = 0.01 node 1 is
+  // alone in it at some steps (checked below).
+  const body = await progression(ids.lu, '?weight=all_workers');
   assert.equal(body.node_count, 30);
   assert.equal(body.single_node, false);
   assert.equal(body.step_count, 20);
   assert.equal(body.metric, 'weighted');
+  assert.equal(body.weight, 'all_workers');
   assert.equal(body.bandwidth, 0.01);
   checkInvariants(body);
   const own = (s) => s.clusters.some((c) => c.nodes.join() === '0,1');
@@ -128,6 +139,15 @@ test('the two nodes with fewer workers form their own cluster from the early ste
   for (let s = first; s < 10; s++) {
     const c = body.steps[s].clusters[0];
     assert.deepEqual(c.nodes, [0, 1], `step ${s + 1}: lowest cluster ${c.nodes}`);
+  }
+  const starvz = await progression(ids.lu);
+  assert.equal(starvz.weight, 'starvz');
+  checkInvariants(starvz);
+  const firstS = starvz.steps.findIndex(own);
+  assert.ok(firstS >= 0 && firstS <= 3, `starvz: nodes 0,1 split off at step ${firstS + 1}`);
+  for (let s = firstS; s < 10; s++) {
+    const c = starvz.steps[s].clusters[0].nodes;
+    assert.ok(c.length >= 1 && c.every((n) => n === 0 || n === 1), `starvz step ${s + 1}: lowest cluster ${c}`);
   }
   // Their path is a minority flow (the view labels it with these nodes).
   assert.ok(body.flows.some((f) => f.step === first + 1 && f.minority && f.nodes.join() === '0,1'));
@@ -191,6 +211,60 @@ test('a real StarPU-MPI run: 4 ranks, the slowed rank 1 lags', { skip: !existsSy
   for (let s = 0; s < 6; s++) assert.deepEqual(body.steps[s].clusters[0].nodes, [1], `step ${s + 1}`);
 });
 
+// Eq. 2 computed independently from the task rows: StarVZ's
+// total_tasks_completed_node_het (R/phase2_progress.R) takes the mean duration
+// per (node, worker, type) and W = 1 / sum(1 / mean) over the workers that ran
+// the type; all_workers takes the mean per resource type and sums
+// workers / mean over the node's workers of those resource types.
+function sqlWeights(id, node, type) {
+  const q = (sql) => Number(execFileSync(SQLITE3, [dbPath, sql], { encoding: 'utf8' }).trim());
+  const where = `t.trace_id = ${id} AND t.node = ${node} AND t.type = '${type}'`;
+  const starvz = q(`SELECT 1.0 / sum(1.0 / m) FROM (SELECT avg(t.end - t.start) AS m FROM tasks t
+    WHERE ${where} GROUP BY t.worker_id)`);
+  const all = q(`SELECT 1.0 / sum(n / m) FROM (SELECT avg(t.end - t.start) AS m,
+      (SELECT count(*) FROM workers v WHERE v.trace_id = ${id} AND v.node = ${node} AND v.resource_type = r) AS n
+    FROM (SELECT t.*, COALESCE(t.resource_type, w.resource_type) AS r FROM tasks t
+      LEFT JOIN workers w ON w.trace_id = t.trace_id AND w.container_id = t.worker_id WHERE ${where}) t
+    GROUP BY r)`);
+  return { starvz, all };
+}
+
+function assertClose(got, want, what) {
+  assert.ok(Math.abs(got - want) <= 1e-9 * Math.abs(want), `${what}: got ${got}, want ${want}`);
+}
+
+async function checkWeights(id, node, type, differ) {
+  const s = await progression(id);
+  const a = await progression(id, '?weight=all_workers');
+  const k = s.types.indexOf(type);
+  assert.ok(k >= 0, `no type ${type}`);
+  const ns = s.nodes.find((n) => n.node === node), na = a.nodes.find((n) => n.node === node);
+  const want = sqlWeights(id, node, type);
+  assertClose(ns.weights[k], want.starvz, `trace ${id} node ${node} ${type} starvz`);
+  assertClose(na.weights[k], want.all, `trace ${id} node ${node} ${type} all_workers`);
+  if (differ) assert.ok(Math.abs(want.starvz - want.all) > 1e-6 * want.all, 'the two readings should differ here');
+  return { starvz: ns.weights[k], all: na.weights[k] };
+}
+
+test('eq. 2 weights: StarVZ\'s by default, all_workers on request, equal to the task rows\'',
+  { skip: !existsSync(SQLITE3) && 'no sqlite3 shell' }, async () => {
+    // The generated heterogeneous LU (4 CPUs + 2 GPUs a node): dpotrf runs on
+    // some of the node's workers only, so the readings differ widely.
+    const lu = await checkWeights(ids.lu, 0, 'dpotrf', true);
+    assert.ok(lu.starvz > 2 * lu.all, `${lu.starvz} vs ${lu.all}`);
+    await checkWeights(ids.lu, 1, 'dgemm', false);
+    assertError(await get(`/traces/${ids.lu}/progression?weight=some`), 400, 'invalid_parameter');
+  });
+
+test('eq. 2 weights on a real StarPU run (chol_implicit_dmdas_N11520_nb24)',
+  { skip: (!existsSync(cholTrace) && 'no shared data') || (!existsSync(SQLITE3) && 'no sqlite3 shell') },
+  async () => {
+    // Two CPU workers with different mean POTRF durations: StarVZ's per-worker
+    // means and the per-resource-type mean give slightly different weights.
+    await checkWeights(ids.chol, 0, 'POTRF', true);
+    await checkWeights(ids.chol, 0, 'GEMM', false);
+  });
+
 test('a single-node trace has one node and says so', async () => {
   const body = await progression(ids.single);
   assert.equal(body.node_count, 1);
@@ -228,7 +302,7 @@ test('bad parameters are 400s; no trace 404; no tasks 409', async () => {
   const bad = ['steps=0', 'steps=1001', 'steps=abc', 'step_width=0', 'step_width=-1',
     'step_width=nan', 'steps=5&step_width=10', 'bandwidth=0', 'bandwidth=-0.1', 'bandwidth=2',
     'bandwidth=x', 'bandwidth=inf', 'metric=eq2', 'nodes=abc', 'nodes=0,,1', 'nodes=-1', 'nodes=99',
-    'density=2', 'step_width=0.0000001'];
+    'density=2', 'step_width=0.0000001', 'weight=all', 'weight='];
   for (const q of bad) assertError(await get(`/traces/${ids.lu}/progression?${q}`), 400, 'invalid_parameter', q);
   assertError(await get('/traces/999999/progression'), 404, 'not_found');
   assertError(await get('/traces/abc/progression'), 400, 'invalid_parameter');

@@ -184,6 +184,7 @@ static double time_analysis(int nodes, int steps, double bw, long *ntasks)
         t->node = (int)(i / per);
         t->type = (int)(i % 3);
         t->restype = (i % 5) == 0;
+        t->worker = 1 + (int64_t)(i % 5); /* five workers a node; worker 1 is the second resource type */
         double slow = t->node % 50 == 0 ? 1.6 : 1.0;
         t->start = (double)(i % per) * slow * (1 + 0.05 * rng_uniform());
         t->end = t->start + (t->restype ? 0.3 : 1.0) * slow;

@@ -40,12 +40,18 @@ static void assert_near(double got, double want)
  *   step 2 (4 A, 1 B): 4 (4 - T) + 2.5 = 3T -> T = 18.5/7
  *   step 3 (3 B, CPU only): 3 * 2.5 / 3 = 2.5
  *   global (6 A, 4 B): 4 (6 - T) + 10 = 3T -> T = 34/7
+ * These are the all_workers weights (options.weight = ARI_PROG_WEIGHT_ALL_WORKERS).
+ * Under the default (StarVZ's per-worker reading) with the workers below
+ * (node 0: CPUs 11, 12, GPU 13; node 5: CPU 21; both A CPU tasks ran on CPU
+ * 11, so CPU 12 never ran A): W_A = 1 / (1/4 + 1/1) = 4/5, W_B = 1 / (1/2 +
+ * 1/2) = 1, total 6 * 4/5 + 2 = 34/5; node 0, eq. 3: (2 * 4/5) / (34/5) =
+ * 4/17, (6 * 4/5) / (34/5) = 12/17, 1. Node 5 unchanged (W_B = 3).
  */
 static ari_prog_task hand_tasks[] = {
-    {0, 0, 0, 0, 4}, {0, 0, 0, 0, 4},
-    {0, 0, 1, 0, 1}, {0, 0, 1, 1, 2}, {0, 0, 1, 2, 3}, {0, 0, 1, 3, 4},
-    {0, 1, 0, 4, 6}, {0, 1, 0, 4, 6},
-    {1, 1, 0, 0, 3}, {1, 1, 0, 3, 6},
+    {0, 0, 0, 0, 4, 11}, {0, 0, 0, 0, 4, 11},
+    {0, 0, 1, 0, 1, 13}, {0, 0, 1, 1, 2, 13}, {0, 0, 1, 2, 3, 13}, {0, 0, 1, 3, 4, 13},
+    {0, 1, 0, 4, 6, 11}, {0, 1, 0, 4, 6, 12},
+    {1, 1, 0, 0, 3, 21}, {1, 1, 0, 3, 6, 21},
 };
 static int hand_node_ids[] = {0, 5};
 static int hand_workers[] = {2, 1, /* node 5: */ 1, 0};
@@ -68,18 +74,71 @@ static void test_weights_eq2(void **state)
     (void)state;
     ari_prog_data d = hand_data();
     double w[4];
-    assert_int_equal(ari_prog_weights(&d, w, NULL), 0);
+    assert_int_equal(ari_prog_weights(&d, ARI_PROG_WEIGHT_ALL_WORKERS, w, NULL), 0);
     assert_near(w[0], 2.0 / 3); /* node 0, A */
     assert_near(w[1], 1.0);     /* node 0, B */
     assert_true(isnan(w[2]));   /* node 5 never ran A */
     assert_near(w[3], 3.0);     /* node 5, B */
+    assert_int_equal(ari_prog_weights(&d, ARI_PROG_WEIGHT_STARVZ, w, NULL), 0);
+    assert_near(w[0], 4.0 / 5); /* only CPU 11 and GPU 13 ran A */
+    assert_near(w[1], 1.0);
+    assert_true(isnan(w[2]));
+    assert_near(w[3], 3.0);
 }
 
+/* StarVZ's weight (R/phase2_progress.R, total_tasks_completed_node_het)
+ * against all_workers on a heterogeneous node where they differ: 3 CPUs
+ * (ids 1, 2, 3) and 1 GPU (id 4). Type A: CPU 1 runs durations 2 and 4 (its
+ * mean 3), CPU 2 runs 6 (mean 6); CPU 3 and the GPU never run A. Type B: the
+ * GPU runs 1 and 3 (mean 2), CPU 3 runs 8.
+ *   starvz:      W_A = 1 / (1/3 + 1/6) = 2;     W_B = 1 / (1/2 + 1/8) = 8/5
+ *   all_workers: W_A = 1 / (3 / ((2+4+6)/3)) = 4/3 (CPU mean 4, 3 CPUs; no GPU
+ *                term, the GPU ran no A); W_B = 1 / (3/8 + 1/2) = 8/7.
+ * Eq. 3 at t = 4 (steps 2, 4, 6, 8; completed A [0,2], B [0,1] [1,4]):
+ *   starvz      (2 + 2 * 8/5) / (3 * 2 + 3 * 8/5) = 5.2 / 10.8 = 13/27
+ *   all_workers (4/3 + 2 * 8/7) / (3 * 4/3 + 3 * 8/7) = (76/21) / (52/7) = 19/39 */
+static void test_weights_starvz_vs_all_workers(void **state)
+{
+    (void)state;
+    ari_prog_task t[] = {{0, 0, 0, 0, 2, 1}, {0, 0, 0, 2, 6, 1}, {0, 0, 0, 0, 6, 2},
+                         {0, 1, 1, 0, 1, 4}, {0, 1, 1, 1, 4, 4}, {0, 1, 0, 0, 8, 3}};
+    int ids[] = {0}, workers[] = {3, 1};
+    ari_prog_data d = {.nnodes = 1, .node_ids = ids, .ntypes = 2, .nrestypes = 2,
+                       .workers = workers, .ntasks = 6, .tasks = t};
+    double w[2];
+    assert_int_equal(ari_prog_weights(&d, ARI_PROG_WEIGHT_STARVZ, w, NULL), 0);
+    assert_near(w[0], 2.0);
+    assert_near(w[1], 8.0 / 5);
+    assert_int_equal(ari_prog_weights(&d, ARI_PROG_WEIGHT_ALL_WORKERS, w, NULL), 0);
+    assert_near(w[0], 4.0 / 3);
+    assert_near(w[1], 8.0 / 7);
+    /* the default option is StarVZ's, and result.weights follow the option */
+    ari_prog_options o = options(4, ARI_PROG_WEIGHTED);
+    ari_prog_result r;
+    assert_int_equal(ari_progression(&d, &o, &r, NULL), 0);
+    assert_near(r.weights[0], 2.0);
+    assert_near(r.weights[1], 8.0 / 5);
+    assert_near(r.values[1], 13.0 / 27);
+    ari_prog_result_free(&r);
+    o.weight = ARI_PROG_WEIGHT_ALL_WORKERS;
+    assert_int_equal(ari_progression(&d, &o, &r, NULL), 0);
+    assert_near(r.weights[0], 4.0 / 3);
+    assert_near(r.values[1], 19.0 / 39);
+    ari_prog_result_free(&r);
+    o.weight = (ari_prog_weight)7;
+    ari_error err = {0};
+    assert_int_equal(ari_progression(&d, &o, &r, &err), -1);
+    assert_string_equal(err.code, ARI_E_INVALID_PARAMETER);
+}
+
+/* The hand values above, made for the all_workers reading of eq. 2 (the
+ * former default); test_hand_trace_eq3_starvz checks the default. */
 static void test_hand_trace_eq3(void **state)
 {
     (void)state;
     ari_prog_data d = hand_data();
     ari_prog_options o = options(3, ARI_PROG_WEIGHTED);
+    o.weight = ARI_PROG_WEIGHT_ALL_WORKERS;
     ari_prog_result r;
     assert_int_equal(ari_progression(&d, &o, &r, NULL), 0);
     assert_int_equal(r.nsteps, 3);
@@ -104,6 +163,23 @@ static void test_hand_trace_eq3(void **state)
     assert_near(r.steps[2].cumulative_abe, 8.0 / 7 + 18.5 / 7 + 2.5);
     assert_near(r.global_abe, 34.0 / 7);
     assert_near(r.steps[1].mean_value, (2.0 / 3 + 0.5) / 2);
+    ari_prog_result_free(&r);
+}
+
+static void test_hand_trace_eq3_starvz(void **state)
+{
+    (void)state;
+    ari_prog_data d = hand_data();
+    ari_prog_options o = options(3, ARI_PROG_WEIGHTED); /* default weight: starvz */
+    ari_prog_result r;
+    assert_int_equal(ari_progression(&d, &o, &r, NULL), 0);
+    const double want[3][2] = {{4.0 / 17, 0}, {12.0 / 17, 0.5}, {1, 1}};
+    for (int s = 0; s < 3; s++)
+        for (int n = 0; n < 2; n++)
+            assert_near(r.values[s * 2 + n], want[s][n]);
+    assert_near(r.weights[0], 4.0 / 5);
+    /* the bounds do not depend on the weights */
+    assert_near(r.global_abe, 34.0 / 7);
     ari_prog_result_free(&r);
 }
 
@@ -161,7 +237,7 @@ static void test_bad_options_and_data(void **state)
     o = options(3, (ari_prog_metric)2);
     assert_int_equal(ari_progression(&d, &o, &r, &err), -1);
     o = options(3, ARI_PROG_COUNT);
-    ari_prog_task bad[] = {{0, 0, 0, 0, 1}, {2, 0, 0, 0, 1}};
+    ari_prog_task bad[] = {{0, 0, 0, 0, 1, 1}, {2, 0, 0, 0, 1, 1}};
     d.tasks = bad;
     d.ntasks = 2;
     assert_int_equal(ari_progression(&d, &o, &r, &err), -1);
@@ -181,16 +257,21 @@ static void test_bad_options_and_data(void **state)
 static void test_weight_corner_cases(void **state)
 {
     (void)state;
-    ari_prog_task t[] = {{0, 0, 0, 1, 1}, {0, 0, 0, 2, 2}, {0, 0, 0, 3, 3}, {0, 0, 0, 4, 4},
-                         {1, 0, -1, 0, 6}, {1, 0, -1, 0, 2}};
+    ari_prog_task t[] = {{0, 0, 0, 1, 1, 1}, {0, 0, 0, 2, 2, 1}, {0, 0, 0, 3, 3, 1},
+                         {0, 0, 0, 4, 4, 1}, {1, 0, -1, 0, 6, 0}, {1, 0, -1, 0, 2, 0}};
     int ids[] = {0, 1}, workers[] = {1, 2};
     ari_prog_data d = {.nnodes = 2, .node_ids = ids, .ntypes = 1, .nrestypes = 1,
                        .workers = workers, .ntasks = 6, .tasks = t};
     double w[2];
-    assert_int_equal(ari_prog_weights(&d, w, NULL), 0);
+    assert_int_equal(ari_prog_weights(&d, ARI_PROG_WEIGHT_ALL_WORKERS, w, NULL), 0);
     assert_near(w[0], 0);
     assert_near(w[1], 4.0 / 2); /* mean 4 over 2 workers */
+    /* StarVZ: the unknown worker (0) is one group, as R's NA ResourceId */
+    assert_int_equal(ari_prog_weights(&d, ARI_PROG_WEIGHT_STARVZ, w, NULL), 0);
+    assert_near(w[0], 0);
+    assert_near(w[1], 4.0);
     ari_prog_options o = options(4, ARI_PROG_WEIGHTED);
+    o.weight = ARI_PROG_WEIGHT_ALL_WORKERS;
     ari_prog_result r;
     assert_int_equal(ari_progression(&d, &o, &r, NULL), 0);
     /* t0 = 0, t1 = 6: steps at 1.5, 3, 4.5, 6 */
@@ -227,6 +308,7 @@ static void random_data(ari_prog_data *d, int nnodes, int ntypes, int nrestypes,
         t->restype = rng_uniform() < 0.05 ? -1 : (int)(rng_uniform() * nrestypes);
         t->start = rng_uniform() * 1000 * (1 + (t->node % 3 == 0)); /* some nodes lag */
         t->end = t->start + rng_uniform() * 20;
+        t->worker = 1 + i % 5; /* no draw: keeps the seeded sequence */
     }
 }
 
@@ -367,7 +449,7 @@ static void test_slow_nodes_cluster(void **state)
 static void test_single_node(void **state)
 {
     (void)state;
-    ari_prog_task t[] = {{0, 0, 0, 0, 1}, {0, 0, 0, 1, 3}};
+    ari_prog_task t[] = {{0, 0, 0, 0, 1, 1}, {0, 0, 0, 1, 3, 1}};
     int ids[] = {0}, workers[] = {1};
     ari_prog_data d = {.nnodes = 1, .node_ids = ids, .ntypes = 1, .nrestypes = 1,
                        .workers = workers, .ntasks = 2, .tasks = t};
@@ -386,7 +468,9 @@ int main(void)
     rng_state = 0x9E3779B97F4A7C15ULL; /* the seed the expectations were made with */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weights_eq2),
+        cmocka_unit_test(test_weights_starvz_vs_all_workers),
         cmocka_unit_test(test_hand_trace_eq3),
+        cmocka_unit_test(test_hand_trace_eq3_starvz),
         cmocka_unit_test(test_hand_trace_eq1),
         cmocka_unit_test(test_step_width),
         cmocka_unit_test(test_bad_options_and_data),

@@ -86,6 +86,12 @@ function svg(tag, attrs = {}, ...children) {
 
 // ---- the view ------------------------------------------------------------------
 
+// The task weight W of the weighted metric (eq. 2), see docs/api.md.
+const WEIGHTS = [
+  ['starvz', 'Workers that ran the type (StarVZ)'],
+  ['all_workers', 'All workers of the resource type'],
+];
+
 function readState(params) {
   const steps = Number.parseInt(params.steps, 10);
   const bw = Number(params.bandwidth);
@@ -93,6 +99,7 @@ function readState(params) {
     steps: Number.isInteger(steps) && steps >= 1 && steps <= 1000 ? steps : 20,
     bandwidth: Number.isFinite(bw) && bw >= 0.0001 && bw <= 1 ? bw : 0.01,
     metric: METRICS.some(([m]) => m === params.metric) ? params.metric : 'weighted',
+    weight: WEIGHTS.some(([w]) => w === params.weight) ? params.weight : 'starvz',
     nodes: params.nodes || '',
   };
 }
@@ -142,7 +149,7 @@ async function renderProgression(el, trace, params, setParams) {
       return;
     }
     const query = {
-      steps: state.steps, bandwidth: state.bandwidth, metric: state.metric,
+      steps: state.steps, bandwidth: state.bandwidth, metric: state.metric, weight: state.weight,
       nodes: nodes ? nodes.join(',') : '', density: state.steps <= MAX_DENSITY_STEPS ? 1 : 0,
     };
     ui.json.href = apiUrl(`/traces/${trace.id}/progression`, { ...query, density: 0 });
@@ -179,7 +186,8 @@ async function renderProgression(el, trace, params, setParams) {
     }
   };
   const commit = () => {
-    setParams({ steps: state.steps, bandwidth: state.bandwidth, metric: state.metric, nodes: ui.nodes.value.trim() || null });
+    setParams({ steps: state.steps, bandwidth: state.bandwidth, metric: state.metric,
+      weight: state.weight === 'starvz' ? null : state.weight, nodes: ui.nodes.value.trim() || null });
     load();
   };
   wireControls(ui, state, commit);
@@ -197,6 +205,9 @@ async function renderProgression(el, trace, params, setParams) {
 function buildControls(state) {
   const metric = h('select', { class: 'input input-small', id: 'prog-metric' },
     METRICS.map(([v, label]) => h('option', { value: v, selected: v === state.metric }, label)));
+  const weight = h('select', { class: 'input input-small', id: 'prog-weight',
+    title: 'Eq. 2: the weight of a task type sums 1 / mean duration over these workers' },
+    WEIGHTS.map(([v, label]) => h('option', { value: v, selected: v === state.weight }, label)));
   const steps = h('input', { type: 'number', class: 'input input-narrow', id: 'prog-steps', min: 1, max: 1000,
     step: 1, value: state.steps });
   const bwOut = h('output', { class: 'prog-bw-value', for: 'prog-bandwidth', id: 'prog-bandwidth-value' },
@@ -212,14 +223,16 @@ function buildControls(state) {
     h('label', { for: id, class: 'prog-label' }, label), ...control);
   const toolbar = h('div', { class: 'prog-toolbar', role: 'group', 'aria-label': 'Progression settings' },
     field('Metric', 'prog-metric', metric),
+    field('Weight', 'prog-weight', weight),
     field('Steps', 'prog-steps', steps),
     field('Bandwidth h', 'prog-bandwidth', bandwidth, bwOut),
     field('Nodes', 'prog-nodes', nodes));
-  return { toolbar, metric, steps, bandwidth, bwOut, nodes, json };
+  return { toolbar, metric, weight, steps, bandwidth, bwOut, nodes, json };
 }
 
 function wireControls(ui, state, commit) {
   ui.metric.addEventListener('change', () => { state.metric = ui.metric.value; commit(); });
+  ui.weight.addEventListener('change', () => { state.weight = ui.weight.value; commit(); });
   ui.steps.addEventListener('change', () => {
     const v = Number.parseInt(ui.steps.value, 10);
     if (!(v >= 1 && v <= 1000)) { ui.steps.value = state.steps; return; }
