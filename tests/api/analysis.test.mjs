@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, importCli, getOk } from '../lib/daemon.mjs';
 import { getJson, assertError, assertOkJson, sqlite, stopClean, smallTracePath } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
@@ -22,13 +22,7 @@ const GLPSOL = '/usr/bin/glpsol';
 
 let d, dir, gen, gen2, paje, lu = null;
 
-function importPath(path, name) {
-  const args = ['import', '--db', d.db];
-  if (name) args.push('--name', name);
-  const r = runCli([...args, path]);
-  assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n')[0]).id;
-}
+const importPath = (path, name) => importCli(d.db, path, name);
 
 function generate(out, tiles, seed) {
   const r = runCli(['generate', '--out', out, '--tiles', String(tiles), '--nodes', '2', '--seed', String(seed)]);
@@ -51,11 +45,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function ok(path) {
-  const r = await getJson(d.url, path);
-  assertOkJson(r, 200, path);
-  return r.json;
-}
+const ok = (path) => getOk(d.url, path);
 
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
 

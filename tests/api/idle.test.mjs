@@ -14,8 +14,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
-import { getJson, assertOkJson, sqlite, stopClean } from '../fixtures/api/util.mjs';
+import { startDaemon, runCli, sourceDir, importCli, getOk } from '../lib/daemon.mjs';
+import { sqlite, stopClean } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
 const MPI_RUN = 'mpi_chol_dmdas_4ranks_N11520_nb24_slowrank1_nice2';
@@ -26,11 +26,7 @@ const noData = REAL_RUNS.length === 0 ? `no StarPU runs under ${shared}/starpu` 
 let d, dir;
 const ids = new Map(); // name -> trace id
 
-function importPath(path, name) {
-  const r = runCli(['import', '--db', d.db, '--name', name, path]);
-  assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n')[0]).id;
-}
+const importPath = (path, name) => importCli(d.db, path, name);
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-idle-'));
@@ -47,11 +43,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function ok(path) {
-  const r = await getJson(d.url, path);
-  assertOkJson(r, 200, path);
-  return r.json;
-}
+const ok = (path) => getOk(d.url, path);
 
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
 

@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
-import { getJson, assertError, assertOkJson, stopClean } from '../fixtures/api/util.mjs';
+import { startDaemon, runCli, sourceDir, importCli, getOk } from '../lib/daemon.mjs';
+import { getJson, assertError, stopClean } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
 const luDir = join(shared, 'starvz', 'inst', 'extdata', 'lu_trace');
@@ -22,11 +22,7 @@ const EPS = 1e-9;
 
 let d, dir, gen = null, fixture = null, lu = null;
 
-function importPath(path, name) {
-  const r = runCli(['import', '--db', d.db, '--name', name, path]);
-  assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n')[0]).id;
-}
+const importPath = (path, name) => importCli(d.db, path, name);
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-phase-bounds-'));
@@ -44,11 +40,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function ok(path) {
-  const r = await getJson(d.url, path);
-  assertOkJson(r, 200, path);
-  return r.json;
-}
+const ok = (path) => getOk(d.url, path);
 
 // A bound and the span it must not exceed.
 function checkScope(s, what) {

@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, importCli } from '../lib/daemon.mjs';
 import { getJson, assertError, assertOkJson, stopClean, smallTracePath } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
@@ -35,13 +35,7 @@ const MODELS = ['lr', 'wlr', 'nlr', 'lr_log'];
 
 let d, dir, small, small2, paje, bundle;
 
-function importPath(path, name) {
-  const args = ['import', '--db', d.db];
-  if (name) args.push('--name', name);
-  const r = runCli([...args, path]);
-  assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n')[0]).id;
-}
+const importPath = (path, name) => importCli(d.db, path, name);
 
 const api = async (path) => {
   const r = await getJson(d.url, `/api/v1${path}`);

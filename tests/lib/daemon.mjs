@@ -105,3 +105,23 @@ export async function importedTrace(url, res, what = 'upload') {
   assert.equal(done.trace_ids.length, 1, what);
   return done.trace_ids[0];
 }
+
+// Imports PATH into the database DB with `ariadned import` (optionally named
+// NAME), asserts it succeeded and returns the first new trace's id.
+export function importCli(db, path, name) {
+  const args = ['import', '--db', db];
+  if (name) args.push('--name', name);
+  const r = runCli([...args, path]);
+  assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n')[0]).id;
+}
+
+// GETs PATH, asserts a 200 with a JSON body and returns that body.
+export async function getOk(url, path) {
+  const r = await fetch(url + path);
+  const text = await r.text();
+  assert.equal(r.status, 200, `${path} -> ${r.status} ${text.slice(0, 300)}`);
+  assert.match(r.headers.get('content-type') || '', /^application\/json/, path);
+  return JSON.parse(text);
+}
+
