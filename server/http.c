@@ -55,13 +55,6 @@ struct ari_http {
     size_t n_allowed;
 };
 
-double ari_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int is_api(const char *url)
 {
     return strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0;

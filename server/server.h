@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "util/clock.h"
 
 typedef struct ari_dbpool ari_dbpool;
 typedef struct ari_jobs ari_jobs;
@@ -61,6 +62,5 @@ typedef struct ari_request {
     int nheaders;
 } ari_request;
 
-double ari_now(void); /* monotonic seconds */
 
 #endif

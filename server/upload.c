@@ -18,27 +18,6 @@
 #include "reply.h"
 #include "util/utf8.h"
 
-void ari_remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char child[PATH_MAX];
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-                ari_remove_tree(child);
-            else
-                unlink(child);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 int ari_make_owned_dir(const char *parent, const char *prefix, char *out, size_t size)
 {
     if (snprintf(out, size, "%s/%s%ld-XXXXXX", parent, prefix, (long)getpid()) >= (int)size) {

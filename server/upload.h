@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "server.h"
+#include "util/fs.h"
 
 #define ARI_UPLOAD_MAX_FILES 64
 
@@ -37,8 +38,6 @@ void ari_upload_feed(ari_upload *u, const char *data, size_t size);
 void ari_upload_end(ari_upload *u);
 /* Frees the upload; removes its spool directory unless keep_files. */
 void ari_upload_free(ari_upload *u, int keep_files);
-/* rm -rf of a spool directory. */
-void ari_remove_tree(const char *path);
 
 /* Makes a fresh directory "<parent>/<prefix><pid>-XXXXXX" into out, named
  * after this process so that a later run can tell the leftover of a

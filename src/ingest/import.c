@@ -14,12 +14,10 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ingest/archive.h"
@@ -27,6 +25,8 @@
 #include "ingest/input.h"
 #include "store/staging.h"
 #include "store/trace_writer.h"
+#include "util/clock.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/utf8.h"
 
@@ -94,21 +94,10 @@ static void free_files(file_list *fl)
 
 /* ---- the scratch directory ---- */
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (type == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
 static void remove_scratch(collector *c)
 {
     if (c->scratch[0])
-        nftw(c->scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        ari_remove_tree(c->scratch);
     c->scratch[0] = '\0';
 }
 
@@ -479,13 +468,6 @@ static int finish_job(ari_store *s, const ari_import_request *req, const ari_imp
     return ari_jobs_finish(s, req->job_id, 1, ids, NULL, NULL, err);
 }
 
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Parses every group into a staging database, outside the shared
  * database's write lock (which other requests need meanwhile), then
  * publishes the traces and the job's success in one short transaction. */
@@ -499,7 +481,7 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
     if (!g)
         return -1;
     ari_store *stage = ari_staging_store(g);
-    double started = monotonic_seconds();
+    double started = ari_now();
     int rc = ari_store_begin(stage, err);
     uint64_t bytes_done = 0;
     for (size_t i = 0; i < gl->n && rc == 0; i++) {
@@ -511,7 +493,7 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
     if (rc == 0 && req->progress)
         req->progress(req->progress_ctx, 1.0, "publishing");
     int64_t offset = 0;
-    double staged = monotonic_seconds();
+    double staged = ari_now();
     if (rc == 0)
         rc = ari_staging_publish(g, s, &offset, err);
     if (rc == 0) {
@@ -520,7 +502,7 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
         int ok = finish_job(s, req, res, err) == 0;
         rc = ari_staging_end(g, s, ok, err) == 0 && ok ? 0 : -1;
         ari_log(ARI_LOG_DEBUG, "import: parsed in %.3f s, published in %.3f s", staged - started,
-                monotonic_seconds() - staged);
+                ari_now() - staged);
     }
     ari_staging_close(g);
     return rc;
