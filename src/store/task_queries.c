@@ -304,21 +304,6 @@ static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size
     return 0;
 }
 
-static int find_idle_value(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_error *err)
-{
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT id FROM names WHERE trace_id = ?1 AND name = 'Idle' ORDER BY id LIMIT 1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    int rc = sqlite3_step(st);
-    m->idle_value = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "find Idle");
-    sqlite3_reset(st);
-    return 0;
-}
-
 /* Sorts the lists, assigns restype ids and the extent. */
 static void meta_finish(ari_tq_meta *m)
 {
@@ -354,8 +339,6 @@ static int meta_compute(ari_store *s, int64_t trace_id, ari_tq_meta **out, ari_e
     ari_strmap_free(seen);
     if (rc == 0)
         rc = scan_task_groups(s, trace_id, m, &node_cap, err);
-    if (rc == 0)
-        rc = find_idle_value(s, trace_id, m, err);
     if (rc < 0) {
         ari_tq_meta_free(m);
         return -1;
@@ -385,9 +368,9 @@ static char *meta_to_json(const ari_tq_meta *m)
                                                  w->resource, (json_int_t)w->ntasks, w->first_start,
                                                  w->last_end, w->max_duration));
     }
-    json_t *doc = json_pack("{s:o,s:o,s:o,s:o,s:I}", "types", str_array(m->types, m->ntypes),
+    json_t *doc = json_pack("{s:o,s:o,s:o,s:o}", "types", str_array(m->types, m->ntypes),
                             "restypes", str_array(m->restypes, m->nrestypes), "nodes", nodes,
-                            "workers", workers, "idle_value", (json_int_t)m->idle_value);
+                            "workers", workers);
     char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);
     return text;
@@ -432,11 +415,9 @@ static ari_tq_meta *meta_from_json(const char *text)
     ari_tq_meta *m = calloc(1, sizeof *m);
     json_t *nodes = json_object_get(doc, "nodes"), *workers = json_object_get(doc, "workers");
     int ok = doc && m && json_is_array(nodes) && json_is_array(workers) &&
-             json_is_integer(json_object_get(doc, "idle_value")) &&
              strings_from_json(json_object_get(doc, "types"), &m->types, &m->ntypes) == 0 &&
              strings_from_json(json_object_get(doc, "restypes"), &m->restypes, &m->nrestypes) == 0;
     if (ok) {
-        m->idle_value = json_integer_value(json_object_get(doc, "idle_value"));
         m->nnodes = (int)json_array_size(nodes);
         m->nworkers = (int)json_array_size(workers);
         m->nodes = calloc((size_t)m->nnodes + 1, sizeof *m->nodes);

@@ -87,7 +87,6 @@ typedef struct ari_tq_meta {
     ari_tq_worker *workers; /* by node, resource type, resource (digits compared as numbers) */
     int64_t ntasks;        /* tasks on known workers */
     double extent_start, extent_end; /* first start and last end of those tasks */
-    int64_t idle_value;    /* names.id of "Idle", or -1 */
 } ari_tq_meta;
 
 /* The metadata of a trace with tasks, from the analysis cache or computed

@@ -121,7 +121,6 @@ static void test_trace_and_meta(void **state)
     assert_int_equal(m->ntasks, 5);
     assert_near(m->extent_start, -2.0, 1e-12);
     assert_near(m->extent_end, 9.5, 1e-12);
-    assert_true(m->idle_value >= 0);
     assert_int_equal(ari_tq_type_id(m, "dtrsm"), 3);
     assert_int_equal(ari_tq_type_id(m, "nope"), -1);
 
