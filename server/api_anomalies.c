@@ -19,7 +19,8 @@
 
 #include "analysis/mixture.h"
 #include "analysis/regression.h"
-#include "filters.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 

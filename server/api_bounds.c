@@ -13,7 +13,8 @@
 
 #include "analysis/abe.h"
 #include "analysis/cpe.h"
-#include "filters.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 #include "util/log.h"

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gantt.h"
-#include "filters.h"
+#include "analysis/gantt_aggregation.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 

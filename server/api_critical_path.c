@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "analysis/critical_path.h"
-#include "filters.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 

@@ -18,6 +18,7 @@
 
 #include "handlers.h"
 #include "ingest/hwloc_xml.h"
+#include "params.h"
 #include "reply.h"
 #include "store/datamove_queries.h"
 

@@ -1,6 +1,6 @@
 /* api_gantt.c: GET /api/v1/traces/{id}/gantt: one row per worker, each
  * either its individual tasks in the window or per-pixel type shares
- * (analysis/gantt.h decides), each worker's idleness in the window as
+ * (analysis/gantt_aggregation.h decides), each worker's idleness in the window as
  * StarVZ defines it (1 - task time / window length), its runtime states
  * (Sleeping, Overhead, ...) as exclusive shares of the window, and the marks (makespan, ABE, CPE) of the same filters over the
  * whole trace.
@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gantt.h"
-#include "filters.h"
+#include "analysis/gantt_aggregation.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 #include "util/log.h"

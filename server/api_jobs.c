@@ -5,6 +5,7 @@
 
 #include "handlers.h"
 #include "jobs.h"
+#include "params.h"
 #include "reply.h"
 
 static void overlay_live(ari_request *r, json_t *job)

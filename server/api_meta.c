@@ -10,7 +10,8 @@
 
 #include "auth.h"
 #include "handlers.h"
-#include "ingest/import.h"
+#include "import/import.h"
+#include "params.h"
 #include "reply.h"
 #include "util/embedded.h"
 #include "version.h"

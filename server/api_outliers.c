@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "analysis/outliers.h"
-#include "filters.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 

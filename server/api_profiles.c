@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "handlers.h"
+#include "params.h"
 #include "reply.h"
 #include "store/profile_queries.h"
 

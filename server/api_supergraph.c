@@ -13,6 +13,7 @@
 #include "analysis/cct_ops.h"
 #include "analysis/supergraph.h"
 #include "handlers.h"
+#include "params.h"
 #include "reply.h"
 #include "store/analysis_cache.h"
 #include "store/profile_queries.h"

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filters.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 

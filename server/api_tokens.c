@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "handlers.h"
+#include "params.h"
 #include "reply.h"
 
 enum MHD_Result api_tokens_list(ari_request *r)

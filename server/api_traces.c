@@ -6,6 +6,7 @@
 
 #include "handlers.h"
 #include "jobs.h"
+#include "params.h"
 #include "reply.h"
 #include "upload.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ingest/import.h"
+#include "import/import.h"
 #include "ingest/input.h"
 #include "upload.h"
 #include "util/log.h"

@@ -28,14 +28,14 @@ enum MHD_Result api_iterations(ari_request *r);
 enum MHD_Result api_critical_path(ari_request *r);
 enum MHD_Result api_compare(ari_request *r);
 /* regression anomalies (api_anomalies.c) and elimination-tree panels
- * (api_tree.c), task-trace analyses too */
+ * (api_elimination_tree.c), task-trace analyses too */
 enum MHD_Result api_anomalies(ari_request *r);
 enum MHD_Result api_models(ari_request *r);
 enum MHD_Result api_atree(ari_request *r);
 enum MHD_Result api_tree_utilization(ari_request *r);
 enum MHD_Result api_tree_memory(ari_request *r);
 enum MHD_Result api_tree_compare(ari_request *r);
-/* api_aggregation.c: pIC aggregation of the hierarchy (Paje and task traces) */
+/* api_pic.c: pIC aggregation of the hierarchy (Paje and task traces) */
 enum MHD_Result api_aggregation(ari_request *r);
 enum MHD_Result api_aggregation_levels(ari_request *r);
 /* api_jobs.c */

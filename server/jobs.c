@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ingest/import.h"
+#include "import/import.h"
 #include "util/log.h"
 
 typedef struct job_item {

@@ -1,7 +1,6 @@
 /* reply.h: building HTTP responses (JSON bodies, errors) and reading
- * request parameters with validation. Every function that answers the
- * request marks it responded; parameter readers answer 400 themselves on a
- * bad value and return -1, so a handler just returns. */
+ * errors). Every function that answers the request marks it responded;
+ * parameters are read with params.h. */
 #ifndef ARIADNE_REPLY_H
 #define ARIADNE_REPLY_H
 
@@ -20,18 +19,5 @@ enum MHD_Result ari_reply_from_error(ari_request *r, const ari_error *e);
 /* Adds a header to the next response of this request. */
 void ari_reply_header(ari_request *r, const char *name, const char *value);
 enum MHD_Result ari_queue(ari_request *r, unsigned status, struct MHD_Response *resp);
-
-/* Query string parameters. The _int reader accepts an optional parameter
- * (def when absent) and answers 400 when it is not an integer in [min, max]. */
-const char *ari_param(ari_request *r, const char *name);
-int ari_param_int(ari_request *r, const char *name, int64_t def, int64_t min, int64_t max,
-                  int64_t *out);
-/* A string parameter that must be one of the NULL-terminated choices. */
-int ari_param_choice(ari_request *r, const char *name, const char *const *choices,
-                     const char **out);
-/* Path parameter i as a positive 64-bit id; 400 if it is not one. */
-int ari_path_id(ari_request *r, int i, int64_t *out);
-/* Parses the JSON object body; 415/400 on a wrong type or bad JSON. */
-json_t *ari_body_object(ari_request *r);
 
 #endif

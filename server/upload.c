@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ingest/input.h"
+#include "params.h"
 #include "reply.h"
 #include "util/utf8.h"
 

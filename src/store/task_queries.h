@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "analysis/cpe.h"
-#include "analysis/gantt.h"
+#include "analysis/gantt_aggregation.h"
 #include "store/store.h"
 #include "util/error.h"
 

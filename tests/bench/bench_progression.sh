@@ -8,7 +8,7 @@
 #   NODES=10000 STEPS=100 BANDWIDTH=0.01 RUNS=11 tests/bench/bench_progression.sh
 #
 # The helper (bench_progression.c) is compiled here against BUILD_DIR's
-# libariadne_core.a. Target: at least 10 times faster than R's density()
+# libariadne_analysis.a. Target: at least 10 times faster than R's density()
 # alone, and under one second. Each side is timed RUNS times and the
 # medians are compared: ariadne inside the helper (clock_gettime around the
 # clustering of all steps, freeing the results included), R inside R
@@ -21,13 +21,13 @@ nodes=${NODES:-10000}
 steps=${STEPS:-100}
 bw=${BANDWIDTH:-0.01}
 runs=${RUNS:-11}
-[ -f "$build/libariadne_core.a" ] || { echo "no $build/libariadne_core.a: build first" >&2; exit 1; }
+[ -f "$build/libariadne_analysis.a" ] || { echo "no $build/libariadne_analysis.a: build first" >&2; exit 1; }
 command -v Rscript >/dev/null || { echo "Rscript missing: apt-get install r-base-core" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cc -std=c11 -O2 -D_GNU_SOURCE -I"$root/src" -I"$build/gen" -o "$tmp/bench" \
-    "$root/tests/bench/bench_progression.c" "$build/libariadne_core.a" -lglpk -lm -pthread
+    "$root/tests/bench/bench_progression.c" "$build/libariadne_analysis.a" "$build/libariadne_util.a" -lgsl -lgslcblas -lglpk -lm -pthread
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 "$tmp/bench" "$nodes" "$steps" "$bw" "$tmp/values.txt" "$runs" > "$tmp/ours.txt"
 read -r _ ours_s ours_min ours_max ours_clusters threads < <(grep '^clusters ' "$tmp/ours.txt")

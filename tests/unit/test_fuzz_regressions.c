@@ -19,7 +19,7 @@
 #include "ingest/hatchet_json.h"
 #include "ingest/hpctoolkit.h"
 #include "ingest/hwloc_xml.h"
-#include "ingest/import.h"
+#include "import/import.h"
 #include "ingest/nvsmi_csv.h"
 #include "store/profile_writer.h"
 #include "store/store_internal.h"

@@ -1,4 +1,4 @@
-/* test_gantt.c: Gantt row level of detail (src/analysis/gantt.c).
+/* test_gantt.c: Gantt row level of detail (src/analysis/gantt_aggregation.c).
  *
  * Exact per-pixel shares on hand-made rows, window edges, the switch
  * between the task and pixel modes, random rows checked for share sums
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gantt.h"
+#include "analysis/gantt_aggregation.h"
 #include "test_rng.h"
 
 /* Row A: one time unit per pixel on [0, 10) with width 10.
@@ -148,7 +148,7 @@ static void test_mode_switch_and_edges(void **state)
     ari_gantt_result_free(&r);
 }
 
-/* Column c starts at t0 + (t1 - t0) c / width (gantt.h's layout). */
+/* Column c starts at t0 + (t1 - t0) c / width (gantt_aggregation.h's layout). */
 static double column_start(double t0, double t1, int width, int c)
 {
     return t0 + (t1 - t0) * c / width;

@@ -17,7 +17,7 @@
 #include <dirent.h>
 #include <time.h>
 
-#include "ingest/import.h"
+#include "import/import.h"
 #include "test_helpers.h"
 #include "util/utf8.h"
 

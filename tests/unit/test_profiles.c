@@ -12,7 +12,7 @@
 #include <math.h>
 #include <sqlite3.h>
 
-#include "ingest/import.h"
+#include "import/import.h"
 #include "store/profile_queries.h"
 #include "store/profile_writer.h"
 #include "test_helpers.h"

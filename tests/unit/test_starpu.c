@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "ingest/import.h"
+#include "import/import.h"
 #include "store/store.h"
 #include "test_helpers.h"
 

@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "ingest/import.h"
+#include "import/import.h"
 #include "store/store_internal.h"
 #include "test_helpers.h"
 

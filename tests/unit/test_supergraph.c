@@ -26,7 +26,7 @@
 #include "analysis/supergraph.h"
 
 #if __has_include("store/profile_queries.h")
-#include "ingest/import.h"
+#include "import/import.h"
 #include "store/profile_queries.h"
 #include "test_helpers.h"
 #define HAVE_PROFILE_LOADER 1

@@ -18,7 +18,7 @@
 #include <math.h>
 #include <sqlite3.h>
 
-#include "ingest/import.h"
+#include "import/import.h"
 #include "store/analysis_cache.h"
 #include "store/store.h"
 #include "store/task_queries.h"

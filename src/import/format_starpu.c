@@ -17,7 +17,7 @@
  * conf.txt. README.txt, manifest.json (ariadne's generator) and the other
  * starpu_fxt_tool outputs are recorded as files of the trace but not read.
  */
-#include "ingest/format_starpu.h"
+#include "import/format_starpu.h"
 
 #include <ctype.h>
 #include <errno.h>

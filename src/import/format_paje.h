@@ -3,7 +3,7 @@
 #ifndef ARIADNE_FORMAT_PAJE_H
 #define ARIADNE_FORMAT_PAJE_H
 
-#include "ingest/formats.h"
+#include "import/formats.h"
 
 extern const ari_format ari_format_paje;
 

@@ -1,4 +1,4 @@
-/* api_tree.c: the elimination-tree panels of qr_mumps-like traces
+/* api_elimination_tree.c: the elimination-tree panels of qr_mumps-like traces
  * (analysis/elimination_tree.h), column-oriented JSON:
  *
  *   GET /api/v1/traces/{id}/atree?slice=&metric=time|gflops
@@ -19,7 +19,8 @@
 
 #include "analysis/elimination_tree.h"
 #include "analysis/regression.h"
-#include "filters.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 #include "store/tree_queries.h"

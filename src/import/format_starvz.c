@@ -11,7 +11,7 @@
  * JobId is dropped, as StarVZ does. The origin is taken from the worker
  * states (StarVZ's own way) and subtracted from every time.
  */
-#include "ingest/format_starvz.h"
+#include "import/format_starvz.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "ingest/csv.h"
-#include "ingest/format_starpu.h"
+#include "import/format_starpu.h"
 #include "ingest/rec.h"
 #include "store/task_writer.h"
 #include "store/trace_writer.h"

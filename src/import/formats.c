@@ -1,12 +1,12 @@
 /* formats.c: the table of formats an import tries, in order (bundle formats
  * before single-file ones), and the helpers their claim functions share. */
-#include "ingest/formats.h"
+#include "import/formats.h"
 
-#include "ingest/format_datamove.h"
-#include "ingest/format_paje.h"
-#include "ingest/format_profiles.h"
-#include "ingest/format_starpu.h"
-#include "ingest/format_starvz.h"
+#include "import/format_chrome_trace.h"
+#include "import/format_paje.h"
+#include "import/format_profiles.h"
+#include "import/format_starpu.h"
+#include "import/format_starvz.h"
 
 #include <archive.h>
 #include <archive_entry.h>

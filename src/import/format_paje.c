@@ -3,7 +3,7 @@
  * %EventDef header. Old field names are accepted (as pj_dump -n) and links
  * left without an end are dropped (as pj_dump -z): an analyst wants the
  * trace loaded, not a lesson in Paje dialects. */
-#include "ingest/format_paje.h"
+#include "import/format_paje.h"
 
 #include "ingest/paje.h"
 #include "store/trace_writer.h"

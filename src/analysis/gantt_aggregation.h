@@ -1,4 +1,4 @@
-/* gantt.h: level-of-detail reduction of one Gantt-chart row (a worker)
+/* gantt_aggregation.h: level-of-detail reduction of one Gantt-chart row (a worker)
  * for drawing a time window [t0, t1) on `width` pixel columns.
  *
  * Rule (documented choice): when the row has at most `max_tasks` tasks in
@@ -27,8 +27,8 @@
  * width); only the tasks in the window are checked for order, so callers
  * can pass a whole row or just the rows their index query returned.
  */
-#ifndef ARIADNE_ANALYSIS_GANTT_H
-#define ARIADNE_ANALYSIS_GANTT_H
+#ifndef ARIADNE_ANALYSIS_GANTT_AGGREGATION_H
+#define ARIADNE_ANALYSIS_GANTT_AGGREGATION_H
 
 #include <stdint.h>
 

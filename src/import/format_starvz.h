@@ -5,7 +5,7 @@
 #ifndef ARIADNE_FORMAT_STARVZ_H
 #define ARIADNE_FORMAT_STARVZ_H
 
-#include "ingest/formats.h"
+#include "import/formats.h"
 
 extern const ari_format ari_format_starvz;
 

@@ -6,7 +6,7 @@
 #ifndef ARIADNE_FORMAT_PROFILES_H
 #define ARIADNE_FORMAT_PROFILES_H
 
-#include "ingest/formats.h"
+#include "import/formats.h"
 
 extern const ari_format ari_format_hpctoolkit;
 extern const ari_format ari_format_caliper_split;

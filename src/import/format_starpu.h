@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "ingest/formats.h"
+#include "import/formats.h"
 #include "ingest/sink.h"
 #include "ingest/task_sink.h"
 

@@ -1,4 +1,4 @@
-/* format_datamove.h: import formats of data movement traces (kind
+/* format_chrome_trace.h: import formats of data movement traces (kind
  * 'datamove'):
  *  - chrome_trace: a Chrome trace JSON (Kineto, DMTracker, Perfetto, ...)
  *    with its companions in the same directory: "<run>.csv" nvidia-smi
@@ -9,10 +9,10 @@
  *  - hwloc_xml: a topology alone (`lstopo --of xml`), as a trace with no
  *    events, to draw a machine or to give runs a topology.
  */
-#ifndef ARIADNE_FORMAT_DATAMOVE_H
-#define ARIADNE_FORMAT_DATAMOVE_H
+#ifndef ARIADNE_FORMAT_CHROME_TRACE_H
+#define ARIADNE_FORMAT_CHROME_TRACE_H
 
-#include "ingest/formats.h"
+#include "import/formats.h"
 
 extern const ari_format ari_format_chrome_trace;
 extern const ari_format ari_format_hwloc_xml;

@@ -1,4 +1,4 @@
-/* api_aggregation.c: GET /api/v1/traces/{id}/aggregation and
+/* api_pic.c: GET /api/v1/traces/{id}/aggregation and
  * /aggregation/levels: the information-theoretic aggregation (pIC, seed 002)
  * of a trace's hierarchy (store/pic_queries.h) crossed with `slices` equal
  * time slices of a window (analysis/pic_spacetime.h): the best partition
@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "analysis/pic_spacetime.h"
-#include "filters.h"
+#include "analysis_ctx.h"
+#include "params.h"
 #include "handlers.h"
 #include "reply.h"
 #include "store/pic_queries.h"

@@ -1,8 +1,8 @@
-/* gantt.c: one Gantt row in a time window, as tasks or per-pixel type
+/* gantt_aggregation.c: one Gantt row in a time window, as tasks or per-pixel type
  * shares. Tasks are clipped to the window and spread over the columns
  * they cover; since tasks do not overlap, a row emits at most
  * (tasks + width) cells before same-type cells of a column are merged. */
-#include "analysis/gantt.h"
+#include "analysis/gantt_aggregation.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@ static int64_t lower_bound_end(const ari_gantt_row *row, double t0)
     return lo;
 }
 
-/* Finds [first, first + count) of the tasks in the window (see gantt.h). */
+/* Finds [first, first + count) of the tasks in the window (see gantt_aggregation.h). */
 static void window_range(const ari_gantt_row *row, double t0, double t1, int64_t *first,
                          int64_t *count)
 {

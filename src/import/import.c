@@ -10,7 +10,7 @@
  * ARI_IMPORT_MAX_NESTING deep, directories at most 16 deep. The scratch
  * directory is removed whatever happens (success, error, cancellation).
  * Grouping sorts the files by directory, so it is O(n log n). */
-#include "ingest/import.h"
+#include "import/import.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "ingest/archive.h"
-#include "ingest/formats.h"
+#include "import/formats.h"
 #include "ingest/input.h"
 #include "store/staging.h"
 #include "store/trace_writer.h"

@@ -1,7 +1,7 @@
 /* format_profiles.c: the profile import formats (see format_profiles.h):
  * their claim functions (file heads and names) and the glue from a reader
  * to the profile writer, inside the import's transaction. */
-#include "ingest/format_profiles.h"
+#include "import/format_profiles.h"
 
 #include <dirent.h>
 #include <stdio.h>

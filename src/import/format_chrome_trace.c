@@ -1,6 +1,6 @@
-/* format_datamove.c: claim and import of Chrome traces with their
- * companions, and of lone hwloc topologies (see format_datamove.h). */
-#include "ingest/format_datamove.h"
+/* format_chrome_trace.c: claim and import of Chrome traces with their
+ * companions, and of lone hwloc topologies (see format_chrome_trace.h). */
+#include "import/format_chrome_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
