@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "import/import.h"
 #include "ingest/input.h"
+#include "stall_hook.h"
 #include "upload.h"
 #include "util/log.h"
 #include "version.h"
@@ -79,7 +80,9 @@ static void print_trace(const ari_imported *t)
 static void show_progress(void *ctx, double fraction, const char *phase)
 {
     static int last = -1;
-    (void)ctx;
+    ari_stall_hook(fraction, &cancel_import);
+    if (!ctx)
+        return; /* --quiet or no terminal */
     int percent = (int)(fraction * 100);
     if (percent != last) {
         fprintf(stderr, "\r%3d%% %-60.60s", percent, phase ? phase : "");
@@ -110,11 +113,12 @@ static int import_paths(const char *db_path, const char *name, uint64_t max_unpa
     ari_import_request req = {
         .inputs = inputs, .ninputs = inputs ? (size_t)n : 0, .trace_name = name,
         .work_dir = work_dir, .max_unpacked = max_unpacked,
-        .progress = quiet || !isatty(2) ? NULL : show_progress, .cancel = &cancel_import,
+        .progress = show_progress, .progress_ctx = quiet || !isatty(2) ? NULL : stderr,
+        .cancel = &cancel_import,
     };
     ari_import_result res = {0};
     int rc = ari_import(s, &req, &res, &err);
-    if (req.progress)
+    if (req.progress_ctx)
         fputc('\n', stderr);
     for (size_t i = 0; rc == 0 && i < res.ntraces; i++)
         print_trace(&res.traces[i]);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "import/import.h"
+#include "stall_hook.h"
 #include "util/log.h"
 
 typedef struct job_item {
@@ -39,6 +40,7 @@ static void on_progress(void *ctx, double fraction, const char *phase)
     j->progress = fraction;
     snprintf(j->phase, sizeof j->phase, "%s", phase ? phase : "");
     pthread_mutex_unlock(&j->mu);
+    ari_stall_hook(fraction, &j->cancel);
 }
 
 static void fail_job(ari_jobs *j, int64_t id, const ari_error *e)
