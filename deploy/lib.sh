@@ -16,7 +16,7 @@ RUN_PACKAGES=(build-essential cmake pkg-config
 # Packages the test suite and benchmarks also need: cmocka, headless
 # chromium for the browser tests, and the reference tools results are
 # checked against (pj_dump, glpsol, R).
-TEST_PACKAGES=(libcmocka-dev chromium pajeng glpk-utils r-base-core curl time)
+TEST_PACKAGES=(libcmocka-dev chromium pajeng glpk-utils r-base-core curl time clang)
 
 log() { printf '\033[1m[ariadne]\033[0m %s\n' "$*" >&2; }
 
