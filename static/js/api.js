@@ -54,10 +54,13 @@ function errorFrom(status, statusText, text) {
     `HTTP ${status} ${statusText || ''}`.trim() + (snippet ? `: ${snippet}` : ''));
 }
 
-// request('GET', '/traces', {query, body, token}) -> parsed JSON (null for 204).
-export async function request(method, path, { query, body, token } = {}) {
+// request('GET', '/traces', {query, body, token, signal}) -> parsed JSON
+// (null for 204); an AbortSignal `signal` cancels the request (ApiError
+// code 'aborted').
+export async function request(method, path, { query, body, token, signal } = {}) {
   const headers = { Accept: 'application/json', ...authHeaders(token ?? getToken()) };
   const init = { method, headers };
+  if (signal) init.signal = signal;
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -66,6 +69,7 @@ export async function request(method, path, { query, body, token } = {}) {
   try {
     res = await fetch(apiUrl(path, query), init);
   } catch (e) {
+    if (e && e.name === 'AbortError') throw new ApiError(0, 'aborted', 'The request was cancelled.');
     throw new ApiError(0, 'network_error', `Cannot reach the ariadne server (${e.message}).`);
   }
   if (res.status === 204) return null;

@@ -12,7 +12,7 @@ import { h, clear } from './dom.js';
 import { openSettings } from './settings.js';
 import { renderTraceList } from './traces.js';
 import { renderUpload } from './upload.js';
-import { renderTracePage } from './trace.js';
+import { renderTracePage, disposeCurrentView } from './trace.js';
 import './views/index.js';
 import { renderCompare } from './compare.js';
 
@@ -39,6 +39,7 @@ async function route() {
   const { segments, params } = parseHash(location.hash);
   const [page, id, view] = segments;
   const el = h('div', { class: 'page' });
+  disposeCurrentView();
   clear(main).appendChild(el);
   main.setAttribute('aria-busy', 'true');
   try {

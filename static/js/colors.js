@@ -91,3 +91,119 @@ export function textOn(hex) {
   const lum = 0.299 * ((v >> 16) & 255) + 0.587 * ((v >> 8) & 255) + 0.114 * (v & 255);
   return lum > 150 ? '#111827' : '#ffffff';
 }
+
+// ---- the other colours of the views ------------------------------------------
+// Every colour the dashboard draws with is defined in this module (css/app.css
+// aside); tests/browser/module_graph.test.mjs checks that no other module has
+// a colour literal.
+
+// The Gantt canvas (lib/gantt_chart.js).
+export const GANTT = {
+  stripe: '#f7f8fa',                        // every other row
+  taskSeparator: 'rgba(255,255,255,0.55)',  // between adjacent tasks
+  nodeLine: '#6b7280',                      // between nodes
+  resourceLine: '#9ca3af',                  // between resource types
+};
+
+// pIC (views/pic.js): idle-like states in greys so that the work stands out.
+export const PIC_IDLE = '#d1d5db';
+export const PIC_IDLE_LIKE = '#9ca3af';   // sleeping, nothing
+
+// Data movement (views/datamove.js): event categories and the topology.
+export const DATAMOVE = {
+  category: { data_movement: '#d62728', gpu_compute: '#2ca02c', cpu_compute: '#8e44ad', runtime_api: '#e6b800' },
+  boxEven: '#fff', boxOdd: '#f4f5f7',       // topology boxes without a value, by depth
+  gpuStroke: '#2ca02c', boxStroke: '#9aa3ad',
+  textDark: '#333', textLight: '#fff',
+  cellEmpty: '#fff', cellStroke: '#e1e4e8',
+};
+
+// Super graph (views/supergraph.js): the hatch of the exclusive share and
+// the fallback colour of a node not drawn.
+export const SUPERGRAPH = {
+  hatchFill: 'rgba(255,255,255,0.55)', hatchStroke: 'rgba(30,41,59,0.55)', missingNode: '#cbd5e1',
+};
+
+// Regression (views/regression.js): the legend keys (the plot itself is
+// coloured by css/app.css).
+export const REGRESSION = { fit: '#16a34a', limit: '#dc2626', anomaly: '#f97316' };
+
+// Elimination tree (views/atree.js), after Miletto's thesis.
+export const ATREE = {
+  kernels: { geqrt: '#FF7F00', gemqrt: '#377EB8', tpqrt: '#F781BF', tpmqrt: '#A65628' },
+  otherKernel: '#444',
+  start: '#1B9E77', end: '#D95F02',         // child -> parent arrows
+  init: '#4DAF4A', assembly: '#000', lifespan: '#9ecae1',
+  notPruned: '#2563eb', pruned: '#16a34a', memory: '#7c3aed',
+  ahead: '#2563eb', behind: '#dc2626',      // cumulative difference
+  fasterAhead: '#1a9850', slowerAhead: '#b2182b',
+};
+const GREENS = ['#c7e9c0', '#a1d99b', '#74c476', '#41ab5d', '#238b45', '#006d2c', '#00441b'];
+const RED_GREEN = ['#fcbba1', '#cb181d', '#a1d99b', '#006d2c'];
+const MULTI = ['#fdd0a2', '#fd8d3c', '#d94801', '#c6dbef', '#6baed6', '#2171b5', '#fcbba1', '#fb6a4a', '#cb181d', '#a1d99b', '#41ab5d', '#006d2c'];
+const YLORRD = ['#ffffb2', '#fed976', '#feb24c', '#fd8d3c', '#fc4e2a', '#e31a1c', '#b10026'];
+
+// The anomaly colour of a qr_mumps kernel ("dgeqrt" -> geqrt's).
+export function kernelColor(type) {
+  const t = String(type).toLowerCase();
+  for (const k of ['tpmqrt', 'gemqrt', 'tpqrt', 'geqrt']) if (t.includes(k)) return ATREE.kernels[k];
+  return ATREE.otherKernel;
+}
+
+// The colour a fraction f of the way from hex colour a to hex colour b.
+function mix(a, b, f) {
+  const pa = [1, 3, 5].map((i) => parseInt(a.slice(i, i + 2), 16));
+  const pb = [1, 3, 5].map((i) => parseInt(b.slice(i, i + 2), 16));
+  return `rgb(${pa.map((v, i) => Math.round(v + (pb[i] - v) * f)).join(',')})`;
+}
+
+// v in [lo, hi] on blue (lo) - yellow (mid) - red (hi).
+export function heatColor(v, lo, hi) {
+  const f = hi > lo ? Math.max(0, Math.min(1, (v - lo) / (hi - lo))) : 1;
+  return f < 0.5 ? mix('#2c7bb6', '#ffff8c', f * 2) : mix('#ffff8c', '#d7191c', (f - 0.5) * 2);
+}
+
+// v in [-lim, lim] on red (-) - grey (0) - green (+).
+export function divergingColor(v, lim) {
+  const f = Math.max(-1, Math.min(1, v / (lim || 1)));
+  return f < 0 ? mix('#e5e7eb', '#b2182b', -f) : mix('#e5e7eb', '#1a9850', f);
+}
+
+// n colours interpolated along the stops.
+function ramp(stops, n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const t = n === 1 ? 0 : i / (n - 1) * (stops.length - 1);
+    const k = Math.min(stops.length - 2, Math.floor(t));
+    out.push(mix(stops[k], stops[k + 1], t - k));
+  }
+  return out;
+}
+
+// n colours for the tree depths (yellow-orange-red, the deepest first).
+export function depthColors(n) {
+  return ramp(YLORRD, Math.max(2, n)).reverse();
+}
+
+// n colours for the reused layers of the tree nodes (greens when few).
+export function layerColors(n) {
+  return ramp(n <= 10 ? GREENS : n <= 20 ? RED_GREEN : MULTI, Math.max(2, n)).reverse();
+}
+
+// ---- d3 colour scales ----------------------------------------------------------
+// `d3` is getD3() (js/d3.js); passed in so that this module needs no d3.
+
+// White to red over `domain` (data movement: utilisation, bytes).
+export function redScale(d3, domain) {
+  return d3.scaleSequential(d3.interpolateReds).domain(domain);
+}
+
+// Light orange to dark red over `domain` (super graph: time).
+export function heatScale(d3, domain) {
+  return d3.scaleSequential(d3.interpolateOrRd).domain(domain);
+}
+
+// Red - white - blue over a three-value `domain` (super graph: difference).
+export function differenceScale(d3, domain) {
+  return d3.scaleDiverging(d3.interpolateRdBu).domain(domain);
+}

@@ -7,15 +7,13 @@
 // (GET /api/v1/compare). The window, the filters and the layout are in the
 // URL.
 import { api } from './api.js';
-import { h, clear, formatNumber } from './dom.js';
+import { h, clear } from './dom.js';
 import { updateParams } from './router.js';
 import { errorBox } from './settings.js';
 import { typeColor } from './colors.js';
-import {
-  GanttChart, readFilters, filterQuery, filterBar, unionRows, fmtTime, fmtPercent,
-} from './views/gantt.js';
-
-const DEBOUNCE_MS = 150;
+import { GanttChart, unionRows, DEBOUNCE_MS } from './lib/gantt_chart.js';
+import { readFilters, filterQuery, filterBar } from './lib/filters.js';
+import { fmtTime, fmtPercent, formatNumber } from './lib/format.js';
 
 function parseIds(text) {
   const ids = String(text || '').split(',').map((s) => s.trim()).filter(Boolean);

@@ -1,5 +1,6 @@
-// dom.js: small DOM and formatting helpers shared by the dashboard modules
-// (element builder, number/byte/date formatting, modal dialogs).
+// dom.js: small DOM helpers shared by the dashboard modules (element
+// builder, modal dialogs); the formatters are in lib/format.js, the SVG
+// builder in lib/svg.js.
 
 // h('a', {href: '#/', class: 'x', onclick: fn}, 'text', child...) -> element.
 // Attributes starting with "on" become listeners; null/false attributes and
@@ -36,31 +37,6 @@ function append(el, children) {
 export function clear(el) {
   while (el.firstChild) el.removeChild(el.firstChild);
   return el;
-}
-
-const numberFormat = new Intl.NumberFormat('en-US');
-
-export function formatNumber(n) {
-  if (typeof n !== 'number' || !Number.isFinite(n)) return String(n ?? '');
-  return Number.isInteger(n) ? numberFormat.format(n)
-    : numberFormat.format(Number(n.toPrecision(6)));
-}
-
-export function formatBytes(n) {
-  if (typeof n !== 'number' || !Number.isFinite(n)) return '';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-  return i === 0 ? `${n} B` : `${n.toFixed(n < 10 ? 1 : 0)} ${units[i]}`;
-}
-
-// ISO 8601 UTC string -> "2026-11-21 20:18 UTC" (stable across time zones,
-// so that a team sharing one server sees the same dates).
-export function formatDate(iso) {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
-  return d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 }
 
 // "states" -> "States", "time_unit" -> "Time unit".

@@ -4,18 +4,28 @@
 //
 //   import { registerView } from '../trace.js';
 //   registerView({ id: 'gantt', title: 'Gantt', kinds: ['tasks'],
-//     render(el, trace, params, setParams) { ... } });
+//     render(el, trace, params, setParams, { signal, onDispose }) { ... },
+//     dispose(el) { ... } });
 //
 // render() draws into `el` (it may be async; a thrown error is shown in
 // place of the view). `params` are the URL parameters (strings);
 // setParams(obj, {push}) writes new ones into the URL without re-rendering,
-// so a copied link or a reload reopens the same view. `kinds` lists the
+// so a copied link or a reload reopens the same view.
+//
+// Teardown: when the view is left (another page, another view, another
+// trace) or rendered again, trace.js disposes it: it aborts `signal` (pass
+// it to api.get(path, query, {signal}) so that pending requests stop), then
+// runs every function given to onDispose(fn) (newest first: remove window
+// and document listeners, disconnect ResizeObservers, clear timers), then
+// calls the view's own dispose(el) if it has one. A view that adds a global
+// listener, an observer or a timer must undo it there. `kinds` lists the
 // trace kinds the view applies to (omit it for every kind); `applies(trace)`,
 // if given, narrows further on the trace's summary (e.g. only traces with an
 // elimination tree). Each view module
 // is imported once from js/views/index.js.
 import { api } from './api.js';
-import { h, clear, formatBytes, formatDate } from './dom.js';
+import { h, clear } from './dom.js';
+import { formatBytes, formatDate } from './lib/format.js';
 import { updateParams } from './router.js';
 import { errorBox } from './settings.js';
 import { kindBadge, renameTrace, deleteTrace } from './traces.js';
@@ -23,7 +33,7 @@ import { kindBadge, renameTrace, deleteTrace } from './traces.js';
 const views = [];
 
 export function registerView(view) {
-  const { id, title, kinds, applies, render } = view || {};
+  const { id, title, kinds, applies, render, dispose } = view || {};
   if (typeof id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(id)) {
     throw new Error(`registerView: bad id ${JSON.stringify(id)} (lower-case letters, digits, '-')`);
   }
@@ -35,8 +45,43 @@ export function registerView(view) {
   if (applies !== undefined && typeof applies !== 'function') {
     throw new Error(`registerView(${id}): applies must be a function of the trace`);
   }
+  if (dispose !== undefined && typeof dispose !== 'function') {
+    throw new Error(`registerView(${id}): dispose must be a function`);
+  }
   if (views.some((v) => v.id === id)) throw new Error(`registerView: view ${id} is registered twice`);
-  views.push({ id, title, kinds: kinds || null, applies: applies || null, render });
+  views.push({ id, title, kinds: kinds || null, applies: applies || null, render, dispose: dispose || null });
+}
+
+// The view on screen: {view, el, controller, cleanups}, or null.
+let current = null;
+
+// Tears down the view on screen (see the header). app.js calls it before it
+// renders any page; renderTracePage before it renders a view.
+export function disposeCurrentView() {
+  const c = current;
+  current = null;
+  if (!c) return;
+  c.controller.abort();
+  for (const fn of c.cleanups.reverse()) {
+    try { fn(); } catch (e) { console.warn(`dispose of the ${c.view.id} view:`, e); }
+  }
+  if (c.view.dispose) {
+    try { c.view.dispose(c.el); } catch (e) { console.warn(`dispose of the ${c.view.id} view:`, e); }
+  }
+}
+
+// Renders `view` into `body`, as the view on screen.
+async function renderView(view, body, trace, params) {
+  if (!body.isConnected) return; // a newer page replaced this one while it loaded
+  disposeCurrentView();
+  const c = { view, el: body, controller: new AbortController(), cleanups: [] };
+  current = c;
+  const onDispose = (fn) => {
+    if (current === c) c.cleanups.push(fn);
+    else fn(); // disposed already (left while loading): undo at once
+  };
+  await view.render(body, trace, { ...params }, (p, opts) => updateParams(p, opts),
+    { signal: c.controller.signal, onDispose });
 }
 
 // The registered views that apply to `trace`, in registration order.
@@ -77,7 +122,7 @@ export async function renderTracePage(el, idText, viewId, params) {
     return;
   }
   try {
-    await view.render(body, trace, { ...params }, (p, opts) => updateParams(p, opts));
+    await renderView(view, body, trace, params);
   } catch (e) {
     clear(body).appendChild(errorBox(e, `draw the ${view.title} view`));
   }

@@ -3,7 +3,8 @@
 // in the URL (#/traces?name=chol&kind=tasks&sort=name&page=2). Task traces
 // can be ticked (2 to 6) and compared side by side (#/compare?traces=3,4).
 import { api } from './api.js';
-import { h, clear, formatBytes, formatDate, formatNumber, modal, confirmDialog } from './dom.js';
+import { h, clear, modal, confirmDialog } from './dom.js';
+import { formatBytes, formatDate, formatNumber } from './lib/format.js';
 import { updateParams } from './router.js';
 import { errorBox } from './settings.js';
 

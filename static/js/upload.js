@@ -4,7 +4,8 @@
 // import job (GET /api/v1/jobs/{id}) to its outcome: links to the new traces,
 // or the job's error. Also lists the server's recent imports.
 import { api, uploadTraces } from './api.js';
-import { h, clear, formatBytes, formatDate } from './dom.js';
+import { h, clear } from './dom.js';
+import { formatBytes, formatDate } from './lib/format.js';
 import { errorBox } from './settings.js';
 
 const FAILURE_TITLES = {

@@ -1,5 +1,5 @@
-// aggregation.test.mjs: drives the Aggregation tab (static/js/views/
-// aggregation.js) in headless Chromium against a live ariadned: a generated
+// aggregation.test.mjs: drives the Aggregation tab (pIC, static/js/views/
+// pic.js) in headless Chromium against a live ariadned: a generated
 // 4-node StarPU bundle (and, when /work/shared/data is present, the 4-rank
 // MPI Cholesky trace). Moving the p slider changes the number of blocks to
 // the level's count; a hover shows the tooltip; a click opens the Gantt of

@@ -13,9 +13,14 @@
 //   - optionally the difference with another run over the same tree.
 // URL parameters: slice, metric (time|gflops), by (node|depth), other.
 import { api } from '../api.js';
-import { h, clear, formatNumber } from '../dom.js';
+import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
-import { fmtTime, readFilters, filterQuery, filterBar, traceResources, analysisError, svg } from './gantt.js';
+import { ATREE, kernelColor, heatColor, divergingColor, depthColors, layerColors } from '../colors.js';
+import { svg } from '../lib/svg.js';
+import { fmtTime, fmtPrecision, formatNumber } from '../lib/format.js';
+import { linearScale, stepTicks } from '../lib/axes.js';
+import { readFilters, filterQuery, filterBar, traceResources } from '../lib/filters.js';
+import { analysisError } from '../lib/errors.js';
 
 registerView({
   id: 'atree', title: 'Elimination tree', kinds: ['tasks'],
@@ -25,81 +30,25 @@ registerView({
 });
 
 const M = { l: 64, r: 16 };
-const KERNEL = { geqrt: '#FF7F00', gemqrt: '#377EB8', tpqrt: '#F781BF', tpmqrt: '#A65628' };
-const GREEN = '#1B9E77', ORANGE = '#D95F02';
 
-function kernelColor(type) {
-  const t = String(type).toLowerCase();
-  for (const k of ['tpmqrt', 'gemqrt', 'tpqrt', 'geqrt']) if (t.includes(k)) return KERNEL[k];
-  return '#444';
-}
-
-// ---- colours ------------------------------------------------------------------
-
-function mix(a, b, f) {
-  const pa = [1, 3, 5].map((i) => parseInt(a.slice(i, i + 2), 16));
-  const pb = [1, 3, 5].map((i) => parseInt(b.slice(i, i + 2), 16));
-  return `rgb(${pa.map((v, i) => Math.round(v + (pb[i] - v) * f)).join(',')})`;
-}
-
-// blue (lo) - yellow (mid) - red (hi)
-function gradient(v, lo, hi) {
-  const f = hi > lo ? Math.max(0, Math.min(1, (v - lo) / (hi - lo))) : 1;
-  return f < 0.5 ? mix('#2c7bb6', '#ffff8c', f * 2) : mix('#ffff8c', '#d7191c', (f - 0.5) * 2);
-}
-
-// red (-) - grey (0) - green (+)
-function divergent(v, lim) {
-  const f = Math.max(-1, Math.min(1, v / (lim || 1)));
-  return f < 0 ? mix('#e5e7eb', '#b2182b', -f) : mix('#e5e7eb', '#1a9850', f);
-}
-
-function ramp(stops, n) {
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    const t = n === 1 ? 0 : i / (n - 1) * (stops.length - 1);
-    const k = Math.min(stops.length - 2, Math.floor(t));
-    out.push(mix(stops[k], stops[k + 1], t - k));
-  }
-  return out;
-}
-const GREENS = ['#c7e9c0', '#a1d99b', '#74c476', '#41ab5d', '#238b45', '#006d2c', '#00441b'];
-const MULTI = ['#fdd0a2', '#fd8d3c', '#d94801', '#c6dbef', '#6baed6', '#2171b5', '#fcbba1', '#fb6a4a', '#cb181d', '#a1d99b', '#41ab5d', '#006d2c'];
-const YLORRD = ['#ffffb2', '#fed976', '#feb24c', '#fd8d3c', '#fc4e2a', '#e31a1c', '#b10026'];
-
-// ---- scales and axes ------------------------------------------------------------
-
-function linear(d0, d1, r0, r1) {
-  const f = (v) => r0 + (v - d0) / ((d1 - d0) || 1) * (r1 - r0);
-  f.invert = (p) => d0 + (p - r0) / ((r1 - r0) || 1) * (d1 - d0);
-  f.ticks = (n = 8) => {
-    const span = d1 - d0 || 1;
-    const raw = span / n, p = 10 ** Math.floor(Math.log10(raw));
-    const s = [1, 2, 5, 10].map((m) => m * p).find((x) => x >= raw) || p * 10;
-    const out = [];
-    for (let v = Math.ceil(d0 / s) * s; v <= d1 + 1e-9; v += s) out.push(+v.toPrecision(12));
-    return out;
-  };
-  return f;
-}
+// ---- axes ----------------------------------------------------------------------
 
 function text(x, y, s, attrs = {}) {
-  const t = svg('text', { x, y, ...attrs });
-  t.textContent = s;
-  return t;
+  return svg('text', { x, y, ...attrs }, s);
 }
 
+// Grid lines (and labels) at the time ticks of x, from y0 to y1.
 function timeAxis(g, x, y0, y1, unit, labels = true) {
-  for (const v of x.ticks()) {
+  for (const v of stepTicks(x)) {
     g.appendChild(svg('line', { x1: x(v), x2: x(v), y1: y0, y2: y1, class: 'grid' }));
     if (labels) g.appendChild(text(x(v), y1 + 13, fmtTime(v), { 'text-anchor': 'middle', class: 'tick' }));
   }
-  if (labels) g.appendChild(text(x.range1, y1 + 27, `time (${unit})`, { 'text-anchor': 'end', class: 'axis-label' }));
+  if (labels) g.appendChild(text(x.range()[1], y1 + 27, `time (${unit})`, { 'text-anchor': 'end', class: 'axis-label' }));
 }
 
 // ---- the view --------------------------------------------------------------------
 
-async function renderTree(el, trace, params, setParams) {
+async function renderTree(el, trace, params, setParams, { signal, onDispose }) {
   el.classList.add('atree-view');
   const unit = trace.time_unit || '';
   if (!(trace.summary && trace.summary.atree_nodes > 0)) {
@@ -138,6 +87,7 @@ async function renderTree(el, trace, params, setParams) {
       onChange: (f) => { state.filters = f; writeUrl(); load(); } }),
     host, tooltip);
   let timer = 0;
+  onDispose(() => clearTimeout(timer));
   sliceIn.addEventListener('input', () => {
     clearTimeout(timer);
     timer = setTimeout(() => { const v = num(sliceIn.value, 0); if (v) { state.slice = v; writeUrl(); load(); } }, 400);
@@ -145,7 +95,7 @@ async function renderTree(el, trace, params, setParams) {
   metricSel.addEventListener('change', () => { state.metric = metricSel.value; writeUrl(); load(); });
   bySel.addEventListener('change', () => { state.by = bySel.value; writeUrl(); load(); });
   otherSel.addEventListener('change', () => { state.other = otherSel.value; writeUrl(); load(); });
-  api.get('/traces', { limit: 200 }).then((list) => {
+  api.get('/traces', { limit: 200 }, { signal }).then((list) => {
     const items = (list.traces || list.items || list || []).filter((t) => t.id !== trace.id && t.kind === 'tasks');
     for (const t of items) otherSel.appendChild(h('option', { value: String(t.id), selected: String(t.id) === state.other }, `#${t.id} ${t.name}`));
   }, () => {});
@@ -155,7 +105,7 @@ async function renderTree(el, trace, params, setParams) {
     const mine = ++seq;
     host.classList.add('is-loading');
     const q = { ...filterQuery(state.filters), slice: state.slice };
-    const get = (path, extra) => api.get(`/traces/${trace.id}/${path}`, { ...q, ...extra }).then((x) => ({ ok: x }), (e) => ({ err: e }));
+    const get = (path, extra) => api.get(`/traces/${trace.id}/${path}`, { ...q, ...extra }, { signal }).then((x) => ({ ok: x }), (e) => ({ err: e }));
     const [tree, util, mem, cmp] = await Promise.all([
       get('atree', { metric: state.metric }), get('tree-utilization', { by: state.by }), get('tree-memory'),
       state.other ? get('tree-compare', { other: state.other, metric: state.metric }) : Promise.resolve(null),
@@ -165,8 +115,7 @@ async function renderTree(el, trace, params, setParams) {
     clear(host);
     if (tree.err) { host.appendChild(analysisError(tree.err, 'draw the elimination tree')); return; }
     const width = Math.max(640, host.clientWidth || el.clientWidth || 1200);
-    const x = linear(0, tree.ok.end, M.l, width - M.r);
-    x.range1 = width - M.r;
+    const x = linearScale([0, tree.ok.end], [M.l, width - M.r]);
     host.appendChild(treePanel(tree.ok, x, width, unit, tooltip));
     host.appendChild(util.err ? analysisError(util.err, 'compute the utilisation') : utilPanel(util.ok, x, width, unit, tooltip));
     host.appendChild(mem.err ? analysisError(mem.err, 'compute the memory') : memoryPanel(mem.ok, x, width, unit));
@@ -234,7 +183,7 @@ function treePanel(d, x, width, unit, tooltip) {
     if (!n || n.position === null) continue;
     const y0 = y(n.position) + (c.pruned[i] ? rh * 0.25 : 0);
     cells.appendChild(svg('rect', { x: x(c.x0[i]), width: Math.max(0.6, x(c.x1[i]) - x(c.x0[i])), y: y0,
-      height: c.pruned[i] ? rh / 2 : rh, fill: gradient(c.value[i], lim[0], lim[1]) }));
+      height: c.pruned[i] ? rh / 2 : rh, fill: heatColor(c.value[i], lim[0], lim[1]) }));
   }
   root.appendChild(cells);
   // init (green, full height) and assembly (black, half height) tasks
@@ -256,10 +205,10 @@ function treePanel(d, x, width, unit, tooltip) {
     const p = n.parent === null ? null : byId.get(n.parent);
     if (n.height !== 1 || !p || p.position === null || p.start === null || p.height !== 1) continue;
     const cy = y(n.position) + rh / 2, py = y(p.position) + rh / 2;
-    arrows.appendChild(svg('line', { x1: x(n.start), y1: cy, x2: x(p.start), y2: py, stroke: GREEN }));
-    arrows.appendChild(svg('line', { x1: x(n.end), y1: cy, x2: x(p.end), y2: py, stroke: ORANGE }));
-    arrows.appendChild(svg('circle', { cx: x(n.start), cy, r: 1.6, fill: GREEN }));
-    arrows.appendChild(svg('circle', { cx: x(n.end), cy, r: 1.6, fill: ORANGE }));
+    arrows.appendChild(svg('line', { x1: x(n.start), y1: cy, x2: x(p.start), y2: py, stroke: ATREE.start }));
+    arrows.appendChild(svg('line', { x1: x(n.end), y1: cy, x2: x(p.end), y2: py, stroke: ATREE.end }));
+    arrows.appendChild(svg('circle', { cx: x(n.start), cy, r: 1.6, fill: ATREE.start }));
+    arrows.appendChild(svg('circle', { cx: x(n.end), cy, r: 1.6, fill: ATREE.end }));
   }
   root.appendChild(arrows);
   // anomalies
@@ -298,23 +247,19 @@ function treePanel(d, x, width, unit, tooltip) {
   overlay.addEventListener('mouseleave', () => { tooltip.hidden = true; });
   root.appendChild(overlay);
   const legend = h('div', { class: 'legend atree-legend' },
-    h('span', { class: 'legend-item' }, h('span', { class: 'grad-key' }), `${d.scale.label} (${fmtNum(lim[0])}–${fmtNum(lim[1])})`),
-    h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: 'background:#4DAF4A;opacity:.7' }), 'initialisation'),
-    h('span', { class: 'legend-item' }, h('span', { class: 'swatch swatch-half', style: 'background:#000;opacity:.7' }), 'assembly (child → parent)'),
-    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: 'border-color:#9ecae1' }), 'lifespan'),
-    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${GREEN}` }), 'start → parent start'),
-    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${ORANGE}` }), 'end → parent end'),
-    Object.entries(KERNEL).map(([k, col]) => h('span', { class: 'legend-item' }, h('span', { class: 'ring', style: `border-color:${col}` }), `${k} anomaly`)));
+    h('span', { class: 'legend-item' }, h('span', { class: 'grad-key' }), `${d.scale.label} (${fmtPrecision(lim[0])}–${fmtPrecision(lim[1])})`),
+    h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${ATREE.init};opacity:.7` }), 'initialisation'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'swatch swatch-half', style: `background:${ATREE.assembly};opacity:.7` }), 'assembly (child → parent)'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${ATREE.lifespan}` }), 'lifespan'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${ATREE.start}` }), 'start → parent start'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${ATREE.end}` }), 'end → parent end'),
+    Object.entries(ATREE.kernels).map(([k, col]) => h('span', { class: 'legend-item' }, h('span', { class: 'ring', style: `border-color:${col}` }), `${k} anomaly`)));
   return h('section', { class: 'panel atree-panel', id: 'atree-tree', 'aria-label': 'Elimination tree along time' },
     h('h2', {}, 'Elimination tree along time'),
     h('p', { class: 'muted small' }, `${formatNumber(d.rows)} rows (pruned subtrees at half height on their parent's row), `,
       `${formatNumber(d.anomalies.node.length)} anomalies (${d.anomaly_model}), slice ${fmtTime(d.slice, unit)}, ${d.workers} workers`,
       d.dropped_tasks ? `, ${d.dropped_tasks} tasks outside the tree ignored` : ''),
     root, legend);
-}
-
-function fmtNum(v) {
-  return typeof v === 'number' && Number.isFinite(v) ? String(+v.toPrecision(3)) : '—';
 }
 
 // ---- utilisation ---------------------------------------------------------------------
@@ -325,7 +270,7 @@ function stackedPanel({ title, series, colors, names, x, width, unit, slice, too
   let maxY = 0;
   for (let k = 0; k < nsl; k++) maxY = Math.max(maxY, series.reduce((s, v) => s + v[k], 0));
   const yMax = Math.max(100, Math.ceil(maxY / 10) * 10);
-  const y = linear(0, yMax, top + plotH, top);
+  const y = linearScale([0, yMax], [top + plotH, top]);
   const root = svg('svg', { class: 'atree-svg', width, height: H, role: 'img', 'aria-label': title });
   const g = svg('g');
   timeAxis(g, x, top, top + plotH, unit);
@@ -338,7 +283,7 @@ function stackedPanel({ title, series, colors, names, x, width, unit, slice, too
   const bars = svg('g');
   for (let k = 0; k < nsl; k++) {
     let base = 0;
-    const x0 = x(k * slice), x1 = x(Math.min((k + 1) * slice, x.invert(x.range1)));
+    const x0 = x(k * slice), x1 = x(Math.min((k + 1) * slice, x.invert(x.range()[1])));
     for (let j = series.length - 1; j >= 0; j--) { // the highest id at the bottom
       const v = series[j][k];
       if (!(v > 0)) continue;
@@ -368,7 +313,7 @@ function stackedPanel({ title, series, colors, names, x, width, unit, slice, too
 function utilPanel(u, x, width, unit, tooltip) {
   if (u.by === 'depth') {
     const series = u.depths.map((d) => d.value);
-    const colors = ramp(YLORRD, Math.max(2, series.length)).reverse();
+    const colors = depthColors(series.length);
     const panel = stackedPanel({ title: 'Resource utilisation per tree depth', series, colors, x, width, unit, slice: u.slice, tooltip,
       names: (j) => `depth ${u.depths[j].depth}`, yLabel: 'Usage % depth', id: 'atree-util' });
     panel.appendChild(h('div', { class: 'legend' }, u.depths.filter((d) => d.value.some((v) => v > 0)).map((d) =>
@@ -376,8 +321,7 @@ function utilPanel(u, x, width, unit, tooltip) {
     return panel;
   }
   const c = u.layers.length;
-  const base = c <= 10 ? GREENS : c <= 20 ? ['#fcbba1', '#cb181d', '#a1d99b', '#006d2c'] : MULTI;
-  const colors = ramp(base, Math.max(2, c)).reverse();
+  const colors = layerColors(c);
   const panel = stackedPanel({ title: 'Resource utilisation per tree node', series: u.layers.map((l) => l.value), colors, x, width,
     unit, slice: u.slice, tooltip, names: (j, k) => `node ${u.layers[j].node[k]}`, yLabel: 'Usage % node', id: 'atree-util' });
   panel.appendChild(h('p', { class: 'muted small' }, `${c} colours: nodes whose computations do not overlap share a colour; white is idleness.`));
@@ -402,11 +346,11 @@ function memoryPanel(m, x, width, unit) {
     h('h2', {}, 'Active nodes and front memory'));
   const one = (label, lines, yLabel, fmt) => {
     const maxV = Math.max(1, ...lines.flatMap((l) => l.v));
-    const y = linear(0, maxV * 1.08, top + plotH, top);
+    const y = linearScale([0, maxV * 1.08], [top + plotH, top]);
     const root = svg('svg', { class: 'atree-svg', width, height: H, role: 'img', 'aria-label': label });
     const g = svg('g');
     timeAxis(g, x, top, top + plotH, unit);
-    for (const v of y.ticks(4)) {
+    for (const v of stepTicks(y, 4)) {
       g.appendChild(svg('line', { x1: M.l, x2: width - M.r, y1: y(v), y2: y(v), class: 'grid' }));
       g.appendChild(text(M.l - 4, y(v) + 3, fmt(v), { 'text-anchor': 'end', class: 'tick' }));
     }
@@ -416,14 +360,14 @@ function memoryPanel(m, x, width, unit) {
     return root;
   };
   wrap.appendChild(one('Active nodes in memory', [
-    { t: m.raw.not_pruned.t, v: m.raw.not_pruned.value, color: '#2563eb' },
-    { t: m.raw.pruned.t, v: m.raw.pruned.value, color: '#16a34a' }], 'Active nodes', (v) => String(v)));
+    { t: m.raw.not_pruned.t, v: m.raw.not_pruned.value, color: ATREE.notPruned },
+    { t: m.raw.pruned.t, v: m.raw.pruned.value, color: ATREE.pruned }], 'Active nodes', (v) => String(v)));
   wrap.appendChild(h('div', { class: 'legend' },
-    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: 'border-color:#2563eb' }), 'not pruned'),
-    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: 'border-color:#16a34a' }), 'pruned'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${ATREE.notPruned}` }), 'not pruned'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${ATREE.pruned}` }), 'pruned'),
     h('span', { class: 'muted small' }, `${m.events.init_front} init_front + ${m.events.do_subtree} do_subtree, ${m.events.clean_front} clean_front`)));
   if (m.has_memory) {
-    wrap.appendChild(one('Memory used by the fronts', [{ t: m.raw.memory.t, v: m.raw.memory.value, color: '#7c3aed' }],
+    wrap.appendChild(one('Memory used by the fronts', [{ t: m.raw.memory.t, v: m.raw.memory.value, color: ATREE.memory }],
       'Memory (MB)', (v) => formatNumber(Math.round(v))));
     wrap.appendChild(h('p', { class: 'muted small' }, `peak ${formatNumber(Math.round(m.peak_mb))} MB at ${fmtTime(m.peak_time, unit)}`));
   } else {
@@ -440,8 +384,7 @@ function comparePanel(c, width, unit, tooltip) {
   const rows = Math.max(1, c.rows);
   const rh = Math.max(3, Math.min(12, 420 / rows));
   const top = 8, plotH = rows * rh, H = top + plotH + 34;
-  const x = linear(0, c.slower_makespan, M.l, width - M.r);
-  x.range1 = width - M.r;
+  const x = linearScale([0, c.slower_makespan], [M.l, width - M.r]);
   const y = (pos) => top + (pos - 1) * rh;
   const root = svg('svg', { class: 'atree-svg', width, height: H, role: 'img', 'aria-label': 'Tree comparison' });
   const g = svg('g');
@@ -455,7 +398,7 @@ function comparePanel(c, width, unit, tooltip) {
     if (!n || n.position === null) continue;
     const y0 = y(n.position) + (r.pruned ? rh * 0.25 : 0);
     cg.appendChild(svg('rect', { x: x(r.slice * c.slice), width: Math.max(0.6, x((r.slice + 1) * c.slice) - x(r.slice * c.slice)), y: y0,
-      height: r.pruned ? rh / 2 : rh, fill: divergent(r.diff, lim),
+      height: r.pruned ? rh / 2 : rh, fill: divergingColor(r.diff, lim),
       class: r.status === 'only_faster' ? 'cmp-faster' : r.status === 'only_slower' ? 'cmp-slower' : null }));
   }
   root.appendChild(cg);
@@ -465,19 +408,19 @@ function comparePanel(c, width, unit, tooltip) {
     h('h2', {}, `Comparison: ${c.faster_name} (faster, ${fmtTime(c.faster_makespan, unit)}) − ${c.slower_name} (${fmtTime(c.slower_makespan, unit)})`),
     root);
   if (cum.length) {
-    const ch = 90, cy = linear(Math.min(0, ...cum), Math.max(0, ...cum) || 1, ch - 6, 6);
+    const ch = 90, cy = linearScale([Math.min(0, ...cum), Math.max(0, ...cum) || 1], [ch - 6, 6]);
     const cs = svg('svg', { class: 'atree-svg', width, height: ch, role: 'img', 'aria-label': 'Cumulative difference' });
     cs.appendChild(svg('line', { x1: M.l, x2: width - M.r, y1: cy(0), y2: cy(0), class: 'grid' }));
     for (let k = 0; k < cum.length; k++) {
       cs.appendChild(svg('line', { x1: x(k * c.slice), x2: x((k + 1) * c.slice), y1: cy(cum[k]), y2: cy(cum[k]),
-        stroke: cum[k] >= 0 ? '#2563eb' : '#dc2626', 'stroke-width': 2 }));
+        stroke: cum[k] >= 0 ? ATREE.ahead : ATREE.behind, 'stroke-width': 2 }));
     }
     cs.appendChild(text(M.l - 4, 12, 'cumul.', { 'text-anchor': 'end', class: 'tick' }));
     wrap.appendChild(cs);
   }
   wrap.appendChild(h('div', { class: 'legend' },
-    h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: 'background:#1a9850' }), 'faster run ahead'),
-    h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: 'background:#b2182b' }), 'slower run ahead'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${ATREE.fasterAhead}` }), 'faster run ahead'),
+    h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${ATREE.slowerAhead}` }), 'slower run ahead'),
     h('span', { class: 'legend-item' }, h('span', { class: 'swatch cmp-faster-key' }), 'only the faster run (blue border)'),
     h('span', { class: 'legend-item' }, h('span', { class: 'swatch cmp-slower-key' }), 'only the slower run (red border)'),
     h('span', { class: 'legend-item' }, h('span', { class: 'line-key key-makespan' }), 'end of the faster run')));

@@ -7,14 +7,17 @@
 // and the outlier tasks (Q3 + 1.5 IQR per type and resource type), each
 // linked to the Gantt zoomed on it. Filters as in the Gantt, in the URL.
 import { api } from '../api.js';
-import { h, clear, formatNumber } from '../dom.js';
+import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
 import { typeColor } from '../colors.js';
-import { fmtTime, fmtPercent, readFilters, filterQuery, filterBar, traceResources, analysisError, svg } from './gantt.js';
+import { svg } from '../lib/svg.js';
+import { fmtTime, fmtPercent, formatNumber } from '../lib/format.js';
+import { readFilters, filterQuery, filterBar, traceResources } from '../lib/filters.js';
+import { analysisError } from '../lib/errors.js';
 
 registerView({ id: 'bounds', title: 'Bounds', kinds: ['tasks'], render: renderBounds });
 
-async function renderBounds(el, trace, params, setParams) {
+async function renderBounds(el, trace, params, setParams, { signal }) {
   el.classList.add('bounds-view');
   const unit = trace.time_unit || '';
   let filters = readFilters(params);
@@ -29,8 +32,8 @@ async function renderBounds(el, trace, params, setParams) {
     content.classList.add('is-loading');
     const q = filterQuery(filters);
     const [b, o] = await Promise.all([
-      api.get(`/traces/${trace.id}/bounds`, { ...q, by: 'iteration' }).then((x) => ({ ok: x }), (e) => ({ err: e })),
-      api.get(`/traces/${trace.id}/outliers`, { ...q, limit: 200 }).then((x) => ({ ok: x }), (e) => ({ err: e })),
+      api.get(`/traces/${trace.id}/bounds`, { ...q, by: 'iteration' }, { signal }).then((x) => ({ ok: x }), (e) => ({ err: e })),
+      api.get(`/traces/${trace.id}/outliers`, { ...q, limit: 200 }, { signal }).then((x) => ({ ok: x }), (e) => ({ err: e })),
     ]);
     if (mine !== seq) return;
     content.classList.remove('is-loading');

@@ -7,11 +7,11 @@
 // the text tree of Hatchet's tree() for one rank (GET /tree), with a copy
 // button. The sort, the filter and the selection live in the URL.
 import { api } from '../api.js';
-import { h, clear, formatNumber } from '../dom.js';
+import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { registerView } from '../trace.js';
 import { errorBox } from '../settings.js';
-import { fmtValue, fmtShare, rangesText } from './sankey.js';
+import { fmtValue, fmtShare, fmtPrecision, rangesText, formatNumber } from '../lib/format.js';
 
 registerView({ id: 'callsites', title: 'Call sites', kinds: ['profile'], render: renderCallSites });
 
@@ -191,7 +191,7 @@ async function renderCallSites(el, trace, params, setParams) {
     svg.append('g').selectAll('circle').data(pts).join('circle').attr('class', 'ct-scatter-dot')
       .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', pts.length > 200 ? 2.5 : 4)
       .append('title').text((p) => `rank ${p.rank}${p.thread ? ` thread ${p.thread}` : ''}: ${fmtValue(p.x, '')}, ${fmtValue(p.y, '')}`);
-    const num = (v, digits = 4) => (Number.isFinite(v) ? Number(v.toPrecision(digits)).toString() : '—');
+    const num = (v) => fmtPrecision(v, 4);
     clear(body).append(svg.node(), h('p', { class: 'small ct-stats', id: 'ct-fit-stats' },
       `Least squares: y = ${num(f.slope)} · x + ${num(f.intercept)} · Pearson r = ${num(f.r)} · r² = ${num(f.r2)} · n = ${d.n}`));
   }

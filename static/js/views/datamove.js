@@ -6,17 +6,17 @@
 // clock glyphs of the datamove runs side by side (sectors normalised to the
 // longest run) and the metric series sorted by variance.
 import { api } from '../api.js';
-import { h, clear, formatBytes } from '../dom.js';
+import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { registerView } from '../trace.js';
+import { DATAMOVE, redScale } from '../colors.js';
+import { formatBytes, fmtMicroseconds as fmtUs } from '../lib/format.js';
 
 const CATS = ['data_movement', 'gpu_compute', 'cpu_compute', 'runtime_api'];
 const CAT_LABEL = { data_movement: 'Data movement', gpu_compute: 'GPU compute', cpu_compute: 'CPU compute', runtime_api: 'Runtime API' };
-const CAT_COLOR = { data_movement: '#d62728', gpu_compute: '#2ca02c', cpu_compute: '#8e44ad', runtime_api: '#e6b800' };
+const CAT_COLOR = DATAMOVE.category;
 const ROW_H = 18;
 const LABEL_W = 150;
-
-const fmtUs = (us) => (Math.abs(us) >= 1e6 ? `${(us / 1e6).toFixed(2)} s` : Math.abs(us) >= 1e3 ? `${(us / 1e3).toFixed(1)} ms` : `${us.toFixed(0)} µs`);
 
 function legend() {
   return h('div', { class: 'dm-legend' }, ...CATS.map((c) => h('span', { class: 'dm-key' },
@@ -115,17 +115,17 @@ function drawTopology(d3, holder, topo, mode) {
   const boxes = [];
   layoutBoxes(root, 1, 1, width - 2, height - 2, 0, boxes);
   const maxBytes = d3.max(topo.components, (c) => c.bytes) || 1;
-  const red = d3.scaleSequential(d3.interpolateReds).domain([0, 1]);
+  const red = redScale(d3, [0, 1]);
   const value = (n) => (mode === 'bytes' ? n.bytes / maxBytes : n.utilization);
   const svg = d3.select(holder).append('svg').attr('class', 'dm-topology-svg').attr('width', width).attr('height', height);
   const g = svg.selectAll('g.dm-box').data(boxes).join('g').attr('class', 'dm-box')
     .attr('data-key', (b) => b.node.key || null);
   g.append('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.w).attr('height', (b) => b.h)
-    .attr('fill', (b) => (b.node.key && value(b.node) !== null ? red(Math.min(1, value(b.node) || 0)) : b.depth % 2 ? '#f4f5f7' : '#fff'))
-    .attr('stroke', (b) => (b.node.kind === 'GPU' ? '#2ca02c' : '#9aa3ad'))
+    .attr('fill', (b) => (b.node.key && value(b.node) !== null ? red(Math.min(1, value(b.node) || 0)) : b.depth % 2 ? DATAMOVE.boxOdd : DATAMOVE.boxEven))
+    .attr('stroke', (b) => (b.node.kind === 'GPU' ? DATAMOVE.gpuStroke : DATAMOVE.boxStroke))
     .attr('stroke-width', (b) => (b.node.kind === 'GPU' ? 2 : 1));
   g.append('text').attr('x', (b) => b.x + 3).attr('y', (b) => b.y + 11).attr('class', 'dm-box-label')
-    .attr('fill', (b) => (b.node.key && (value(b.node) || 0) > 0.55 ? '#fff' : '#333'))
+    .attr('fill', (b) => (b.node.key && (value(b.node) || 0) > 0.55 ? DATAMOVE.textLight : DATAMOVE.textDark))
     .text((b) => (b.w > 40 ? b.node.name : ''))
     .each(function clip(b) {
       const el = this;
@@ -163,12 +163,12 @@ function drawMatrix(d3, holder, m) {
   const n = m.components.length;
   const cell = Math.max(16, Math.min(40, Math.floor(((holder.clientWidth || 260) - 60) / Math.max(1, n))));
   const svg = d3.select(holder).append('svg').attr('class', 'dm-matrix-svg').attr('width', 60 + n * cell).attr('height', 40 + n * cell);
-  const red = d3.scaleSequential(d3.interpolateReds).domain([0, m.max_bytes || 1]);
+  const red = redScale(d3, [0, m.max_bytes || 1]);
   const cells = [];
   m.bytes.forEach((r, i) => r.forEach((v, j) => cells.push({ i, j, v, bw: m.bandwidth[i][j] })));
   svg.append('g').selectAll('rect').data(cells).join('rect').attr('class', 'dm-cell')
     .attr('x', (c) => 60 + c.j * cell).attr('y', (c) => 30 + c.i * cell).attr('width', cell - 1).attr('height', cell - 1)
-    .attr('fill', (c) => (c.v > 0 ? red(c.v) : '#fff')).attr('stroke', '#e1e4e8')
+    .attr('fill', (c) => (c.v > 0 ? red(c.v) : DATAMOVE.cellEmpty)).attr('stroke', DATAMOVE.cellStroke)
     .append('title').text((c) => `${m.components[c.i]} → ${m.components[c.j]}: ${formatBytes(c.v)}${c.bw ? ` (${c.bw.toFixed(1)} GB/s)` : ''}`);
   svg.append('g').selectAll('text').data(m.components).join('text').attr('class', 'dm-axis-label')
     .attr('x', 56).attr('y', (k, i) => 30 + i * cell + cell * 0.65).attr('text-anchor', 'end').text((k) => k);
@@ -245,7 +245,7 @@ function drawMetrics(d3, holder, ms) {
 
 // ---- the view ----------------------------------------------------------------------------
 
-async function render(el, trace, params, setParams) {
+async function render(el, trace, params, setParams, { signal }) {
   const d3 = getD3();
   const sum = trace.summary || {};
   const run = [sum.start, sum.end];
@@ -273,8 +273,8 @@ async function render(el, trace, params, setParams) {
   const windowQuery = () => (win ? { start: win[0], end: win[1] } : {});
   async function refreshWindow() {
     const q = windowQuery();
-    const [m, tp, ms] = await Promise.all([api.get(`/traces/${trace.id}/movement-matrix`, q),
-      api.get(`/traces/${trace.id}/topology`, q), api.get(`/traces/${trace.id}/metric-series`, { ...q, points: 300 })]);
+    const [m, tp, ms] = await Promise.all([api.get(`/traces/${trace.id}/movement-matrix`, q, { signal }),
+      api.get(`/traces/${trace.id}/topology`, q, { signal }), api.get(`/traces/${trace.id}/metric-series`, { ...q, points: 300 }, { signal })]);
     topo = tp;
     const w = win || run;
     info.textContent = `Window ${fmtUs(w[0] - run[0])} – ${fmtUs(w[1] - run[0])}: ${formatBytes(m.total_bytes)} moved`;
@@ -288,7 +288,7 @@ async function render(el, trace, params, setParams) {
     setParams({ color: mode });
     if (topo) drawTopology(d3, topoHolder, topo, mode);
   });
-  const tl = await api.get(`/traces/${trace.id}/movement-timeline`);
+  const tl = await api.get(`/traces/${trace.id}/movement-timeline`, undefined, { signal });
   drawTimeline(d3, tlHolder, tl, win, async (w) => {
     win = w;
     setParams(w ? { start: String(w[0]), end: String(w[1]) } : { start: null, end: null });

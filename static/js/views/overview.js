@@ -2,7 +2,8 @@
 // (editable), its counts, the kind-specific summary the server computed at
 // import, its input files, and how to fetch it from a script.
 import { api } from '../api.js';
-import { h, formatBytes, formatNumber, formatDate, humanize, modal } from '../dom.js';
+import { h, humanize, modal } from '../dom.js';
+import { formatBytes, formatNumber, formatDate } from '../lib/format.js';
 import { registerView } from '../trace.js';
 
 registerView({ id: 'overview', title: 'Overview', render: renderOverview });

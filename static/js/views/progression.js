@@ -12,13 +12,14 @@
 // Data: GET /api/v1/traces/{id}/progression?steps=&bandwidth=&metric=&nodes=&density=1
 import { api, apiUrl } from '../api.js';
 import { getD3 } from '../d3.js';
-import { h, clear, formatNumber } from '../dom.js';
+import { h, clear } from '../dom.js';
 import { errorBox } from '../settings.js';
 import { registerView } from '../trace.js';
+import { svg } from '../lib/svg.js';
+import { fmtQuantity as fmt, fmtPercent as pct, formatNumber } from '../lib/format.js';
 
 registerView({ id: 'progression', title: 'Progression', kinds: ['tasks'], render: renderProgression });
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const BW_MIN = 0.001;
 const BW_MAX = 0.2;
 const BW_SLIDER_MAX = 200;
@@ -74,16 +75,6 @@ function countNodes(parts) {
   }, 0);
 }
 
-const fmt = (v, unit = '') => `${formatNumber(Number(v.toPrecision(4)))}${unit ? ` ${unit}` : ''}`;
-const pct = (v) => `${(100 * v).toFixed(v > 0 && v < 0.1 ? 1 : 0)}%`;
-
-function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) el.setAttribute(k, String(v));
-  for (const c of children.flat()) if (c) el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-  return el;
-}
-
 // ---- the view ------------------------------------------------------------------
 
 // The task weight W of the weighted metric (eq. 2), see docs/api.md.
@@ -104,7 +95,7 @@ function readState(params) {
   };
 }
 
-async function renderProgression(el, trace, params, setParams) {
+async function renderProgression(el, trace, params, setParams, { signal, onDispose }) {
   getD3(); // fail early, with the install hint, when d3 is missing
   el.classList.add('prog-view');
   const state = readState(params);
@@ -157,7 +148,7 @@ async function renderProgression(el, trace, params, setParams) {
     el.dataset.loading = '1';
     try {
       const body = await api.get(`/traces/${trace.id}/progression?${new URLSearchParams(
-        Object.entries(query).filter(([, v]) => v !== '')).toString()}`);
+        Object.entries(query).filter(([, v]) => v !== '')).toString()}`, undefined, { signal });
       if (mine !== request) return;
       data = body;
       clear(notice);
@@ -190,15 +181,15 @@ async function renderProgression(el, trace, params, setParams) {
       weight: state.weight === 'starvz' ? null : state.weight, nodes: ui.nodes.value.trim() || null });
     load();
   };
-  wireControls(ui, state, commit);
+  onDispose(wireControls(ui, state, commit));
 
   let resizeTimer = null;
   const onResize = () => {
-    if (!el.isConnected) { window.removeEventListener('resize', onResize); return; }
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(draw, 150);
   };
   window.addEventListener('resize', onResize);
+  onDispose(() => { window.removeEventListener('resize', onResize); clearTimeout(resizeTimer); });
   await load();
 }
 
@@ -230,6 +221,7 @@ function buildControls(state) {
   return { toolbar, metric, weight, steps, bandwidth, bwOut, nodes, json };
 }
 
+// Returns the function that stops its pending timer.
 function wireControls(ui, state, commit) {
   ui.metric.addEventListener('change', () => { state.metric = ui.metric.value; commit(); });
   ui.weight.addEventListener('change', () => { state.weight = ui.weight.value; commit(); });
@@ -250,6 +242,7 @@ function wireControls(ui, state, commit) {
   ui.bandwidth.addEventListener('change', () => { clearTimeout(timer); commit(); });
   ui.nodes.addEventListener('change', commit);
   ui.nodes.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); commit(); } });
+  return () => clearTimeout(timer);
 }
 
 function summaryText(d, trace) {

@@ -7,9 +7,14 @@
 // the Gantt with expected tasks transparent and anomalies opaque.
 // URL parameters: model (lr, wlr, nlr, lr_log, flexmix), log (1/0).
 import { api } from '../api.js';
-import { h, clear, formatNumber } from '../dom.js';
+import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
-import { fmtTime, readFilters, filterQuery, filterBar, traceResources, analysisError, svg } from './gantt.js';
+import { REGRESSION } from '../colors.js';
+import { svg } from '../lib/svg.js';
+import { fmtTime, fmtPrecision, fmtTick, formatNumber } from '../lib/format.js';
+import { linearScale, logScale, stepTicks, decadeTicks } from '../lib/axes.js';
+import { readFilters, filterQuery, filterBar, traceResources } from '../lib/filters.js';
+import { analysisError } from '../lib/errors.js';
 
 registerView({
   id: 'regression', title: 'Regression', kinds: ['tasks'],
@@ -28,7 +33,7 @@ const NOT_FITTABLE = { single_gflop: 'every task has the same GFlop' };
 const MAX_POINTS = 4000; // drawn per group (all anomalies, a sample of the others)
 const W = 430, H = 290, M = { l: 58, r: 12, t: 10, b: 40 };
 
-async function renderRegression(el, trace, params, setParams) {
+async function renderRegression(el, trace, params, setParams, { signal }) {
   el.classList.add('regression-view');
   const unit = trace.time_unit || '';
   const state = {
@@ -50,9 +55,9 @@ async function renderRegression(el, trace, params, setParams) {
       h('label', { for: 'reg-model', class: 'small muted' }, 'Model'), select,
       h('label', { class: 'check', for: 'reg-log' }, logBox, 'log axes'), ganttLink,
       h('span', { class: 'legend' },
-        h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: 'border-color:#16a34a' }), 'fit'),
-        h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: 'border-color:#dc2626' }), '95 % prediction interval'),
-        h('span', { class: 'legend-item' }, h('span', { class: 'ring', style: 'border-color:#f97316;background:#f97316' }), 'anomaly'))),
+        h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${REGRESSION.fit}` }), 'fit'),
+        h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${REGRESSION.limit}` }), '95 % prediction interval'),
+        h('span', { class: 'legend-item' }, h('span', { class: 'ring', style: `border-color:${REGRESSION.anomaly};background:${REGRESSION.anomaly}` }), 'anomaly'))),
     filterBar({ types, resources: res.resources, nodes: res.nodes, unit, filters: state.filters,
       onChange: (f) => { state.filters = f; writeUrl(); load(); } }),
     tableHost, grid, tooltip);
@@ -96,9 +101,9 @@ async function renderRegression(el, trace, params, setParams) {
     grid.classList.add('is-loading');
     const q = filterQuery(state.filters);
     const [a, m] = await Promise.all([
-      api.get(`/traces/${trace.id}/anomalies`, { ...q, model: state.model, points: 'all', limit: 2000000 })
+      api.get(`/traces/${trace.id}/anomalies`, { ...q, model: state.model, points: 'all', limit: 2000000 }, { signal })
         .then((x) => ({ ok: x }), (e) => ({ err: e })),
-      api.get(`/traces/${trace.id}/models`, q).then((x) => ({ ok: x }), (e) => ({ err: e })),
+      api.get(`/traces/${trace.id}/models`, q, { signal }).then((x) => ({ ok: x }), (e) => ({ err: e })),
     ]);
     if (mine !== seq) return;
     grid.classList.remove('is-loading');
@@ -115,7 +120,6 @@ async function renderRegression(el, trace, params, setParams) {
 // ---- the comparison table ---------------------------------------------------
 
 function modelTable(m, current, unit) {
-  const fmt = (v, d = 3) => (typeof v === 'number' && Number.isFinite(v) ? Number(v.toPrecision(d)).toString() : '—');
   const single = ['lr', 'wlr', 'nlr', 'lr_log'];
   const head = h('tr', {}, h('th', { scope: 'col' }, 'Group'), h('th', { scope: 'col', class: 'num' }, 'Tasks'),
     single.map((s) => h('th', { scope: 'col', class: `num ${s === current ? 'is-current' : ''}`, colspan: 4 }, MODEL_LABEL[s])),
@@ -132,9 +136,9 @@ function modelTable(m, current, unit) {
           h('td', { class: 'num anom' }, formatNumber(f.anomalies ?? 0))];
       }
       return [
-        h('td', { class: `num ${best.r2 === s ? 'best' : ''}` }, fmt(f.r2_duration)),
-        h('td', { class: `num ${best.mae === s ? 'best' : ''}` }, fmt(f.mae)),
-        h('td', { class: `num ${best.rmse === s ? 'best' : ''}` }, fmt(f.rmse)),
+        h('td', { class: `num ${best.r2 === s ? 'best' : ''}` }, fmtPrecision(f.r2_duration)),
+        h('td', { class: `num ${best.mae === s ? 'best' : ''}` }, fmtPrecision(f.mae)),
+        h('td', { class: `num ${best.rmse === s ? 'best' : ''}` }, fmtPrecision(f.rmse)),
         h('td', { class: 'num anom' }, formatNumber(f.anomalies ?? 0)),
       ];
     });
@@ -160,36 +164,10 @@ function modelTable(m, current, unit) {
 
 // ---- one group's scatter ------------------------------------------------------
 
+// A scale over [lo, hi] -> [a, b], logarithmic or linear, and its ticks.
 function scaleOf(lo, hi, a, b, log) {
-  if (log) {
-    const l0 = Math.log10(lo), l1 = Math.log10(hi);
-    const d = l1 - l0 || 1;
-    const f = (v) => a + (Math.log10(v) - l0) / d * (b - a);
-    f.ticks = () => {
-      const out = [];
-      for (let e = Math.floor(l0); e <= Math.ceil(l1); e++) if (e >= l0 - 1e-9 && e <= l1 + 1e-9) out.push(10 ** e);
-      if (out.length < 2) out.push(lo, hi);
-      return out;
-    };
-    return f;
-  }
-  const d = hi - lo || 1;
-  const f = (v) => a + (v - lo) / d * (b - a);
-  f.ticks = () => {
-    const step = 10 ** Math.floor(Math.log10(d / 4));
-    const s = [1, 2, 5, 10].map((m) => m * step).find((x) => d / x <= 6) || step * 10;
-    const out = [];
-    for (let v = Math.ceil(lo / s) * s; v <= hi + 1e-12; v += s) out.push(+v.toPrecision(12));
-    return out;
-  };
-  return f;
-}
-
-function tickText(v) {
-  const a = Math.abs(v);
-  if (a === 0) return '0';
-  if (a >= 1e4 || a < 1e-3) return v.toExponential(0);
-  return String(+v.toPrecision(3));
+  const scale = log ? logScale([lo, hi], [a, b]) : linearScale([lo, hi], [a, b]);
+  return { scale, ticks: log ? decadeTicks(scale) : stepTicks(scale, 6, 1e-12) };
 }
 
 function extentOf(values, log) {
@@ -234,8 +212,8 @@ function scatter(allFits, tasks, log, unit, tooltip) {
   const yvals = tasks.map((t) => t.duration);
   for (const f of fits) yvals.push(...f.curve.fit, ...f.curve.upr, ...(log ? [] : f.curve.lwr));
   const gy = extentOf(yvals, log);
-  const x = scaleOf(gx[0], gx[1], M.l, W - M.r, log);
-  const y = scaleOf(gy[0], gy[1], H - M.b, M.t, log);
+  const { scale: x, ticks: xTicks } = scaleOf(gx[0], gx[1], M.l, W - M.r, log);
+  const { scale: y, ticks: yTicks } = scaleOf(gy[0], gy[1], H - M.b, M.t, log);
   const root = svg('svg', { class: 'reg-plot', viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img',
     'aria-label': `Duration against GFlop for ${first.type} on ${first.resource_type}` });
   const clipId = `clip-${first.type}-${first.resource_type}`.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -246,16 +224,16 @@ function scatter(allFits, tasks, log, unit, tooltip) {
   root.appendChild(defs);
   // axes and grid
   const axes = svg('g', { class: 'axes' });
-  for (const v of x.ticks()) {
+  for (const v of xTicks) {
     axes.appendChild(svg('line', { x1: x(v), x2: x(v), y1: M.t, y2: H - M.b, class: 'grid' }));
     const t = svg('text', { x: x(v), y: H - M.b + 14, 'text-anchor': 'middle' });
-    t.textContent = tickText(v);
+    t.textContent = fmtTick(v);
     axes.appendChild(t);
   }
-  for (const v of y.ticks()) {
+  for (const v of yTicks) {
     axes.appendChild(svg('line', { x1: M.l, x2: W - M.r, y1: y(v), y2: y(v), class: 'grid' }));
     const t = svg('text', { x: M.l - 5, y: y(v) + 3, 'text-anchor': 'end' });
-    t.textContent = tickText(v);
+    t.textContent = fmtTick(v);
     axes.appendChild(t);
   }
   const xl = svg('text', { x: (M.l + W - M.r) / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis-label' });
@@ -305,7 +283,7 @@ function scatter(allFits, tasks, log, unit, tooltip) {
   });
   dots.addEventListener('mouseleave', () => { tooltip.hidden = true; });
   const coef = allFits.filter((f) => !f.curve).map((f) => `${allFits.length > 1 ? `c${f.cluster}: ` : ''}not fittable (${NOT_FITTABLE[f.reason] || f.reason})`);
-  coef.push(...fits.map((f) => `${fits.length > 1 ? `c${f.cluster}: ` : ''}b0 ${tickText(f.b0)}, b1 ${f.b1 === null ? '—' : tickText(f.b1)}, s ${tickText(f.s ?? NaN)}, R² ${f.r2 === null ? '—' : f.r2.toFixed(3)}`));
+  coef.push(...fits.map((f) => `${fits.length > 1 ? `c${f.cluster}: ` : ''}b0 ${fmtTick(f.b0)}, b1 ${f.b1 === null ? '—' : fmtTick(f.b1)}, s ${fmtTick(f.s ?? NaN)}, R² ${f.r2 === null ? '—' : f.r2.toFixed(3)}`));
   return h('figure', { class: 'panel reg-panel', dataset: { group: `${first.type}/${first.resource_type}`, anomalies: String(anomalies) } },
     h('figcaption', {}, h('strong', {}, `${first.type} · ${first.resource_type}`),
       h('span', { class: 'reg-count' }, `${formatNumber(tasks.length)} tasks, `,

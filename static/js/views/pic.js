@@ -1,4 +1,6 @@
-// views/aggregation.js: the "Aggregation" tab: an overview of the whole trace
+// views/pic.js: the "Aggregation" tab (id 'aggregation'): pIC, the
+// spatiotemporal aggregation of seed 002 (not to be confused with the Gantt's
+// per-pixel level of detail, lib/gantt_chart.js): an overview of the whole trace
 // in which the hierarchy (node > resource type > worker, or the Paje
 // container tree) crossed with time is cut into the aggregates that keep the
 // most information for a trade-off p (pIC, /aggregation; seed 002). Each
@@ -11,10 +13,13 @@
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
-import { typeColor } from '../colors.js';
-import { fmtTime, fmtPercent, analysisError, svg } from './gantt.js';
+import { typeColor, PIC_IDLE, PIC_IDLE_LIKE } from '../colors.js';
+import { svg } from '../lib/svg.js';
+import { fmtTime, fmtPercent, fmtBits, fmtSmall } from '../lib/format.js';
+import { linearScale, evenTicks } from '../lib/axes.js';
+import { analysisError } from '../lib/errors.js';
 
-registerView({ id: 'aggregation', title: 'Aggregation', kinds: ['tasks'], render: renderAggregation });
+registerView({ id: 'aggregation', title: 'Aggregation', kinds: ['tasks'], render: renderPic });
 
 const SLICE_CHOICES = [1, 5, 10, 20, 40, 80];
 const IDLE_LIKE = /^(idle|sleeping|nothing)$/i;
@@ -23,20 +28,11 @@ const PLOT_MIN_H = 220;
 
 // Idle-like states in greys so that the work stands out.
 function valueColor(name) {
-  if (IDLE_LIKE.test(name)) return /^idle$/i.test(name) ? '#d1d5db' : '#9ca3af';
+  if (IDLE_LIKE.test(name)) return /^idle$/i.test(name) ? PIC_IDLE : PIC_IDLE_LIKE;
   return typeColor(name);
 }
 
-function fmtBits(x) {
-  return typeof x === 'number' ? `${x.toPrecision(3)} bits` : '—';
-}
-
-function fmtP(p) {
-  if (!(p > 0)) return '0';
-  return p < 1e-3 ? p.toExponential(2) : p.toPrecision(3);
-}
-
-async function renderAggregation(el, trace, params, setParams) {
+async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
   el.classList.add('agg-view');
   const unit = trace.time_unit || '';
   let slices = SLICE_CHOICES.includes(Number(params.slices)) ? Number(params.slices) : 10;
@@ -73,6 +69,7 @@ async function renderAggregation(el, trace, params, setParams) {
     loadLevels(null);
   });
   let timer = null;
+  onDispose(() => clearTimeout(timer));
   slider.addEventListener('input', () => {
     showLevelText();
     clearTimeout(timer);
@@ -88,7 +85,7 @@ async function renderAggregation(el, trace, params, setParams) {
     if (!lv) return;
     clear(readout).append(
       h('span', { class: 'agg-stat' }, h('b', { id: 'agg-count' }, String(lv.count)), ' aggregates'),
-      h('span', { class: 'agg-stat' }, 'p = ', h('b', {}, fmtP(lv.p))),
+      h('span', { class: 'agg-stat' }, 'p = ', h('b', {}, fmtSmall(lv.p))),
       h('span', { class: 'agg-stat' }, 'gain ', h('b', {}, fmtBits(doc ? doc.gain : lv.gain))),
       h('span', { class: 'agg-stat' }, 'loss ', h('b', {}, fmtBits(doc ? doc.loss : lv.loss))),
       h('span', { class: 'agg-stat muted' }, `level ${Number(slider.value) + 1}/${levels.levels.length}`));
@@ -98,7 +95,7 @@ async function renderAggregation(el, trace, params, setParams) {
     const mine = ++seq;
     chartBox.classList.add('is-loading');
     try {
-      levels = await api.get(`/traces/${trace.id}/aggregation/levels`, { slices });
+      levels = await api.get(`/traces/${trace.id}/aggregation/levels`, { slices }, { signal });
     } catch (e) {
       if (mine !== seq) return;
       chartBox.classList.remove('is-loading');
@@ -136,7 +133,7 @@ async function renderAggregation(el, trace, params, setParams) {
     if (!doc) {
       chartBox.classList.add('is-loading');
       try {
-        doc = await api.get(`/traces/${trace.id}/aggregation`, { p: lv.p, slices });
+        doc = await api.get(`/traces/${trace.id}/aggregation`, { p: lv.p, slices }, { signal });
       } catch (e) {
         if (mine !== seq) return;
         chartBox.classList.remove('is-loading');
@@ -164,7 +161,7 @@ async function renderAggregation(el, trace, params, setParams) {
     const axisH = 22;
     const labelW = LABEL_COL_W * Math.max(1, maxDepth) + 40;
     const plotW = width - labelW - 8;
-    const x = (t) => labelW + ((t - doc.start) / (doc.end - doc.start)) * plotW;
+    const x = linearScale([doc.start, doc.end], [labelW, labelW + plotW]);
     const root = svg('svg', { width, height: plotH + axisH + 4, class: 'agg-svg', role: 'img',
       'aria-label': `${doc.count} aggregates of ${nLeaves} rows over time` });
 
@@ -234,14 +231,13 @@ async function renderAggregation(el, trace, params, setParams) {
     const g = svg('g', { class: 'agg-axis' });
     g.appendChild(svg('line', { x1: labelW, x2: labelW + plotW, y1: plotH + 1, y2: plotH + 1 }));
     const n = Math.max(2, Math.min(8, Math.floor(plotW / 120)));
-    for (let i = 0; i <= n; i++) {
-      const t = doc.start + ((doc.end - doc.start) * i) / n;
+    evenTicks(x, n).forEach((t, i) => {
       const tx = x(t);
       g.appendChild(svg('line', { x1: tx, x2: tx, y1: plotH + 1, y2: plotH + 5 }));
       const label = svg('text', { x: tx, y: plotH + 17, 'text-anchor': i === 0 ? 'start' : i === n ? 'end' : 'middle' });
       label.textContent = fmtTime(t, unit);
       g.appendChild(label);
-    }
+    });
     root.appendChild(g);
   }
 

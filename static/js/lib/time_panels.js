@@ -1,4 +1,4 @@
-// views/timeseries.js: the panels under the Gantt chart (the VPA 2016
+// lib/time_panels.js: the panels under the Gantt chart (the VPA 2016
 // paper's Fig. 3 b-d), on the Gantt's time axis and zoom: the iteration
 // panel (one horizontal segment per outer-loop iteration, from the first
 // start to the last end of its tasks), and the ready and submitted task
@@ -11,7 +11,11 @@
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
-import { LABEL_W, IDLE_W, fmtTime, filterQuery, attachTimeInteractions } from './gantt.js';
+import { svg } from './svg.js';
+import { fmtTime, fmtCount } from './format.js';
+import { filterQuery } from './filters.js';
+import { LABEL_W, IDLE_W } from './layout.js';
+import { attachTimeInteractions } from './time_interactions.js';
 
 const ITER_H = 96;
 const SERIES_H = 64;
@@ -19,7 +23,8 @@ const GAP = 8;
 const DEBOUNCE_MS = 150;
 
 export class TimePanels {
-  // opts: traceId, unit, filters, domain, onDomain(d), reset()
+  // opts: traceId, unit, filters, domain, onDomain(d), reset(), signal (an
+  // AbortSignal that cancels its requests)
   constructor(opts) {
     this.o = opts;
     this.filters = opts.filters;
@@ -28,8 +33,7 @@ export class TimePanels {
     this.series = null;
     this.seq = 0;
     this.note = h('p', { class: 'muted small panel-note' });
-    this.svgEl = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    this.svgEl.setAttribute('class', 'time-panels-svg');
+    this.svgEl = svg('svg', { class: 'time-panels-svg' });
     this.tooltip = h('div', { class: 'gantt-tooltip', role: 'tooltip', hidden: true });
     this.holder = h('div', { class: 'time-panels-plot' }, this.svgEl, this.tooltip);
     this.el = h('section', { class: 'panel time-panels', 'aria-label': 'Iterations, ready and submitted tasks' },
@@ -53,6 +57,12 @@ export class TimePanels {
   setDomain(d) { this.domain = d; this.draw(); }
   setFilters(f) { this.filters = f; this.iterations = null; }
 
+  // Stops the pending fetch timer and ignores the answers still in flight.
+  dispose() {
+    clearTimeout(this.timer);
+    this.seq++;
+  }
+
   scheduleFetch() {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.fetch(), DEBOUNCE_MS);
@@ -63,10 +73,11 @@ export class TimePanels {
     const seq = ++this.seq;
     const q = filterQuery(this.filters);
     const width = Math.min(10000, Math.max(1, Math.round(this.plotBox().width)));
-    const jobs = [api.get(`/traces/${this.o.traceId}/timeseries`, { ...q, start: this.domain[0], end: this.domain[1], width })
+    const opts = { signal: this.o.signal };
+    const jobs = [api.get(`/traces/${this.o.traceId}/timeseries`, { ...q, start: this.domain[0], end: this.domain[1], width }, opts)
       .then((b) => ({ ok: b }), (e) => ({ err: e }))];
     if (!this.iterations) {
-      jobs.push(api.get(`/traces/${this.o.traceId}/iterations`, q).then((b) => ({ ok: b }), (e) => ({ err: e })));
+      jobs.push(api.get(`/traces/${this.o.traceId}/iterations`, q, opts).then((b) => ({ ok: b }), (e) => ({ err: e })));
     }
     const [ts, it] = await Promise.all(jobs);
     if (seq !== this.seq) return;
@@ -169,7 +180,7 @@ export class TimePanels {
     if (ready) {
       const total = (ready.starved || []).reduce((a, d) => a + Math.max(0, Math.min(d[1], this.domain[1]) - Math.max(d[0], this.domain[0])), 0);
       g.append('text').attr('class', 'panel-side').attr('x', x.range()[1] + 6).attr('y', y0 + 14)
-        .text(`threshold ${formatCount(ready.threshold)}`).append('title').text('Fewer ready tasks than this (by default the number of workers in the shown rows) is shaded as starved');
+        .text(`threshold ${fmtCount(ready.threshold)}`).append('title').text('Fewer ready tasks than this (by default the number of workers in the shown rows) is shaded as starved');
       g.append('text').attr('class', `panel-side starved-share${total > 0 ? '' : ' muted'}`).attr('x', x.range()[1] + 6).attr('y', y0 + 28)
         .attr('data-value', total / (this.domain[1] - this.domain[0]))
         .text(`${Math.round(100 * total / (this.domain[1] - this.domain[0]))}% starved`);
@@ -201,9 +212,9 @@ export class TimePanels {
       const p = b.pts[Math.max(0, i)];
       content = [h('div', { class: 'tt-title' }, b.name === 'ready' ? 'Ready tasks' : 'Submitted, not completed'),
         h('div', { class: 'tt-sub' }, `at ${fmtTime(p[0], this.o.unit)}`),
-        h('table', {}, h('tr', {}, h('th', {}, 'min'), h('td', {}, formatCount(p[1]))),
-          h('tr', {}, h('th', {}, 'max'), h('td', {}, formatCount(p[2]))),
-          h('tr', {}, h('th', {}, 'last'), h('td', {}, formatCount(p[3]))))];
+        h('table', {}, h('tr', {}, h('th', {}, 'min'), h('td', {}, fmtCount(p[1]))),
+          h('tr', {}, h('th', {}, 'max'), h('td', {}, fmtCount(p[2]))),
+          h('tr', {}, h('th', {}, 'last'), h('td', {}, fmtCount(p[3]))))];
     }
     if (!content) { this.tooltip.hidden = true; return; }
     clear(this.tooltip).append(...content);
@@ -218,10 +229,6 @@ function panelFrame(g, x, y0, height, label) {
   g.append('rect').attr('class', 'ts-frame').attr('x', x.range()[0]).attr('y', y0)
     .attr('width', x.range()[1] - x.range()[0]).attr('height', height);
   g.append('text').attr('class', 'ts-label').attr('x', 6).attr('y', y0 + 14).text(label);
-}
-
-function formatCount(v) {
-  return typeof v === 'number' && Number.isFinite(v) ? (Number.isInteger(v) ? String(v) : v.toFixed(1)) : '—';
 }
 
 // The largest number of iterations whose [start, end] overlap.

@@ -1,0 +1,592 @@
+// views/supergraph.js: CallFlow's super graph of a call-graph profile as a
+// Sankey diagram (spec_callflow.md 2.12-2.13, 3.1-3.2): supernodes (modules,
+// functions or a module map's groups) left to right by level, node height
+// proportional to inclusive time, colour by exclusive or inclusive time, the
+// exclusive share hatched at the bottom of each bar (where no edge leaves),
+// edges proportional to the inclusive time flowing into their target, a mini
+// histogram of the per-rank inclusive times above every bar, and tooltips
+// with the callers, the entry functions and the metrics.
+//
+// Click a node to select it: the panel below shows its metrics, its entry
+// functions and callers, buttons to split it (by entry function, by caller,
+// or into its functions) and the histogram of its per-rank times, which can
+// be brushed to compare those ranks with the others: the view then shows the
+// two super graphs, coloured by the difference of exclusive time.
+//
+// The server does the graph (GET /traces/{id}/supergraph); this module does
+// the layout (d3-sankey) and the drawing. Every setting lives in the URL.//
+// Code map: SupergraphView holds the state and the panels (load, save,
+// controls, splits, selection and details); the module-level functions
+// below it do the layout (layoutGraph), the nodes (drawNode, miniHistogram,
+// nodeLabel), the links (drawLinks, highlightLinks), the legends and the
+// tooltips (nodeTip, linkTip, showTip).
+import { api } from '../api.js';
+import { h, clear, modal } from '../dom.js';
+import { getD3 } from '../d3.js';
+import { registerView } from '../trace.js';
+import { errorBox } from '../settings.js';
+import { SUPERGRAPH, heatScale, differenceScale } from '../colors.js';
+import { svg } from '../lib/svg.js';
+import { fmtValue, fmtShare, rangesText, formatNumber } from '../lib/format.js';
+
+registerView({ id: 'supergraph', title: 'Super graph', kinds: ['profile'], render: renderSupergraph });
+
+const NODE_W = 26;
+const HIST_H = 16;         // mini histogram above each bar
+const PAD = 34;            // vertical gap in a column: histogram + air
+const LABEL_W = 170;       // room for the labels of the last column
+const DEFAULTS = { group_by: 'module', filter: '0.1', collapse: 'mean', color: 'exc' };
+const SPLIT_TITLES = { entry: 'by entry function', caller: 'by caller', callsite: 'into functions' };
+
+function parseSplits(text) {
+  if (!text) return [];
+  try {
+    const v = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((s) => s && typeof s.id === 'string')
+      .map((s) => ({ id: s.id, by: SPLIT_TITLES[s.by] ? s.by : 'entry' })) : [];
+  } catch { return []; }
+}
+
+// ---- the view ------------------------------------------------------------------
+
+async function renderSupergraph(el, trace, params, setParams, { signal }) {
+  await new SupergraphView(el, trace, params, setParams, signal).load();
+}
+
+class SupergraphView {
+  constructor(el, trace, params, setParams, signal) {
+    this.d3 = getD3();
+    this.trace = trace;
+    this.setParams = setParams;
+    this.signal = signal;
+    this.st = { ...DEFAULTS, ...params };
+    this.st.splits = parseSplits(params.split);
+    this.data = null;
+    el.classList.add('sg-view');
+    this.status = h('span', { class: 'sg-status small muted', role: 'status', 'aria-live': 'polite' });
+    this.controls = h('div', { class: 'sg-controls', role: 'group', 'aria-label': 'Super graph settings' });
+    this.splitBar = h('div', { class: 'sg-splits', 'aria-label': 'Splits' });
+    this.legend = h('div', { class: 'sg-legend', 'aria-label': 'Legend' });
+    this.chart = h('div', { class: 'sg-chart', id: 'sg-chart' });
+    this.tooltip = h('div', { class: 'sg-tooltip', role: 'tooltip', hidden: true });
+    this.details = h('section', { class: 'panel sg-details', 'aria-label': 'Selected node' });
+    el.append(this.controls, h('section', { class: 'panel sg-panel', 'aria-label': 'Super graph' },
+      h('div', { class: 'sg-head' }, this.legend, this.status), this.splitBar, this.chart, this.tooltip), this.details);
+  }
+
+  // The settings into the URL (defaults left out).
+  save(push = false) {
+    const st = this.st;
+    this.setParams({
+      group_by: st.group_by === DEFAULTS.group_by ? null : st.group_by,
+      map: st.group_by === 'map' ? st.map : null,
+      filter: st.filter === DEFAULTS.filter ? null : st.filter,
+      collapse: st.collapse === DEFAULTS.collapse ? null : st.collapse,
+      color: st.color === DEFAULTS.color ? null : st.color,
+      metric: st.metric || null,
+      split: st.splits.length ? JSON.stringify(st.splits) : null,
+      ranks: st.ranks || null,
+      node: st.node || null,
+    }, { push });
+  }
+
+  // The query of GET /supergraph for the current settings.
+  query() {
+    const st = this.st;
+    return {
+      group_by: st.group_by, map: st.group_by === 'map' ? st.map : '', filter: st.filter,
+      collapse: st.collapse, metric: st.metric || '',
+      split: st.splits.length ? JSON.stringify(st.splits) : '',
+    };
+  }
+
+  async load() {
+    const { st, chart } = this;
+    this.status.textContent = 'Computing the super graph…';
+    chart.classList.add('loading');
+    try {
+      this.data = await api.get(`/traces/${this.trace.id}/supergraph`, { ...this.query(), ranks: st.ranks || '' },
+        { signal: this.signal });
+    } catch (e) {
+      chart.classList.remove('loading');
+      this.status.textContent = '';
+      clear(chart).appendChild(errorBox(e, 'compute the super graph'));
+      return;
+    }
+    chart.classList.remove('loading');
+    if (st.node && !this.data.nodes.some((n) => n.id === st.node)) st.node = null;
+    this.drawAll();
+  }
+
+  drawAll() {
+    const data = this.data;
+    this.drawControls();
+    this.drawSplits();
+    const f = data.filter;
+    this.status.textContent = `${data.nodes.length} nodes, ${data.edges.length} edges · ${formatNumber(f.kept)} of `
+      + `${formatNumber(f.total)} call sites shown (filter ${f.percent}% of the root's ${f.by === 'exc' ? 'exclusive' : 'inclusive'} time)`
+      + ` · ${data.processes} processes · values: ${data.collapse} over ranks`
+      + (data.duplicates ? ` · ${data.duplicates} duplicated to avoid cycles` : '');
+    clear(this.chart);
+    clear(this.legend);
+    if (data.brush) this.drawBrushed();
+    else this.drawSingle();
+    this.drawDetails();
+  }
+
+  // ---- controls and splits ----
+
+  drawControls() {
+    const { st, data } = this;
+    const reload = (push) => { this.save(push); this.load(); };
+    const metrics = (data.metrics || []).map((m) => [m.name, m.name]);
+    const filterInput = h('input', { id: 'sg-filter', class: 'input input-narrow', type: 'number', min: 0, max: 100,
+      step: 0.1, value: st.filter, onchange: (e) => {
+        const v = Number(e.target.value);
+        if (!Number.isFinite(v) || v < 0 || v > 100) { e.target.value = st.filter; return; }
+        st.filter = String(v); reload();
+      } });
+    const ranksInput = h('input', { id: 'sg-ranks', class: 'input input-narrow', type: 'text', value: st.ranks || '',
+      placeholder: 'e.g. 0-3', 'aria-describedby': 'sg-ranks-help' });
+    const applyRanks = () => { st.ranks = ranksInput.value.trim(); reload(true); };
+    ranksInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') applyRanks(); });
+    clear(this.controls).append(
+      selectField('sg-metric', 'Metric', data.metric.name, metrics, (v) => { st.metric = v; reload(); }),
+      selectField('sg-color', 'Colour by', st.color, [['exc', 'Exclusive time'], ['inc', 'Inclusive time']],
+        (v) => { st.color = v; this.save(); this.drawAll(); }),
+      selectField('sg-group', 'Group by', st.group_by,
+        [['module', 'Module'], ['name', 'Function (call graph)'], ['file', 'File'], ['map', 'Module map…']],
+        async (v) => {
+          if (v === 'map' && !(await this.editMap())) { this.drawControls(); return; }
+          st.group_by = v; st.splits = []; st.node = null; reload(true);
+        }),
+      st.group_by === 'map' ? h('div', { class: 'sg-field' }, h('span', { class: 'sg-label' }, '\u00a0'),
+        h('button', { type: 'button', class: 'btn btn-small', onclick: async () => {
+          if (await this.editMap()) { st.splits = []; reload(true); }
+        } }, 'Edit map')) : '',
+      h('div', { class: 'sg-field' }, h('label', { for: 'sg-filter' }, 'Filter (% of root)'), filterInput),
+      selectField('sg-collapse', 'Over ranks', st.collapse, [['mean', 'Mean'], ['max', 'Max'], ['sum', 'Sum'], ['median', 'Median']],
+        (v) => { st.collapse = v; reload(); }),
+      h('div', { class: 'sg-field sg-ranks' }, h('label', { for: 'sg-ranks' }, 'Compare ranks'),
+        h('div', { class: 'sg-inline' }, ranksInput,
+          h('button', { type: 'button', class: 'btn btn-small', onclick: applyRanks }, 'Compare'),
+          st.ranks ? h('button', { type: 'button', class: 'btn btn-small', onclick: () => {
+            st.ranks = ''; reload(true);
+          } }, 'Clear') : null),
+        h('span', { id: 'sg-ranks-help', class: 'sr-only' }, 'Ranks and ranges, or brush the histogram of a node below')));
+  }
+
+  // The module map dialog; resolves true when a valid map was applied.
+  async editMap() {
+    const { st } = this;
+    const area = h('textarea', { id: 'sg-map-input', class: 'input mono', rows: 8, spellcheck: 'false' },
+      st.map || '{\n  "MPI": ["^MPI_", "^PMPI_"],\n  "Physics": "^(Calc|Eval|Apply)"\n}');
+    let ok = false;
+    const res = await modal({
+      title: 'Module map',
+      body: h('div', { class: 'form-grid' },
+        h('label', { for: 'sg-map-input' }, 'Modules and the regular expressions (POSIX extended) of their function names'),
+        area, h('p', { class: 'help' }, 'The first matching rule wins; functions no rule matches keep the profile\'s module (or their name).')),
+      buttons: [{ label: 'Cancel', value: null }, { label: 'Apply', value: 'ok', primary: true }],
+      onSubmit: async () => {
+        try {
+          await api.get(`/traces/${this.trace.id}/supergraph`, { group_by: 'map', map: area.value, filter: st.filter });
+          st.map = area.value;
+          ok = true;
+          return true;
+        } catch (e) { return e.message; }
+      },
+    });
+    return res === 'ok' && ok;
+  }
+
+  drawSplits() {
+    const { st, splitBar } = this;
+    clear(splitBar);
+    if (!st.splits.length) { splitBar.hidden = true; return; }
+    splitBar.hidden = false;
+    splitBar.append(h('span', { class: 'small muted' }, 'Splits:'),
+      ...st.splits.map((s, i) => h('span', { class: 'chip sg-chip' }, `${s.id} ${SPLIT_TITLES[s.by]}`,
+        h('button', { type: 'button', class: 'sg-chip-x', 'aria-label': `Undo the split of ${s.id}`,
+          title: 'Undo this split (and the later ones)', onclick: () => {
+            st.splits = st.splits.slice(0, i); this.save(true); this.load();
+          } }, '×'))),
+      h('button', { type: 'button', class: 'btn btn-small', onclick: () => { st.splits = []; this.save(true); this.load(); } }, 'Reset splits'));
+  }
+
+  // ---- the graphs ----
+
+  // One super graph coloured by exclusive or inclusive time.
+  drawSingle() {
+    const { d3, st, data } = this;
+    const key = st.color === 'inc' ? 'inclusive' : 'exclusive';
+    const max = d3.max(data.nodes.map((n) => n[key])) || 1;
+    const scale = heatScale(d3, [0, max * 1.08]);
+    this.legend.append(gradientLegend(scale, 0, max,
+      `${st.color === 'inc' ? 'Inclusive' : 'Exclusive'} time (${data.collapse} over ranks)`, data.metric.unit), staticLegend());
+    const height = Math.max(420, Math.min(620, 120 + data.nodes.length * 14));
+    this.drawGraph(this.chart, data.nodes, data.edges, {
+      height, fill: (n) => scale(n[key]), title: null, root: data.root_inclusive,
+    });
+  }
+
+  // The selected ranks' and the other ranks' graphs, coloured by the
+  // difference of exclusive time.
+  drawBrushed() {
+    const { d3, data } = this;
+    const b = data.brush;
+    const diff = new Map(b.difference.map((d) => [d.id, d.exclusive]));
+    const m = Math.max(b.domain[1], 1e-12);
+    const scale = differenceScale(d3, [m, 0, -m]); // red: the selection spends more
+    this.legend.append(divergingLegend(scale, m, data.metric.unit), staticLegend());
+    const meta = new Map(data.nodes.map((n) => [n.id, n]));
+    for (const [side, title] of [['selected', `Selected ranks ${rangesText(b.ranks)} (${b.selected.processes} processes)`],
+      ['rest', `Other ranks (${b.rest.processes} processes)`]]) {
+      const nodes = b[side].nodes.map((v) => ({ ...meta.get(v.id), ...v }));
+      const rootInc = d3.sum(nodes.filter((n) => n.level === 0), (n) => n.inclusive);
+      const box = h('div', { class: 'sg-side', id: `sg-side-${side}` }, h('h3', { class: 'sg-side-title' }, title));
+      this.chart.appendChild(box);
+      this.drawGraph(box, nodes, b[side].edges, {
+        height: 330, fill: (n) => scale(diff.get(n.id) || 0), root: rootInc,
+        extra: (n) => [['Δ exclusive (selected − rest)', fmtValue(diff.get(n.id), data.metric.unit)]],
+      });
+    }
+  }
+
+  // Lays out and draws nodes/edges into `box`.
+  drawGraph(box, nodesIn, edgesIn, opts) {
+    const width = Math.max(640, box.clientWidth || this.chart.clientWidth || 1200);
+    const unit = this.data.metric.unit;
+    const { graph, columns } = layoutGraph(this.d3, nodesIn, edgesIn, width, opts.height);
+    const root = svg('svg', { class: 'sg-svg', width, height: opts.height, viewBox: `0 0 ${width} ${opts.height}`, role: 'img',
+      'aria-label': 'Super graph: nodes are groups of call sites, left to right from the program root' });
+    box.appendChild(root);
+    root.appendChild(svg('defs', {}, hatchPattern()));
+    const gLinks = svg('g', { class: 'sg-links' });
+    const gNodes = svg('g', { class: 'sg-nodes' });
+    root.append(gLinks, gNodes);
+    const tip = {
+      show: (ev, content) => showTip(this.tooltip, ev, content),
+      hide: () => { this.tooltip.hidden = true; },
+    };
+    drawLinks(this.d3, gLinks, graph.links, unit, opts.root, tip);
+    for (const n of graph.nodes) {
+      const g = drawNode(n, {
+        selected: n.id === this.st.node, unit, columns, width, root: opts.root, fill: opts.fill(n),
+      });
+      g.addEventListener('mousemove', (ev) => tip.show(ev, nodeTip(n, unit, opts, (id) => this.nodeColour(id))));
+      g.addEventListener('mouseleave', tip.hide);
+      g.addEventListener('click', () => this.selectNode(n.id));
+      g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); this.selectNode(n.id); } });
+      g.addEventListener('mouseenter', () => highlightLinks(gLinks, n.id, true));
+      g.addEventListener('mouseleave', () => highlightLinks(gLinks, n.id, false));
+      gNodes.appendChild(g);
+    }
+  }
+
+  // The fill of node `id` as drawn (for the callers in the tooltips).
+  nodeColour(id) {
+    const el = this.chart.querySelector(`.sg-node[data-id="${CSS.escape(id)}"] .sg-bar`);
+    return el ? el.getAttribute('fill') : SUPERGRAPH.missingNode;
+  }
+
+  // ---- selection and details ----
+
+  selectNode(id) {
+    const { st } = this;
+    st.node = st.node === id ? null : id;
+    this.save();
+    for (const g of this.chart.querySelectorAll('.sg-node')) g.classList.toggle('selected', g.dataset.id === st.node);
+    this.drawDetails();
+  }
+
+  split(id, by) {
+    const { st } = this;
+    st.splits = [...st.splits, { id, by }];
+    st.node = null;
+    this.save(true);
+    this.load();
+  }
+
+  async drawDetails() {
+    const { st, data, details } = this;
+    clear(details);
+    const n = st.node && data.nodes.find((x) => x.id === st.node);
+    if (!n) {
+      details.append(h('p', { class: 'muted sg-hint' },
+        'Click a node to see its entry functions, its callers and the distribution of its time over the ranks, ',
+        'to split it, or to brush ranks and compare them with the others.'));
+      return;
+    }
+    const unit = data.metric.unit;
+    const canSplitEntry = n.entry_function_count > 1 || n.functions > 1;
+    const canSplitCaller = n.caller_count > 1;
+    const hist = h('div', { class: 'sg-histogram', id: 'sg-histogram' }, h('p', { class: 'muted small' }, 'Loading the ranks…'));
+    details.append(
+      h('div', { class: 'sg-details-head' },
+        h('div', {}, h('h2', { id: 'sg-node-title' }, n.name, ' ', h('span', { class: `sg-kind sg-kind-badge-${n.kind}` }, n.kind)),
+          h('p', { class: 'small muted' }, `${n.id} · ${formatNumber(n.functions)} call site${n.functions === 1 ? '' : 's'}`
+            + (n.module !== n.name ? ` · ${n.module}` : ''))),
+        h('div', { class: 'sg-actions' },
+          h('button', { type: 'button', class: 'btn btn-small', disabled: !canSplitEntry, id: 'sg-split-entry',
+            title: 'One node per entry function', onclick: () => this.split(n.id, 'entry') }, 'Split by entry function'),
+          h('button', { type: 'button', class: 'btn btn-small', disabled: !canSplitCaller, id: 'sg-split-caller',
+            title: 'One node per calling node', onclick: () => this.split(n.id, 'caller') }, 'Split by caller'),
+          h('button', { type: 'button', class: 'btn btn-small', disabled: n.functions < 2, id: 'sg-expand',
+            title: 'One node per function', onclick: () => this.split(n.id, 'callsite') }, 'Expand functions'))),
+      h('div', { class: 'sg-details-grid' },
+        h('div', {},
+          h('table', { class: 'kv' }, h('tbody', {},
+            [['Inclusive', fmtValue(n.inclusive, unit)], ['Exclusive', fmtValue(n.exclusive, unit)],
+              ['Share of the root', fmtShare(data.root_inclusive > 0 ? n.inclusive / data.root_inclusive : NaN)],
+              ['Level', String(n.level)]].map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, v))))),
+          listTable('Entry functions', n.entry_function_count, ['Function', 'Inclusive', 'Exclusive'],
+            (n.entry_functions || []).map((e) => [e.name, fmtValue(e.inclusive, unit), fmtValue(e.exclusive, unit)])),
+          listTable('Callers', n.caller_count, ['Caller → entry', 'From node', 'Inclusive'],
+            (n.callers || []).map((c) => [`${c.function} → ${c.entry}`, c.node_name, fmtValue(c.inclusive, unit)]))),
+        hist));
+    try {
+      const d = await api.get(`/traces/${this.trace.id}/supergraph`, { ...this.query(), detail: n.id }, { signal: this.signal });
+      if (st.node !== n.id) return;
+      this.rankHistogram(hist, d.detail.processes, unit);
+    } catch (e) {
+      clear(hist).appendChild(errorBox(e, 'load the ranks of this node'));
+    }
+  }
+
+  // The histogram of one node's per-process inclusive time, brushable.
+  rankHistogram(box, procs, unit) {
+    const { d3, st } = this;
+    clear(box);
+    const vals = procs.map((p) => ({ rank: p.rank, thread: p.thread, v: p.inclusive ?? 0 }));
+    const W = Math.max(360, box.clientWidth || 460), H = 190, m = { l: 44, r: 12, t: 10, b: 48 };
+    const ext = d3.extent(vals, (d) => d.v);
+    if (ext[0] === ext[1]) { ext[0] -= Math.abs(ext[0]) * 0.05 || 1; ext[1] += Math.abs(ext[1]) * 0.05 || 1; }
+    const nb = Math.min(20, Math.max(5, Math.ceil(Math.sqrt(vals.length)) * 2));
+    const x = d3.scaleLinear().domain(ext).range([m.l, W - m.r]);
+    const step = (ext[1] - ext[0]) / nb;
+    const bins = Array.from({ length: nb }, (_, i) => ({ x0: ext[0] + i * step, x1: ext[0] + (i + 1) * step, items: [] }));
+    for (const d of vals) bins[Math.min(nb - 1, Math.max(0, Math.floor((d.v - ext[0]) / step)))].items.push(d);
+    const y = d3.scaleLinear().domain([0, d3.max(bins, (b) => b.items.length) || 1]).nice().range([H - m.b, m.t]);
+    const root = d3.select(box).append('svg').attr('width', W).attr('height', H).attr('class', 'sg-hist-svg')
+      .attr('role', 'img').attr('aria-label', 'Histogram of the inclusive time of this node over the ranks');
+    root.append('g').attr('transform', `translate(0,${H - m.b})`).call(d3.axisBottom(x).ticks(5).tickFormat((v) => fmtValue(v, unit, 6)))
+      .call((g) => g.selectAll('text').attr('class', 'sg-axis-text'));
+    root.append('g').attr('transform', `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(Math.min(4, y.domain()[1])).tickFormat(d3.format('d')));
+    root.append('text').attr('x', m.l).attr('y', H - 8).attr('class', 'sg-axis-label').text('Inclusive time per rank');
+    root.append('g').selectAll('rect').data(bins).join('rect')
+      .attr('x', (b) => x(b.x0) + 0.5).attr('width', (b) => Math.max(0, x(b.x1) - x(b.x0) - 1))
+      .attr('y', (b) => y(b.items.length)).attr('height', (b) => y(0) - y(b.items.length)).attr('class', 'sg-hist-bar')
+      .append('title').text((b) => `${b.items.length} process${b.items.length === 1 ? '' : 'es'}: ranks `
+        + `${rangesText(b.items.map((d) => d.rank)) || '—'}\n${fmtValue(b.x0, unit)} – ${fmtValue(b.x1, unit)}`);
+    const info = h('p', { class: 'small muted sg-brush-info' }, 'Brush the histogram to select ranks.');
+    const compare = h('button', { type: 'button', class: 'btn btn-small btn-primary', disabled: true, id: 'sg-compare' }, 'Compare with the other ranks');
+    let chosen = [];
+    const brush = d3.brushX().extent([[m.l, m.t], [W - m.r, H - m.b]]).on('brush end', (ev) => {
+      if (!ev.selection) { chosen = []; } else {
+        const [a, b] = ev.selection.map(x.invert);
+        chosen = vals.filter((d) => d.v >= a && d.v <= b).map((d) => d.rank);
+      }
+      const all = new Set(vals.map((d) => d.rank));
+      const sel = new Set(chosen);
+      compare.disabled = sel.size === 0 || sel.size === all.size;
+      info.textContent = sel.size ? `Ranks ${rangesText(chosen)} (${sel.size} of ${all.size})` : 'Brush the histogram to select ranks.';
+    });
+    root.append('g').attr('class', 'sg-brush').call(brush);
+    compare.addEventListener('click', () => { st.ranks = rangesText(chosen); this.save(true); this.load(); });
+    box.append(h('div', { class: 'sg-hist-foot' }, info, compare));
+  }
+}
+
+// ---- controls ------------------------------------------------------------------
+
+function selectField(id, label, value, options, onchange) {
+  const s = h('select', { id, class: 'input input-small', onchange: (e) => onchange(e.target.value) },
+    options.map(([v, t]) => h('option', { value: v, selected: v === value }, t)));
+  return h('div', { class: 'sg-field' }, h('label', { for: id }, label), s);
+}
+
+function listTable(title, total, cols, rows) {
+  return h('div', { class: 'sg-list' }, h('h3', {}, `${title} (${total})`),
+    rows.length === 0 ? h('p', { class: 'muted small' }, 'None (a root).')
+      : h('table', { class: 'table compact' },
+        h('thead', {}, h('tr', {}, cols.map((c, i) => h('th', { scope: 'col', class: i ? 'num' : null }, c)))),
+        h('tbody', {}, rows.slice(0, 12).map((r) => h('tr', {}, r.map((v, i) => h('td', { class: i ? 'num' : 'name-cell' }, v)))))),
+    rows.length > 12 ? h('p', { class: 'small muted' }, `${total - 12} more.`) : null);
+}
+
+// ---- layout ----------------------------------------------------------------------
+
+// d3-sankey's layout: levels left to right, the biggest nodes first in a
+// column. Returns the graph and the x of every column.
+function layoutGraph(d3, nodesIn, edgesIn, width, height) {
+  const nodes = nodesIn.map((n) => ({ ...n, fixedValue: Math.max(n.inclusive || 0, 0) }));
+  const ids = new Set(nodes.map((n) => n.id));
+  const links = edgesIn.filter((e) => ids.has(e.source) && ids.has(e.target))
+    .map((e) => ({ source: e.source, target: e.target, value: Math.max(e.weight || 0, 0) }));
+  const levels = d3.max(nodes, (n) => n.level) || 0;
+  const sankey = d3.sankey().nodeId((d) => d.id).nodeAlign(d3.sankeyLeft).nodeWidth(NODE_W)
+    .nodePadding(PAD).nodeSort((a, b) => b.inclusive - a.inclusive)
+    .extent([[8, HIST_H + 10], [width - (levels > 0 ? LABEL_W : width / 2), height - 8]]);
+  const graph = sankey({ nodes, links });
+  const columns = [...new Set(graph.nodes.map((n) => n.x0))].sort((a, b) => a - b);
+  return { graph, columns };
+}
+
+// The hatch of the exclusive share at the bottom of the bars.
+function hatchPattern() {
+  return svg('pattern', { id: 'sg-hatch', width: 5, height: 5, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+    svg('rect', { width: 5, height: 5, fill: SUPERGRAPH.hatchFill }),
+    svg('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: SUPERGRAPH.hatchStroke, 'stroke-width': 1.6 }));
+}
+
+// ---- links -------------------------------------------------------------------------
+
+function drawLinks(d3, gLinks, links, unit, root, tip) {
+  const linkPath = d3.sankeyLinkHorizontal();
+  for (const l of links) {
+    const p = svg('path', { d: linkPath(l), class: 'sg-link', 'stroke-width': Math.max(1, l.width) });
+    p.__link = l;
+    p.addEventListener('mousemove', (ev) => tip.show(ev, linkTip(l, unit, root)));
+    p.addEventListener('mouseleave', tip.hide);
+    gLinks.appendChild(p);
+  }
+}
+
+function highlightLinks(gLinks, id, on) {
+  for (const p of gLinks.children) {
+    const l = p.__link;
+    if (l && (l.source.id === id || l.target.id === id)) p.classList.toggle('hot', on);
+  }
+}
+
+// ---- nodes ---------------------------------------------------------------------------
+
+// One node: its bar, the hatched exclusive share, the mini histogram, the label.
+function drawNode(n, { selected, unit, columns, width, root, fill }) {
+  const hgt = Math.max(1, n.y1 - n.y0);
+  const g = svg('g', { class: `sg-node sg-kind-${n.kind}${selected ? ' selected' : ''}`,
+    transform: `translate(${n.x0},${n.y0})`, tabindex: 0, role: 'button',
+    'aria-label': `${n.name}: inclusive ${fmtValue(n.inclusive, unit)}, exclusive ${fmtValue(n.exclusive, unit)}`,
+    'data-id': n.id });
+  g.appendChild(svg('rect', { class: 'sg-bar', width: NODE_W, height: hgt, fill }));
+  const excH = n.inclusive > 0 ? Math.min(hgt, hgt * Math.max(0, n.exclusive) / n.inclusive) : 0;
+  if (excH >= 0.5) {
+    g.appendChild(svg('rect', { class: 'sg-exc', y: hgt - excH, width: NODE_W, height: excH, fill: 'url(#sg-hatch)' }));
+  }
+  miniHistogram(g, n);
+  nodeLabel(g, n, hgt, columns, width, root, unit);
+  return g;
+}
+
+function miniHistogram(g, n) {
+  const counts = n.histogram && n.histogram.counts;
+  if (!counts || !counts.length) return;
+  const w = NODE_W + 14, bw = w / counts.length, max = Math.max(...counts) || 1;
+  const hg = svg('g', { class: 'sg-mini', transform: `translate(${-7},${-HIST_H - 3})` });
+  hg.appendChild(svg('line', { x1: 0, x2: w, y1: HIST_H, y2: HIST_H, class: 'sg-mini-axis' }));
+  counts.forEach((c, i) => {
+    if (!c) return;
+    const bh = Math.max(1.5, (c / max) * HIST_H);
+    hg.appendChild(svg('rect', { x: i * bw + 0.2, y: HIST_H - bh, width: Math.max(0.8, bw - 0.4), height: bh }));
+  });
+  g.appendChild(hg);
+}
+
+// The label goes right of the bar, truncated to the gap before the next
+// column (the last column has the right margin).
+function nodeLabel(g, n, hgt, columns, width, root, unit) {
+  const next = columns.find((x) => x > n.x0);
+  const room = (next !== undefined ? next : width) - n.x1 - 12;
+  const x = NODE_W + 6;
+  const two = hgt >= 24;
+  const t = svg('text', { class: 'sg-label', x, y: hgt / 2 + (two ? -2 : 4), 'text-anchor': 'start' });
+  const maxChars = Math.max(4, Math.floor(room / 7.2));
+  const name = n.name.length > maxChars ? `${n.name.slice(0, maxChars - 1)}…` : n.name;
+  t.textContent = name + (n.kind === 'duplicate' ? ' ′' : '');
+  g.appendChild(t);
+  if (two) {
+    const s = svg('text', { class: 'sg-sublabel', x, y: hgt / 2 + 12, 'text-anchor': 'start' });
+    s.textContent = `${fmtShare(root > 0 ? n.inclusive / root : NaN)} · ${fmtValue(n.inclusive, unit)}`;
+    g.appendChild(s);
+  }
+}
+
+// ---- tooltips ---------------------------------------------------------------------
+
+// nodeColour(id): the fill of a caller's node.
+function nodeTip(n, unit, opts, nodeColour) {
+  const rows = [
+    ['Inclusive', `${fmtValue(n.inclusive, unit)} (${fmtShare(opts.root > 0 ? n.inclusive / opts.root : NaN)})`],
+    ['Exclusive', `${fmtValue(n.exclusive, unit)} (${fmtShare(n.inclusive > 0 ? n.exclusive / n.inclusive : NaN)} of the node)`],
+  ];
+  if (n.filtered > 0) rows.push(['Filtered callees', fmtValue(n.filtered, unit)]);
+  if (n.histogram) rows.push(['Ranks (inclusive)', `${fmtValue(n.histogram.min, unit)} – ${fmtValue(n.histogram.max, unit)}`]);
+  if (opts.extra) rows.push(...opts.extra(n));
+  const callers = (n.callers || []).slice(0, 6);
+  const entries = (n.entry_functions || []).slice(0, 6);
+  return h('div', {},
+    h('div', { class: 'tt-title' }, n.name, h('span', { class: `sg-kind sg-kind-badge-${n.kind}` }, n.kind)),
+    n.module && n.module !== n.name ? h('div', { class: 'tt-sub' }, n.module) : null,
+    h('table', {}, h('tbody', {}, rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', { class: 'num' }, v))))),
+    callers.length ? h('div', { class: 'tt-section' }, h('div', { class: 'tt-head' }, `Callers (${n.caller_count})`),
+      h('table', {}, h('tbody', {}, callers.map((c) => h('tr', {},
+        h('th', {}, h('span', { class: 'sg-square', style: `background:${nodeColour(c.node)}` }),
+          `${c.function} → ${c.entry}`), h('td', { class: 'num' }, fmtValue(c.inclusive, unit))))))) : null,
+    entries.length ? h('div', { class: 'tt-section' }, h('div', { class: 'tt-head' }, `Entry functions (${n.entry_function_count})`),
+      h('table', {}, h('tbody', {}, entries.map((e) => h('tr', {}, h('th', {}, e.name),
+        h('td', { class: 'num' }, `${fmtValue(e.inclusive, unit)} incl.`)))))) : null,
+    h('div', { class: 'tt-hint' }, 'Click to select, split or see its ranks'));
+}
+
+function linkTip(l, unit, root) {
+  return h('div', {}, h('div', { class: 'tt-title' }, `${l.source.name} → ${l.target.name}`),
+    h('table', {}, h('tbody', {},
+      h('tr', {}, h('th', {}, 'Flow (inclusive)'), h('td', { class: 'num' }, fmtValue(l.value, unit))),
+      h('tr', {}, h('th', {}, 'Share of the root'), h('td', { class: 'num' }, fmtShare(root > 0 ? l.value / root : NaN))))));
+}
+
+function showTip(tooltip, ev, content) {
+  clear(tooltip).appendChild(content);
+  tooltip.hidden = false;
+  const host = tooltip.parentElement.getBoundingClientRect();
+  const tw = tooltip.offsetWidth, th = tooltip.offsetHeight;
+  let x = ev.clientX - host.left + 14, y = ev.clientY - host.top + 14;
+  if (x + tw > host.width - 4) x = ev.clientX - host.left - tw - 14;
+  if (y + th > host.height - 4) y = Math.max(4, ev.clientY - host.top - th - 14);
+  tooltip.style.left = `${Math.max(4, x)}px`;
+  tooltip.style.top = `${y}px`;
+}
+
+// ---- legends ----------------------------------------------------------------------
+
+function staticLegend() {
+  return h('div', { class: 'sg-legend-notes small muted' },
+    h('span', { class: 'sg-swatch sg-swatch-hatch' }), 'exclusive share (bottom of a bar)',
+    h('span', { class: 'sg-swatch sg-swatch-hist' }), 'ranks by inclusive time (mini histogram)');
+}
+
+// A horizontal colour ramp with its domain.
+function gradientLegend(scale, lo, hi, title, unit) {
+  const id = `sg-grad-${Math.random().toString(36).slice(2, 8)}`;
+  const ramp = svg('svg', { width: 170, height: 12, class: 'sg-ramp', 'aria-hidden': 'true' });
+  const grad = svg('linearGradient', { id });
+  for (let i = 0; i <= 10; i++) grad.appendChild(svg('stop', { offset: `${i * 10}%`, 'stop-color': scale(lo + (hi - lo) * i / 10) }));
+  const defs = svg('defs');
+  defs.appendChild(grad);
+  ramp.append(defs, svg('rect', { width: 170, height: 12, fill: `url(#${id})`, rx: 2 }));
+  return h('div', { class: 'sg-legend-item' }, h('span', { class: 'small' }, title),
+    h('span', { class: 'small muted' }, fmtValue(lo, unit)), ramp, h('span', { class: 'small muted' }, fmtValue(hi, unit)));
+}
+
+function divergingLegend(scale, m, unit) {
+  const id = `sg-div-${Math.random().toString(36).slice(2, 8)}`;
+  const ramp = svg('svg', { width: 170, height: 12, class: 'sg-ramp', 'aria-hidden': 'true' });
+  const grad = svg('linearGradient', { id });
+  for (let i = 0; i <= 10; i++) grad.appendChild(svg('stop', { offset: `${i * 10}%`, 'stop-color': scale(-m + 2 * m * i / 10) }));
+  const defs = svg('defs');
+  defs.appendChild(grad);
+  ramp.append(defs, svg('rect', { width: 170, height: 12, fill: `url(#${id})`, rx: 2 }));
+  return h('div', { class: 'sg-legend-item' }, h('span', { class: 'small' }, 'Δ exclusive time, selected − other ranks'),
+    h('span', { class: 'small muted' }, fmtValue(-m, unit)), ramp, h('span', { class: 'small muted' }, `+${fmtValue(m, unit)}`));
+}
