@@ -4,8 +4,8 @@
  * difference. Whole results are cached in the database (analysis_cache),
  * keyed by the canonical parameters. */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "analysis/cct_ops.h"
 #include "analysis/supergraph.h"
 #include "handlers.h"
+#include "module_map_json.h"
 #include "params.h"
 #include "reply.h"
 #include "store/analysis_cache.h"
@@ -128,21 +129,14 @@ static int parse_splits(ari_request *r, sg_request *q)
     return rc;
 }
 
+/* A number parameter (params.h) in [lo, hi]; this endpoint's own 400
+ * wording. def when absent. */
 static int parse_double(ari_request *r, const char *name, double def, double lo, double hi, double *out)
 {
-    const char *s = ari_param(r, name);
-    *out = def;
-    if (!s)
+    if (ari_param_number_checked(r, name, def, lo, hi, 0, out) == 0)
         return 0;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-        ari_reply_error(r, 400, "invalid_parameter", "%s must be a number in [%g, %g]", name, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    ari_reply_error(r, 400, "invalid_parameter", "%s must be a number in [%g, %g]", name, lo, hi);
+    return -1;
 }
 
 static int parse_request(ari_request *r, sg_request *q)
@@ -182,41 +176,47 @@ static int parse_request(ari_request *r, sg_request *q)
     return parse_splits(r, q);
 }
 
-/* "0-3,7" -> proc mask over the CCT's processes (by rank). */
+/* Marks the processes whose rank is in [lo, hi]; 0 if there is one. */
+static int mark_ranks(const ari_cct *c, int64_t lo, int64_t hi, unsigned char *mask)
+{
+    int found = 0;
+    for (int p = 0; p < c->nprocs; p++) {
+        if (c->proc_rank[p] >= lo && c->proc_rank[p] <= hi) {
+            mask[p] = 1;
+            found = 1;
+        }
+    }
+    return found ? 0 : -1;
+}
+
+/* "0-3,7" (a range list, params.h) -> proc mask over the CCT's processes
+ * (by rank); the selection must leave some processes out. */
 static int parse_ranks(ari_request *r, const char *text, const ari_cct *c, unsigned char *mask,
                        int *nsel)
 {
+    ari_int_range *ranges;
+    size_t n;
+    ari_list_status st = ari_parse_range_list(text, SIZE_MAX, &ranges, &n);
+    if (st == ARI_LIST_NOMEM) {
+        ari_reply_error(r, 500, "out_of_memory", "out of memory");
+        return -1;
+    }
+    if (st != ARI_LIST_OK) {
+        ari_reply_error(r, 400, "invalid_parameter",
+                        "ranks must be a list of ranks and ranges, e.g. 0-3,7 (got '%.64s')", text);
+        return -1;
+    }
     memset(mask, 0, (size_t)c->nprocs);
-    for (const char *s = text; *s;) {
-        char *end;
-        errno = 0;
-        long lo = strtol(s, &end, 10), hi = lo;
-        if (end == s || errno || lo < 0)
-            goto bad;
-        if (*end == '-') {
-            const char *t = end + 1;
-            hi = strtol(t, &end, 10);
-            if (end == t || errno || hi < lo)
-                goto bad;
-        }
-        int found = 0;
-        for (int p = 0; p < c->nprocs; p++) {
-            if (c->proc_rank[p] >= lo && c->proc_rank[p] <= hi) {
-                mask[p] = 1;
-                found = 1;
-            }
-        }
-        if (!found) {
+    for (size_t i = 0; i < n; i++) {
+        long lo = (long)ranges[i].lo, hi = (long)ranges[i].hi;
+        if (mark_ranks(c, lo, hi, mask) < 0) {
+            free(ranges);
             ari_reply_error(r, 400, "invalid_parameter", "ranks: no process has rank %ld%s%.0ld", lo,
                             hi != lo ? " to " : "", hi != lo ? hi : 0);
             return -1;
         }
-        if (*end == ',')
-            end++;
-        else if (*end)
-            goto bad;
-        s = end;
     }
+    free(ranges);
     *nsel = 0;
     for (int p = 0; p < c->nprocs; p++)
         *nsel += mask[p];
@@ -226,10 +226,6 @@ static int parse_ranks(ari_request *r, const char *text, const ari_cct *c, unsig
         return -1;
     }
     return 0;
-bad:
-    ari_reply_error(r, 400, "invalid_parameter",
-                    "ranks must be a list of ranks and ranges, e.g. 0-3,7 (got '%.64s')", text);
-    return -1;
 }
 
 /* ---- JSON ---------------------------------------------------------------------------- */

@@ -67,22 +67,18 @@ static size_t utf8_length(const char *s)
     return n;
 }
 
+static const ari_body_field patch_body[] = {
+    {"name", ARI_BODY_STRING, 0, NULL},
+    {"description", ARI_BODY_STRING, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
 /* Validates {"name"?: string, "description"?: string} and nothing else. */
 static int patch_fields(ari_request *r, json_t *body, const char **name, const char **description)
 {
-    const char *key;
-    json_t *value;
     *name = *description = NULL;
-    json_object_foreach(body, key, value) {
-        if (strcmp(key, "name") != 0 && strcmp(key, "description") != 0) {
-            ari_reply_error(r, 400, "invalid_parameter", "unknown field '%.64s' (allowed: name, description)", key);
-            return -1;
-        }
-        if (!json_is_string(value)) {
-            ari_reply_error(r, 400, "invalid_parameter", "%s must be a string", key);
-            return -1;
-        }
-    }
+    if (ari_body_check(r, body, patch_body) < 0)
+        return -1;
     *name = json_string_value(json_object_get(body, "name"));
     *description = json_string_value(json_object_get(body, "description"));
     if (*name && (utf8_length(*name) == 0 || utf8_length(*name) > MAX_NAME)) {

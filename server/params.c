@@ -1,6 +1,6 @@
-/* params.c: reading request parameters (query string, path ids, JSON
- * bodies) with validation; a bad value answers 400 naming the parameter
- * (see params.h). */
+/* params.c: the parameter toolkit (see params.h): the syntax of integers,
+ * numbers and lists, the query-string readers that answer 400, path ids,
+ * and JSON object bodies checked against a field table. */
 #include "params.h"
 
 #include <errno.h>
@@ -12,14 +12,9 @@
 
 #include "reply.h"
 
-const char *ari_param(ari_request *r, const char *name)
-{
-    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
-}
+/* ---- syntax ---- */
 
-/* Digits with an optional leading '-', nothing else (strtoll alone would
- * also take leading blanks and a '+'). */
-static int parse_int64(const char *s, int64_t *out)
+int ari_parse_int64(const char *s, int64_t *out)
 {
     if (!s || !*s)
         return -1;
@@ -38,6 +33,111 @@ static int parse_int64(const char *s, int64_t *out)
     return 0;
 }
 
+int ari_parse_number(const char *s, double *out)
+{
+    if (!s || !*s || strlen(s) > 64 || strspn(s, "0123456789+-.eE") != strlen(s))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || end == s || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Items of a list: commas + 1 (an empty string is one empty item). */
+static size_t count_items(const char *s)
+{
+    size_t n = 1;
+    for (; *s; s++)
+        n += *s == ',';
+    return n;
+}
+
+/* The item starting at s (up to a comma or the end) as an integer in
+ * [min, max]; an item longer than 31 characters cannot be one. */
+static int parse_item(const char *s, size_t len, int64_t min, int64_t max, int64_t *out)
+{
+    char item[32];
+    if (len == 0 || len >= sizeof item)
+        return -1;
+    memcpy(item, s, len);
+    item[len] = '\0';
+    return ari_parse_int64(item, out) < 0 || *out < min || *out > max ? -1 : 0;
+}
+
+ari_list_status ari_parse_int_list(const char *s, int64_t min, int64_t max, size_t max_items,
+                                   int64_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = count_items(s);
+    if (cap > max_items)
+        return ARI_LIST_TOO_LONG;
+    int64_t *v = malloc(cap * sizeof *v);
+    if (!v)
+        return ARI_LIST_NOMEM;
+    for (size_t i = 0; i < cap; i++) {
+        size_t len = strcspn(s, ",");
+        if (parse_item(s, len, min, max, &v[i]) < 0) {
+            free(v);
+            return ARI_LIST_BAD;
+        }
+        s += len + 1;
+    }
+    *out = v;
+    *n = cap;
+    return ARI_LIST_OK;
+}
+
+/* "lo-hi" or "n", non-negative, lo <= hi. */
+static int parse_range(const char *s, size_t len, ari_int_range *out)
+{
+    const char *dash = memchr(s, '-', len);
+    if (!dash || dash == s) {
+        if (parse_item(s, len, 0, INT64_MAX, &out->lo) < 0)
+            return -1;
+        out->hi = out->lo;
+        return 0;
+    }
+    size_t head = (size_t)(dash - s);
+    if (parse_item(s, head, 0, INT64_MAX, &out->lo) < 0 ||
+        parse_item(dash + 1, len - head - 1, 0, INT64_MAX, &out->hi) < 0)
+        return -1;
+    return out->hi < out->lo ? -1 : 0;
+}
+
+ari_list_status ari_parse_range_list(const char *s, size_t max_items, ari_int_range **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = count_items(s);
+    if (cap > max_items)
+        return ARI_LIST_TOO_LONG;
+    ari_int_range *v = malloc(cap * sizeof *v);
+    if (!v)
+        return ARI_LIST_NOMEM;
+    for (size_t i = 0; i < cap; i++) {
+        size_t len = strcspn(s, ",");
+        if (parse_range(s, len, &v[i]) < 0) {
+            free(v);
+            return ARI_LIST_BAD;
+        }
+        s += len + 1;
+    }
+    *out = v;
+    *n = cap;
+    return ARI_LIST_OK;
+}
+
+/* ---- query-string parameters ---- */
+
+const char *ari_param(ari_request *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
 int ari_param_int(ari_request *r, const char *name, int64_t def, int64_t min, int64_t max, int64_t *out)
 {
     const char *s = ari_param(r, name);
@@ -45,12 +145,37 @@ int ari_param_int(ari_request *r, const char *name, int64_t def, int64_t min, in
         *out = def;
         return 0;
     }
-    if (parse_int64(s, out) < 0 || *out < min || *out > max) {
+    if (ari_parse_int64(s, out) < 0 || *out < min || *out > max) {
         ari_reply_error(r, 400, "invalid_parameter", "%s must be an integer in %lld..%lld, got '%.64s'",
                         name, (long long)min, (long long)max, s);
         return -1;
     }
     return 0;
+}
+
+int ari_param_number_checked(ari_request *r, const char *name, double def, double min, double max,
+                             int open_min, double *out)
+{
+    const char *s = ari_param(r, name);
+    *out = def;
+    if (!s)
+        return 0;
+    double v;
+    if (ari_parse_number(s, &v) < 0 || (open_min ? v <= min : v < min) || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ari_param_number(ari_request *r, const char *name, double def, double min, double max,
+                     double *out)
+{
+    if (ari_param_number_checked(r, name, def, min, max, 0, out) == 0)
+        return 0;
+    char safe[ARI_PRINTABLE_SIZE];
+    ari_reply_error(r, 400, "invalid_parameter", "%s must be a number in %g..%g, got '%s'", name, min, max,
+                    ari_printable(ari_param(r, name), safe));
+    return -1;
 }
 
 int ari_param_choice(ari_request *r, const char *name, const char *const *choices, const char **out)
@@ -73,15 +198,87 @@ int ari_param_choice(ari_request *r, const char *name, const char *const *choice
     return -1;
 }
 
+int ari_param_bool(ari_request *r, const char *name, int def, int *out)
+{
+    static const char *const booleans[] = {"false", "true", NULL};
+    const char *s;
+    *out = def;
+    if (ari_param_choice(r, name, booleans, &s) < 0)
+        return -1;
+    if (s)
+        *out = s == booleans[1];
+    return 0;
+}
+
+static int id_listed(const int64_t *ids, int n, int64_t v)
+{
+    for (int i = 0; i < n; i++) {
+        if (ids[i] == v)
+            return 1;
+    }
+    return 0;
+}
+
+int ari_param_id_list(ari_request *r, const char *name, const char *what, int min_n, int max_n,
+                      int64_t *ids, int *n)
+{
+    const char *s = ari_param(r, name);
+    *n = 0;
+    if (!s) {
+        ari_reply_error(r, 400, "invalid_parameter", "%s is required: %d to %d %s ids, e.g. %s=1,2", name,
+                        min_n, max_n, what, name);
+        return -1;
+    }
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        int64_t v;
+        if (parse_item(p, len, 1, INT64_MAX, &v) < 0 || *n == max_n) {
+            char safe[ARI_PRINTABLE_SIZE];
+            ari_reply_error(r, 400, "invalid_parameter", "%s must list %d to %d %s ids (positive integers), got '%s'",
+                            name, min_n, max_n, what, ari_printable(s, safe));
+            return -1;
+        }
+        if (id_listed(ids, *n, v)) {
+            ari_reply_error(r, 400, "invalid_parameter", "%s %lld is listed twice", what, (long long)v);
+            return -1;
+        }
+        ids[(*n)++] = v;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    if (*n < min_n) {
+        ari_reply_error(r, 400, "invalid_parameter", "%s must list %d to %d %s ids, got %d", name, min_n, max_n,
+                        what, *n);
+        return -1;
+    }
+    return 0;
+}
+
 int ari_path_id(ari_request *r, int i, int64_t *out)
 {
-    if (i >= r->nparams || parse_int64(r->params[i], out) < 0 || *out <= 0) {
+    if (i >= r->nparams || ari_parse_int64(r->params[i], out) < 0 || *out <= 0) {
         ari_reply_error(r, 400, "invalid_parameter", "'%.64s' is not a valid id (a positive integer)",
                         i < r->nparams ? r->params[i] : "");
         return -1;
     }
     return 0;
 }
+
+const char *ari_printable(const char *s, char *buf)
+{
+    size_t n = 0;
+    for (; s && s[n] && n < 64; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 || (unsigned char)s[n] >= 0x7f ? '?' : s[n];
+    if (s && s[n]) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* ---- JSON bodies ---- */
 
 json_t *ari_body_object(ari_request *r)
 {
@@ -104,49 +301,71 @@ json_t *ari_body_object(ari_request *r)
     return body;
 }
 
-/* ---- numbers ---- */
-
-/* A decimal number: digits, sign, point and exponent only (strtod alone
- * would also take "nan", "inf", hex and leading blanks). */
-static int parse_number(const char *s, double *out)
+static const ari_body_field *body_field(const ari_body_field *fields, const char *key)
 {
-    if (!s || !*s || strlen(s) > 64 || strspn(s, "0123456789+-.eE") != strlen(s))
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || end == s || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    for (; fields->name; fields++) {
+        if (strcmp(fields->name, key) == 0)
+            return fields;
+    }
+    return NULL;
 }
 
-const char *ari_printable(const char *s, char *buf)
+static int body_type_ok(ari_body_type type, const json_t *v)
 {
-    size_t n = 0;
-    for (; s && s[n] && n < 64; n++)
-        buf[n] = (unsigned char)s[n] < 0x20 || (unsigned char)s[n] >= 0x7f ? '?' : s[n];
-    if (s && s[n]) {
-        memcpy(buf + n, "...", 3);
-        n += 3;
+    switch (type) {
+    case ARI_BODY_STRING:
+        return json_is_string(v);
+    case ARI_BODY_INTEGER:
+        return json_is_integer(v);
+    case ARI_BODY_NUMBER:
+        return json_is_number(v);
+    case ARI_BODY_BOOLEAN:
+        return json_is_boolean(v);
+    case ARI_BODY_OBJECT:
+        return json_is_object(v);
+    default:
+        return json_is_array(v);
     }
-    buf[n] = '\0';
-    return buf;
 }
 
-int ari_param_number(ari_request *r, const char *name, double def, double min, double max,
-                     double *out)
+static enum MHD_Result body_bad_value(ari_request *r, const ari_body_field *f)
 {
-    const char *s = ari_param(r, name);
-    if (!s) {
-        *out = def;
-        return 0;
+    static const char *const names[] = {"a string", "an integer", "a number", "a boolean", "an object",
+                                        "an array"};
+    return ari_reply_error(r, 400, "invalid_parameter", "%s must be %s", f->name,
+                           f->expect ? f->expect : names[f->type]);
+}
+
+static enum MHD_Result body_unknown(ari_request *r, const char *key, const ari_body_field *fields)
+{
+    char allowed[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; fields[i].name; i++)
+        used += (size_t)snprintf(allowed + used, used < sizeof allowed ? sizeof allowed - used : 0, "%s%s",
+                                 i ? ", " : "", fields[i].name);
+    return ari_reply_error(r, 400, "invalid_parameter", "unknown field '%.64s' (allowed: %s)", key, allowed);
+}
+
+int ari_body_check(ari_request *r, json_t *body, const ari_body_field *fields)
+{
+    for (const ari_body_field *f = fields; f->name; f++) {
+        if (f->required && !json_object_get(body, f->name)) {
+            body_bad_value(r, f);
+            return -1;
+        }
     }
-    if (parse_number(s, out) < 0 || *out < min || *out > max) {
-        char safe[ARI_PRINTABLE_SIZE];
-        ari_reply_error(r, 400, "invalid_parameter", "%s must be a number in %g..%g, got '%s'", name, min, max,
-                        ari_printable(s, safe));
-        return -1;
+    const char *key;
+    json_t *value;
+    json_object_foreach(body, key, value) {
+        const ari_body_field *f = body_field(fields, key);
+        if (!f) {
+            body_unknown(r, key, fields);
+            return -1;
+        }
+        if (!body_type_ok(f->type, value)) {
+            body_bad_value(r, f);
+            return -1;
+        }
     }
     return 0;
 }

@@ -63,14 +63,13 @@ int ari_split_by_parse(const char *s, ari_split_by *out);
 const char *ari_sg_kind_name(ari_sg_kind k);
 
 /* A module map: ordered rules (module, POSIX extended regex on the function
- * name); the first rule that matches wins. */
+ * name); the first rule that matches wins. Built rule by rule with
+ * ari_module_map_add; the API's JSON form is read in the server
+ * (server/module_map_json.h). */
 typedef struct ari_module_map ari_module_map;
 
 ari_module_map *ari_module_map_new(void);
 int ari_module_map_add(ari_module_map *m, const char *module, const char *regex, ari_error *err);
-/* From JSON: {"MPI": ["^MPI_", "^PMPI_"], "Lulesh": "^Calc"} (rules in
- * object order) or [{"module": "MPI", "pattern": "^MPI_"}, ...]. */
-ari_module_map *ari_module_map_from_json(const char *json, ari_error *err);
 int ari_module_map_count(const ari_module_map *m);
 /* The module of `name`, or NULL when no rule matches. */
 const char *ari_module_map_match(const ari_module_map *m, const char *name);

@@ -5,7 +5,6 @@
  */
 #include "analysis/trace_stacks.h"
 
-#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -552,20 +551,6 @@ int ari_trace_stacks_from_samples(const ari_trace_sample *samples, size_t n, con
         rc = collapse(&b);
     builder_free(&b);
     return rc;
-}
-
-/* ---- helpers ------------------------------------------------------------------------- */
-
-int ari_trace_args_are_hermes(const char *args)
-{
-    static const char *const keys[] = {"line", "column", "name", "category", "url", "params",
-                                       "allocatedCategory", "allocatedName", NULL};
-    json_t *v = args ? json_loads(args, JSON_DECODE_ANY, NULL) : NULL;
-    int ok = json_is_object(v);
-    for (int i = 0; ok && keys[i]; i++)
-        ok = json_object_get(v, keys[i]) != NULL;
-    json_decref(v);
-    return ok;
 }
 
 void ari_trace_stacks_free(ari_trace_stacks *out)

@@ -66,7 +66,9 @@ typedef struct ari_trace_stacks {
 
 /* Builds the stacks of one thread from its B/E/X events (any order, as in
  * the file). name_only: frames are named by the event name alone (the key
- * still holds the args), as speedscope does for Hermes profiles. Returns 0,
+ * still holds the args), as speedscope does for Hermes profiles (which the
+ * caller recognises: ingest/chrome_trace_hermes.h; args are only copied
+ * here, never parsed). Returns 0,
  * or -1 with err set; out must be freed with ari_trace_stacks_free either
  * way. */
 int ari_trace_stacks_from_events(const ari_trace_event *ev, size_t n, int name_only, ari_trace_stacks *out,
@@ -89,12 +91,6 @@ typedef struct ari_trace_sample {
  * unknown frame id, a parent cycle or samples going back in time. */
 int ari_trace_stacks_from_samples(const ari_trace_sample *samples, size_t n, const ari_trace_stack_frame *frames,
                                   size_t nframes, ari_trace_stacks *out, ari_error *err);
-
-/* 1 if an event's args (compact JSON) carry every field of a Hermes
- * profile event (line, column, name, category, url, params,
- * allocatedCategory, allocatedName); speedscope then names frames by the
- * event name alone. */
-int ari_trace_args_are_hermes(const char *args);
 
 void ari_trace_stacks_free(ari_trace_stacks *out);
 

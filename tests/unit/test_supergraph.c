@@ -5,7 +5,8 @@
  * values 40/20/30/35 and LIB1's outgoing edges summing to 65 under a max
  * collapse), cycles along a path and across paths, splits by entry
  * function, by caller and into call sites, rank brushing, module maps with
- * regular expressions, and the filter as a view. Random trees check flow
+ * regular expressions (read from JSON by server/module_map_json.c), and
+ * the filter as a view. Random trees check flow
  * conservation and acyclicity under every combination. When the shared
  * Hatchet test profiles and the profile readers are present, the same
  * checks run on them through the real import.
@@ -24,6 +25,7 @@
 
 #include "analysis/cct_ops.h"
 #include "analysis/supergraph.h"
+#include "module_map_json.h" /* server/: the JSON form of a module map */
 
 #if __has_include("store/profile_queries.h")
 #include "import/import.h"
