@@ -148,7 +148,8 @@ class SupergraphView {
       } });
     const ranksInput = h('input', { id: 'sg-ranks', class: 'input input-narrow', type: 'text', value: st.ranks || '',
       placeholder: 'e.g. 0-3', 'aria-describedby': 'sg-ranks-help' });
-    const applyRanks = () => { st.ranks = ranksInput.value.trim(); reload(true); };
+    // The API takes '0-3,7': no blanks, no trailing comma.
+    const applyRanks = () => { st.ranks = ranksInput.value.replace(/\s+/g, '').replace(/,+$/, ''); reload(true); };
     ranksInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') applyRanks(); });
     clear(this.controls).append(
       selectField('sg-metric', 'Metric', data.metric.name, metrics, (v) => { st.metric = v; reload(); }),
