@@ -1,11 +1,15 @@
 /* analysis_ctx.h: what the task-trace analysis endpoints share: the
  * opening of a trace for analysis (400 / 404 / 409 no_tasks, with its
- * filters), the analysis cache wrapper, and the encoding of answers. */
+ * filters), the analysis cache wrapper, the encoding of answers, and the
+ * analyses one endpoint takes from another as C result structs (never as
+ * the other's JSON). */
 #ifndef ARIADNE_ANALYSIS_CTX_H
 #define ARIADNE_ANALYSIS_CTX_H
 
 #include <jansson.h>
 
+#include "analysis/bounds.h"
+#include "analysis/outliers.h"
 #include "server.h"
 #include "store/analysis_cache.h"
 #include "store/task_queries.h"
@@ -34,15 +38,28 @@ enum MHD_Result ari_actx_reply(ari_request *r, ari_actx *ctx, json_t *doc, const
 /* A JSON number, or null when x is not finite (jansson refuses NaN). */
 json_t *ari_json_num(double x);
 
-/* ---- cached analyses shared between endpoints ----
- * Each returns a new reference to the result document (without
- * time_unit), from the analysis cache when the filter has no window, or
- * NULL with err set. */
-json_t *ari_bounds_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
-                       ari_error *err);   /* api_bounds.c */
-json_t *ari_outliers_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
-                         ari_error *err); /* api_outliers.c */
-/* Looks a cached result up, or computes and stores it. */
+/* ---- analyses shared between endpoints ----
+ * Each fills a result struct, from the analysis cache (the answer's JSON
+ * decoded by the owning handler) when the filter has no window, else
+ * computed now. Returns 0, or -1 with err set; *out is then safe to free. */
+/* api_bounds.c: free with ari_bounds_result_free. */
+int ari_bounds_result_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
+                          ari_bounds_result *out, ari_error *err);
+/* api_outliers.c: groups and noutliers only (is_outlier NULL, ntasks 0);
+ * free with ari_outlier_result_free. */
+int ari_outliers_result_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
+                            ari_outlier_result *out, ari_error *err);
+/* api_outliers.c: the same from a cache entry of the groups alone (faster
+ * to read than the whole answer). */
+int ari_outlier_groups_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
+                           ari_outlier_result *out, ari_error *err);
+
+/* ---- the analysis cache ----
+ * The cache keeps each answer's JSON (without time_unit) per trace,
+ * analysis and canonical parameters: the persisted form, which only the
+ * handler that encodes it decodes. Looks a cached result up (filters
+ * without a window only), or computes and stores it; returns a new
+ * reference, or NULL with err set. */
 typedef json_t *(*ari_compute_fn)(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
                                   const void *extra, ari_error *err);
 json_t *ari_analysis_cached(ari_request *r, const ari_actx *ctx, const char *analysis,

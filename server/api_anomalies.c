@@ -1,5 +1,6 @@
 /* api_anomalies.c: the regression-based anomalies of irregular task-based
- * solvers (analysis/regression.h, analysis/mixture.h):
+ * solvers (computed by analysis/anomalies.h, compared by
+ * analysis/model_comparison.h):
  *
  *   GET /api/v1/traces/{id}/anomalies?model=&points=&limit=
  *       one model's fit per (resource type, task type[, cluster]) group,
@@ -8,77 +9,51 @@
  *       every model's coefficients, R², MAE, RMSE and anomaly count per
  *       group, and the mixture's BIC choice, for the comparison table.
  *
- * Modelled tasks: GFlop > 0 and a positive duration; when the trace has
- * task types containing "qrt" (qr_mumps), only those (its other tasks
- * reuse the GFlop field for memory sizes). Results are cached per filter
- * and model (ari_analysis_cached). */
+ * This file loads the tasks, encodes a result (the answer, cached per
+ * filter and model by ari_analysis_cached) and decodes a cached answer's
+ * groups back into the struct for /models. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "analysis/mixture.h"
-#include "analysis/regression.h"
+#include "analysis/anomalies.h"
+#include "analysis/model_comparison.h"
 #include "analysis_ctx.h"
 #include "params.h"
 #include "handlers.h"
 #include "reply.h"
 
-#define MODEL_FLEXMIX ARI_REG_NMODELS /* the mixture, after the four models */
 #define CURVE_POINTS 60
 #define DEFAULT_LIMIT 1000
 #define MAX_LIMIT 2000000
 
 static const char *const model_choices[] = {"lr", "wlr", "nlr", "lr_log", "flexmix", NULL};
 
-/* The tasks an analysis models, by group r * ntypes + k (or -1). */
-typedef struct modelled {
+/* The loaded tasks and their durations. */
+typedef struct loaded {
     ari_tq_tasks t;
     double *duration;
-    int *group;
-    int ngroups;
-    size_t count;
-} modelled;
+} loaded;
 
-static void modelled_free(modelled *m)
-{
-    ari_tq_tasks_free(&m->t);
-    free(m->duration);
-    free(m->group);
-}
-
-static int qr_mumps_types(const ari_tq_meta *m)
-{
-    for (int k = 0; k < m->ntypes; k++)
-        if (strcasestr(m->types[k], "qrt"))
-            return 1;
-    return 0;
-}
-
-static int load_modelled(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, modelled *out,
-                         ari_error *err)
+static int load_tasks(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, loaded *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    const ari_tq_meta *m = ctx->meta;
-    if (ari_tq_tasks_load(r->db, ctx->trace.id, m, f, 0, &out->t, err) < 0)
+    if (ari_tq_tasks_load(r->db, ctx->trace.id, ctx->meta, f, 0, &out->t, err) < 0)
         return -1;
-    size_t n = (size_t)out->t.n;
-    out->duration = malloc((n + 1) * sizeof *out->duration);
-    out->group = malloc((n + 1) * sizeof *out->group);
-    if (!out->duration || !out->group) {
-        modelled_free(out);
+    out->duration = malloc(((size_t)out->t.n + 1) * sizeof *out->duration);
+    if (!out->duration) {
+        ari_tq_tasks_free(&out->t);
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
-    int only_qrt = qr_mumps_types(m);
-    out->ngroups = m->ntypes * m->nrestypes;
-    for (size_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < out->t.n; i++)
         out->duration[i] = ari_tq_duration(out->t.start[i], out->t.end[i]);
-        int ok = ari_reg_usable(out->t.gflop[i], out->duration[i]) &&
-                 (!only_qrt || strcasestr(m->types[out->t.type[i]], "qrt"));
-        out->group[i] = ok ? out->t.restype[i] * m->ntypes + out->t.type[i] : -1;
-        out->count += ok;
-    }
     return 0;
+}
+
+static void loaded_free(loaded *l)
+{
+    ari_tq_tasks_free(&l->t);
+    free(l->duration);
 }
 
 /* ---- JSON pieces ---- */
@@ -112,77 +87,6 @@ static json_t *curve_json(const ari_reg_fit *f, double lo, double hi)
     return json_pack("{s:o,s:o,s:o,s:o}", "gflop", g, "fit", fit, "lwr", lwr, "upr", upr);
 }
 
-static void gflop_range(const modelled *md, const size_t *idx, size_t n, double *lo, double *hi)
-{
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (size_t j = 0; j < n; j++) {
-        double g = md->t.gflop[idx[j]];
-        *lo = fmin(*lo, g);
-        *hi = fmax(*hi, g);
-    }
-}
-
-static json_t *group_json(const ari_tq_meta *m, int group, int cluster, const ari_reg_fit *f, double lo,
-                          double hi)
-{
-    json_t *o = fit_json(f);
-    json_object_set_new(o, "type", json_string(m->types[group % m->ntypes]));
-    json_object_set_new(o, "resource_type", json_string(m->restypes[group / m->ntypes]));
-    json_object_set_new(o, "cluster", json_integer(cluster + 1));
-    json_object_set_new(o, "gflop_min", ari_json_num(lo));
-    json_object_set_new(o, "gflop_max", ari_json_num(hi));
-    json_object_set_new(o, "curve", f->fittable ? curve_json(f, lo, hi) : json_null());
-    return o;
-}
-
-static json_t *task_json(const ari_tq_meta *m, const modelled *md, size_t i, const ari_reg_fit *f, int cluster,
-                         int anomaly)
-{
-    const ari_tq_tasks *t = &md->t;
-    double fit, lwr, upr;
-    ari_reg_predict(f, t->gflop[i], &fit, &lwr, &upr);
-    return json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:i,s:b}", "job_id", ari_tq_job_id(t, i),
-                     "type", m->types[t->type[i]], "resource_type", m->restypes[t->restype[i]], "worker",
-                     m->workers[t->worker[i]].name, "start", t->start[i], "end", t->end[i], "duration",
-                     md->duration[i], "gflop", t->gflop[i], "fit", ari_json_num(fit), "lwr", ari_json_num(lwr),
-                     "upr", ari_json_num(upr), "cluster", cluster + 1, "anomaly", anomaly);
-}
-
-/* ---- one model over every group ---- */
-
-static int fit_single(const ari_tq_meta *m, const modelled *md, ari_reg_model model, json_t *groups,
-                      json_t *tasks, size_t *count, ari_error *err)
-{
-    size_t n = (size_t)md->t.n, *start, *order;
-    ari_reg_fit *fits = calloc((size_t)md->ngroups + 1, sizeof *fits);
-    unsigned char *flag = malloc(n + 1);
-    if (!fits || !flag || ari_reg_group_index(n, md->group, md->ngroups, &start, &order, err) < 0) {
-        free(fits);
-        free(flag);
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    }
-    int rc = ari_reg_classify_groups(model, n, md->group, md->ngroups, md->t.gflop, md->duration, fits, flag, err);
-    for (int g = 0; g < md->ngroups && rc == 0; g++) {
-        size_t cnt = start[g + 1] - start[g];
-        if (cnt == 0)
-            continue;
-        double lo, hi;
-        gflop_range(md, order + start[g], cnt, &lo, &hi);
-        json_array_append_new(groups, group_json(m, g, 0, &fits[g], lo, hi));
-        *count += fits[g].nanomalies;
-        for (size_t j = 0; j < cnt; j++) {
-            size_t i = order[start[g] + j];
-            json_array_append_new(tasks, task_json(m, md, i, &fits[g], 0, flag[i]));
-        }
-    }
-    free(fits);
-    free(flag);
-    free(start);
-    free(order);
-    return rc;
-}
-
 static json_t *mixture_json(const ari_mix_fit *mix)
 {
     json_t *comps = json_array();
@@ -195,97 +99,72 @@ static json_t *mixture_json(const ari_mix_fit *mix)
                      ari_json_num(mix->loglik[1]), "components", comps);
 }
 
-/* The mixture of one group: clusters, per-cluster LR_LOG, the two-model
- * rule. Appends one group entry per cluster. */
-static int fit_mixture_group(const ari_tq_meta *m, const modelled *md, int g, const size_t *idx, size_t cnt,
-                             json_t *groups, json_t *tasks, size_t *count, json_t **mix_out, ari_error *err)
+/* The fit, cluster and G range of an entry (what /models lists). */
+static json_t *entry_fit_json(const ari_anom_entry *e)
 {
-    double *gf = malloc((cnt + 1) * sizeof *gf), *du = malloc((cnt + 1) * sizeof *du);
-    int *cluster = malloc((cnt + 1) * sizeof *cluster);
-    unsigned char *flag = malloc(cnt + 1);
-    int rc = 0;
-    if (!gf || !du || !cluster || !flag)
-        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (size_t j = 0; j < cnt && rc == 0; j++) {
-        gf[j] = md->t.gflop[idx[j]];
-        du[j] = md->duration[idx[j]];
-    }
-    ari_mix_options opt;
-    ari_mix_options_default(&opt);
-    ari_mix_fit mix;
-    ari_reg_fit fits[2];
-    if (rc == 0)
-        rc = ari_mix_classify(gf, du, cnt, &opt, &mix, fits, cluster, flag, err);
-    for (int c = 0; c < 2 && rc == 0; c++) {
-        if (c >= mix.k)
-            break;
-        size_t flagged = 0;
-        double lo = INFINITY, hi = -INFINITY;
-        for (size_t j = 0; j < cnt; j++)
-            if (cluster[j] == c) {
-                flagged += flag[j];
-                lo = fmin(lo, gf[j]);
-                hi = fmax(hi, gf[j]);
-            }
-        fits[c].nanomalies = flagged;
-        if (fits[c].n > 0)
-            json_array_append_new(groups, group_json(m, g, c, &fits[c], lo, hi));
-    }
-    for (size_t j = 0; j < cnt && rc == 0; j++) {
-        json_array_append_new(tasks, task_json(m, md, idx[j], &fits[cluster[j]], cluster[j], flag[j]));
-        *count += flag[j];
-    }
-    if (rc == 0 && mix_out)
-        *mix_out = mixture_json(&mix);
-    free(gf);
-    free(du);
-    free(cluster);
-    free(flag);
-    return rc;
+    json_t *o = fit_json(&e->fit);
+    json_object_set_new(o, "cluster", json_integer(e->cluster + 1));
+    json_object_set_new(o, "gflop_min", ari_json_num(e->gflop_min));
+    json_object_set_new(o, "gflop_max", ari_json_num(e->gflop_max));
+    return o;
 }
 
-static int fit_mixture(const ari_tq_meta *m, const modelled *md, json_t *groups, json_t *tasks, size_t *count,
-                       ari_error *err)
+static json_t *group_json(const ari_tq_meta *m, const ari_anom_entry *e)
 {
-    size_t *start, *order;
-    if (ari_reg_group_index((size_t)md->t.n, md->group, md->ngroups, &start, &order, err) < 0)
-        return -1;
-    int rc = 0;
-    for (int g = 0; g < md->ngroups && rc == 0; g++) {
-        size_t cnt = start[g + 1] - start[g];
-        size_t first = json_array_size(groups);
-        json_t *mix = NULL;
-        if (cnt > 0)
-            rc = fit_mixture_group(m, md, g, order + start[g], cnt, groups, tasks, count, &mix, err);
-        for (size_t j = first; j < json_array_size(groups); j++)
-            json_object_set(json_array_get(groups, j), "mixture", mix);
-        json_decref(mix);
-    }
-    free(start);
-    free(order);
-    return rc;
+    json_t *o = fit_json(&e->fit);
+    json_object_set_new(o, "type", json_string(m->types[e->group % m->ntypes]));
+    json_object_set_new(o, "resource_type", json_string(m->restypes[e->group / m->ntypes]));
+    json_object_set_new(o, "cluster", json_integer(e->cluster + 1));
+    json_object_set_new(o, "gflop_min", ari_json_num(e->gflop_min));
+    json_object_set_new(o, "gflop_max", ari_json_num(e->gflop_max));
+    json_object_set_new(o, "curve", e->fit.fittable ? curve_json(&e->fit, e->gflop_min, e->gflop_max) : json_null());
+    if (e->has_mixture)
+        json_object_set_new(o, "mixture", mixture_json(&e->mixture));
+    return o;
+}
+
+static json_t *task_json(const ari_tq_meta *m, const loaded *l, const ari_anom_task *a, const ari_reg_fit *f)
+{
+    const ari_tq_tasks *t = &l->t;
+    size_t i = a->task;
+    double fit, lwr, upr;
+    ari_reg_predict(f, t->gflop[i], &fit, &lwr, &upr);
+    return json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:i,s:b}", "job_id", ari_tq_job_id(t, i),
+                     "type", m->types[t->type[i]], "resource_type", m->restypes[t->restype[i]], "worker",
+                     m->workers[t->worker[i]].name, "start", t->start[i], "end", t->end[i], "duration",
+                     l->duration[i], "gflop", t->gflop[i], "fit", ari_json_num(fit), "lwr", ari_json_num(lwr),
+                     "upr", ari_json_num(upr), "cluster", a->cluster + 1, "anomaly", a->anomaly);
+}
+
+static json_t *anomalies_json(const ari_tq_meta *m, const loaded *l, const ari_anom_result *res)
+{
+    json_t *groups = json_array(), *tasks = json_array();
+    for (size_t j = 0; j < res->nentries; j++)
+        json_array_append_new(groups, group_json(m, &res->entries[j]));
+    for (size_t j = 0; j < res->ntasks; j++)
+        json_array_append_new(tasks, task_json(m, l, &res->tasks[j], &res->entries[res->tasks[j].entry].fit));
+    return json_pack("{s:s,s:I,s:I,s:o,s:o}", "model", model_choices[res->model], "modelled",
+                     (json_int_t)res->modelled, "count", (json_int_t)res->count, "groups", groups, "tasks", tasks);
 }
 
 static json_t *compute_anomalies(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
                                  const void *extra, ari_error *err)
 {
-    int model = *(const int *)extra;
-    modelled md;
-    if (load_modelled(r, ctx, f, &md, err) < 0)
+    const ari_tq_meta *m = ctx->meta;
+    loaded l;
+    if (load_tasks(r, ctx, f, &l, err) < 0)
         return NULL;
-    json_t *groups = json_array(), *tasks = json_array();
-    size_t count = 0;
-    int rc = model == MODEL_FLEXMIX ? fit_mixture(ctx->meta, &md, groups, tasks, &count, err)
-                                    : fit_single(ctx->meta, &md, (ari_reg_model)model, groups, tasks, &count, err);
+    ari_anom_input in = {(size_t)l.t.n, l.t.type, l.t.restype, l.t.gflop, l.duration, m->ntypes, m->nrestypes,
+                         (const char *const *)m->types};
+    ari_anom_result res;
     json_t *doc = NULL;
-    if (rc == 0)
-        doc = json_pack("{s:s,s:I,s:I,s:o,s:o}", "model", model_choices[model], "modelled", (json_int_t)md.count,
-                        "count", (json_int_t)count, "groups", groups, "tasks", tasks);
-    else {
-        json_decref(groups);
-        json_decref(tasks);
+    if (ari_anomalies_compute(&in, *(const int *)extra, &res, err) == 0) {
+        doc = anomalies_json(m, &l, &res);
+        if (!doc)
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        ari_anom_result_free(&res);
     }
-    modelled_free(&md);
+    loaded_free(&l);
     return doc;
 }
 
@@ -358,89 +237,153 @@ enum MHD_Result api_anomalies(ari_request *r)
     return res;
 }
 
+/* ---- decoding a cached answer's groups ---- */
+
+static double num_of(const json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int fit_of(json_t *o, ari_reg_fit *f)
+{
+    json_t *reason = json_object_get(o, "reason");
+    memset(f, 0, sizeof *f);
+    f->n = (size_t)json_integer_value(json_object_get(o, "tasks"));
+    f->fittable = json_is_true(json_object_get(o, "fittable"));
+    f->reason = json_is_string(reason) ? ARI_REG_SINGLE_GFLOP : NULL; /* "reason": null when fittable */
+    f->has_slope = json_is_true(json_object_get(o, "has_slope"));
+    f->df = (int)json_integer_value(json_object_get(o, "df"));
+    f->b0 = num_of(json_object_get(o, "b0"));
+    f->b1 = f->has_slope ? num_of(json_object_get(o, "b1")) : 0;
+    f->s = num_of(json_object_get(o, "s"));
+    f->t = f->xbar = f->sxx = f->sw = NAN;
+    f->r2 = num_of(json_object_get(o, "r2"));
+    f->r2_duration = num_of(json_object_get(o, "r2_duration"));
+    f->mae = num_of(json_object_get(o, "mae"));
+    f->rmse = num_of(json_object_get(o, "rmse"));
+    f->nanomalies = (size_t)json_integer_value(json_object_get(o, "anomalies"));
+    return !json_is_string(reason) || strcmp(json_string_value(reason), ARI_REG_SINGLE_GFLOP) == 0 ? 0 : -1;
+}
+
+static int mixture_of(json_t *o, ari_mix_fit *mix)
+{
+    json_t *comps = json_object_get(o, "components");
+    memset(mix, 0, sizeof *mix);
+    mix->k = (int)json_integer_value(json_object_get(o, "k"));
+    if (mix->k < 0 || mix->k > 2 || json_array_size(comps) != (size_t)mix->k)
+        return -1;
+    for (int j = 0; j < 2; j++) {
+        mix->bic[j] = num_of(json_array_get(json_object_get(o, "bic"), (size_t)j));
+        mix->loglik[j] = num_of(json_array_get(json_object_get(o, "loglik"), (size_t)j));
+    }
+    for (int j = 0; j < mix->k; j++) {
+        json_t *c = json_array_get(comps, (size_t)j);
+        mix->comp[j] = (ari_mix_component){.prior = num_of(json_object_get(c, "prior")),
+                                           .b0 = num_of(json_object_get(c, "b0")),
+                                           .b1 = num_of(json_object_get(c, "b1")),
+                                           .sigma = num_of(json_object_get(c, "sigma"))};
+    }
+    return 0;
+}
+
+static int entry_of(const ari_tq_meta *m, json_t *o, ari_anom_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    int k = ari_tq_type_id(m, json_string_value(json_object_get(o, "type")));
+    int r = ari_tq_restype_id(m, json_string_value(json_object_get(o, "resource_type")));
+    json_t *mix = json_object_get(o, "mixture");
+    e->group = r * m->ntypes + k;
+    e->cluster = (int)json_integer_value(json_object_get(o, "cluster")) - 1;
+    e->gflop_min = num_of(json_object_get(o, "gflop_min"));
+    e->gflop_max = num_of(json_object_get(o, "gflop_max"));
+    e->has_mixture = mix != NULL;
+    if (k < 0 || r < 0 || fit_of(o, &e->fit) < 0 || (mix && mixture_of(mix, &e->mixture) < 0))
+        return -1;
+    return 0;
+}
+
+/* A cached answer without its tasks (ntasks 0; the entries' fits have no
+ * interval data: enough to compare, not to predict). -1 when it is not
+ * one (res is then safe to free). */
+static int anomalies_decode(const ari_tq_meta *m, int model, json_t *doc, ari_anom_result *res)
+{
+    json_t *groups = json_object_get(doc, "groups");
+    memset(res, 0, sizeof *res);
+    res->model = model;
+    res->modelled = (size_t)json_integer_value(json_object_get(doc, "modelled"));
+    res->count = (size_t)json_integer_value(json_object_get(doc, "count"));
+    res->entries = malloc((json_array_size(groups) + 1) * sizeof *res->entries);
+    if (!res->entries || !json_is_array(groups))
+        return -1;
+    for (size_t i = 0; i < json_array_size(groups); i++)
+        if (entry_of(m, json_array_get(groups, i), &res->entries[res->nentries++]) < 0)
+            return -1;
+    return 0;
+}
+
+/* The groups of one model's answer, decoded; computed afresh when the
+ * cache entry cannot be decoded. */
+static int anomalies_result_get(ari_request *r, const ari_actx *ctx, int model, ari_anom_result *out,
+                                ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *doc = anomalies_get(r, ctx, &ctx->filter, model, err);
+    if (!doc)
+        return -1;
+    int rc = anomalies_decode(ctx->meta, model, doc, out);
+    json_decref(doc);
+    if (rc < 0) {
+        ari_anom_result_free(out);
+        doc = compute_anomalies(r, ctx, &ctx->filter, &model, err);
+        rc = doc ? anomalies_decode(ctx->meta, model, doc, out) : -1;
+        if (doc && rc < 0)
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        json_decref(doc);
+    }
+    return rc;
+}
+
 /* ---- /models: the comparison table ---- */
 
-static int group_key_equal(json_t *a, json_t *b)
+static json_t *best_json(const ari_model_row *row)
 {
-    return strcmp(json_string_value(json_object_get(a, "type")), json_string_value(json_object_get(b, "type"))) == 0 &&
-           strcmp(json_string_value(json_object_get(a, "resource_type")),
-                  json_string_value(json_object_get(b, "resource_type"))) == 0;
+    const int *b = row->best;
+    return json_pack("{s:s,s:s?,s:s?,s:s?}", "scale", "duration", "r2", b[0] < 0 ? NULL : model_choices[b[0]], "mae",
+                     b[1] < 0 ? NULL : model_choices[b[1]], "rmse", b[2] < 0 ? NULL : model_choices[b[2]]);
 }
 
-/* A fit's comparison metrics read back from its cached JSON entry (o may
- * be NULL): what ari_reg_best needs, nothing else. */
-static const ari_reg_fit *fit_from_json(json_t *o, ari_reg_fit *f)
+static json_t *row_models_json(const ari_model_row *row)
 {
-    if (!o)
-        return NULL;
-    json_t *v;
-    memset(f, 0, sizeof *f);
-    f->fittable = json_is_true(json_object_get(o, "fittable"));
-    f->r2_duration = json_is_number(v = json_object_get(o, "r2_duration")) ? json_number_value(v) : NAN;
-    f->mae = json_is_number(v = json_object_get(o, "mae")) ? json_number_value(v) : NAN;
-    f->rmse = json_is_number(v = json_object_get(o, "rmse")) ? json_number_value(v) : NAN;
-    return f;
-}
-
-/* The best of the four single models of a group per metric, all on the
- * duration scale (ari_reg_best); null for a group that cannot be fitted. */
-static json_t *best_json(json_t *models)
-{
-    ari_reg_fit fits[ARI_REG_NMODELS];
-    const ari_reg_fit *ptr[ARI_REG_NMODELS];
+    json_t *models = json_object();
     for (int mdl = 0; mdl < ARI_REG_NMODELS; mdl++)
-        ptr[mdl] = fit_from_json(json_object_get(models, model_choices[mdl]), &fits[mdl]);
-    int r2 = ari_reg_best(ptr, ARI_REG_BY_R2), mae = ari_reg_best(ptr, ARI_REG_BY_MAE),
-        rmse = ari_reg_best(ptr, ARI_REG_BY_RMSE);
-    return json_pack("{s:s,s:s?,s:s?,s:s?}", "scale", "duration", "r2", r2 < 0 ? NULL : model_choices[r2], "mae",
-                     mae < 0 ? NULL : model_choices[mae], "rmse", rmse < 0 ? NULL : model_choices[rmse]);
+        if (row->single[mdl])
+            json_object_set_new(models, model_choices[mdl], entry_fit_json(row->single[mdl]));
+    if (row->nclusters > 0) {
+        json_t *clusters = json_array();
+        for (size_t c = 0; c < row->nclusters; c++)
+            json_array_append_new(clusters, entry_fit_json(&row->clusters[c]));
+        json_object_set_new(models, "flexmix",
+                            json_pack("{s:o,s:o,s:I}", "mixture", mixture_json(&row->clusters[0].mixture),
+                                      "clusters", clusters, "anomalies", (json_int_t)row->mixture_anomalies));
+    }
+    return models;
 }
 
-/* Merges the per-model group lists into one entry per group. */
-static json_t *merge_models(json_t *const docs[], json_t *totals)
+static json_t *models_json(const ari_actx *ctx, const ari_anom_result *res, const ari_model_comparison *cmp)
 {
-    json_t *out = json_array();
-    for (int mdl = 0; mdl <= MODEL_FLEXMIX; mdl++) {
-        size_t i;
-        json_t *g;
-        json_object_set(totals, model_choices[mdl], json_object_get(docs[mdl], "count"));
-        json_array_foreach(json_object_get(docs[mdl], "groups"), i, g)
-        {
-            json_t *entry = NULL, *e;
-            size_t j;
-            json_array_foreach(out, j, e) if (group_key_equal(e, g)) entry = e;
-            if (!entry) {
-                entry = json_pack("{s:O,s:O,s:O,s:{}}", "type", json_object_get(g, "type"), "resource_type",
-                                  json_object_get(g, "resource_type"), "tasks", json_object_get(g, "tasks"),
-                                  "models");
-                json_array_append_new(out, entry);
-            }
-            json_t *models = json_object_get(entry, "models");
-            json_t *copy = json_deep_copy(g);
-            json_object_del(copy, "curve");
-            json_object_del(copy, "type");
-            json_object_del(copy, "resource_type");
-            if (mdl == MODEL_FLEXMIX) {
-                json_t *mix = json_object_get(models, "flexmix");
-                if (!mix) {
-                    mix = json_pack("{s:O,s:[],s:I}", "mixture", json_object_get(g, "mixture"), "clusters", "anomalies",
-                                    (json_int_t)0);
-                    json_object_set_new(models, "flexmix", mix);
-                }
-                json_object_del(copy, "mixture");
-                json_array_append_new(json_object_get(mix, "clusters"), copy);
-                json_object_set_new(mix, "anomalies",
-                                    json_integer(json_integer_value(json_object_get(mix, "anomalies")) +
-                                                 json_integer_value(json_object_get(g, "anomalies"))));
-            } else {
-                json_object_set_new(models, model_choices[mdl], copy);
-            }
-        }
+    const ari_tq_meta *m = ctx->meta;
+    json_t *totals = json_object(), *rows = json_array();
+    for (int mdl = 0; mdl < ARI_ANOM_NMODELS; mdl++)
+        json_object_set_new(totals, model_choices[mdl], json_integer((json_int_t)res[mdl].count));
+    for (size_t i = 0; i < cmp->nrows; i++) {
+        const ari_model_row *row = &cmp->rows[i];
+        json_array_append_new(rows, json_pack("{s:s,s:s,s:I,s:o,s:o}", "type", m->types[row->group % m->ntypes],
+                                              "resource_type", m->restypes[row->group / m->ntypes], "tasks",
+                                              (json_int_t)row->tasks, "models", row_models_json(row), "best",
+                                              best_json(row)));
     }
-    size_t i;
-    json_t *e;
-    json_array_foreach(out, i, e) json_object_set_new(e, "best", best_json(json_object_get(e, "models")));
-    return out;
+    return json_pack("{s:s,s:s,s:I,s:o,s:o}", "time_unit", ctx->trace.time_unit, "default", "lr_log", "modelled",
+                     (json_int_t)res[0].modelled, "anomalies", totals, "groups", rows);
 }
 
 enum MHD_Result api_models(ari_request *r)
@@ -449,23 +392,22 @@ enum MHD_Result api_models(ari_request *r)
     if (ari_actx_open(r, &ctx) < 0)
         return MHD_YES;
     ari_error err = {0};
-    json_t *docs[MODEL_FLEXMIX + 1] = {0};
-    enum MHD_Result res;
+    ari_anom_result res[ARI_ANOM_NMODELS] = {0};
+    const ari_anom_result *ptr[ARI_ANOM_NMODELS];
     int ok = 1;
-    for (int mdl = 0; mdl <= MODEL_FLEXMIX && ok; mdl++)
-        ok = (docs[mdl] = anomalies_get(r, &ctx, &ctx.filter, mdl, &err)) != NULL;
-    if (!ok) {
-        res = ari_reply_from_error(r, &err);
-    } else {
-        json_t *totals = json_object();
-        json_t *groups = merge_models(docs, totals);
-        json_t *doc = json_pack("{s:s,s:s,s:O,s:o,s:o}", "time_unit", ctx.trace.time_unit, "default", "lr_log",
-                                "modelled", json_object_get(docs[0], "modelled"), "anomalies", totals, "groups",
-                                groups);
-        res = ari_reply_analysis(r, doc, 17);
+    for (int mdl = 0; mdl < ARI_ANOM_NMODELS && ok; mdl++) {
+        ok = anomalies_result_get(r, &ctx, mdl, &res[mdl], &err) == 0;
+        ptr[mdl] = &res[mdl];
     }
-    for (int mdl = 0; mdl <= MODEL_FLEXMIX; mdl++)
-        json_decref(docs[mdl]);
+    ari_model_comparison cmp = {0};
+    enum MHD_Result rc;
+    if (ok && ari_models_compare(ptr, &cmp, &err) == 0)
+        rc = ari_reply_analysis(r, models_json(&ctx, res, &cmp), 17);
+    else
+        rc = ari_reply_from_error(r, &err);
+    ari_model_comparison_free(&cmp);
+    for (int mdl = 0; mdl < ARI_ANOM_NMODELS; mdl++)
+        ari_anom_result_free(&res[mdl]);
     ari_actx_close(&ctx);
-    return res;
+    return rc;
 }

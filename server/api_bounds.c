@@ -1,162 +1,25 @@
 /* api_bounds.c: GET /api/v1/traces/{id}/bounds: the makespan, the span
  * (last end - first start, what a bound compares with), the area bound
- * (ABE, analysis/abe.h), the critical-path bound (CPE, analysis/cpe.h)
- * and the LP's ideal allocation next to the actual one, for the filtered
- * tasks and again per node (the node's tasks, workers and internal
- * dependencies) and, with by=iteration, per iteration (phase: the
- * iteration's tasks and internal dependencies, all filtered workers).
- * Cached per filter (without a window). */
-#include <glpk.h>
+ * (ABE), the critical-path bound (CPE) and the LP's ideal allocation next
+ * to the actual one, for the filtered tasks and again per node and, with
+ * by=iteration, per iteration; computed by analysis/bounds.h. This file
+ * loads the tasks, counts the filtered workers, encodes the result (the
+ * JSON answer, cached per filter without a window) and decodes a cached
+ * answer back into the struct for the other endpoints
+ * (ari_bounds_result_get). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/abe.h"
-#include "analysis/cpe.h"
+#include "analysis/bounds.h"
 #include "analysis_ctx.h"
 #include "params.h"
 #include "handlers.h"
 #include "reply.h"
-#include "util/log.h"
 
-/* The tasks of one bound computation: keep[i] selects loaded tasks (NULL:
- * all), workers[r] counts the rows of each resource type. */
-typedef struct bound_scope {
-    const ari_tq_meta *m;
-    const ari_tq_tasks *t;
-    const unsigned char *keep;
-    const double *workers;
-} bound_scope;
+_Static_assert(ARI_BOUNDS_NO_ITERATION == ARI_TQ_NO_ITERATION, "one value for 'no iteration'");
 
-/* The scope's DAG with local indices: internal dependencies only. */
-static int sub_dag(const bound_scope *b, int64_t **off_out, int64_t **pred_out, int **type_out,
-                   int64_t *n_out)
-{
-    const ari_tq_tasks *t = b->t;
-    int64_t *local = malloc(((size_t)t->n + 1) * sizeof *local);
-    int64_t *off = calloc((size_t)t->n + 2, sizeof *off);
-    int64_t *pred = malloc(((size_t)t->pred_offset[t->n] + 1) * sizeof *pred);
-    int *type = malloc(((size_t)t->n + 1) * sizeof *type);
-    if (!local || !off || !pred || !type) {
-        free(local);
-        free(off);
-        free(pred);
-        free(type);
-        return -1;
-    }
-    int64_t n = 0, np = 0;
-    for (int64_t i = 0; i < t->n; i++)
-        local[i] = !b->keep || b->keep[i] ? n++ : -1;
-    for (int64_t i = 0; i < t->n; i++) {
-        if (local[i] < 0)
-            continue;
-        for (int64_t e = t->pred_offset[i]; e < t->pred_offset[i + 1]; e++)
-            if (local[t->pred[e]] >= 0)
-                pred[np++] = local[t->pred[e]];
-        type[local[i]] = t->type[i];
-        off[local[i] + 1] = np;
-    }
-    free(local);
-    *off_out = off;
-    *pred_out = pred;
-    *type_out = type;
-    *n_out = n;
-    return 0;
-}
-
-static double cpe_of(const bound_scope *b, const double *mean, ari_error *err)
-{
-    int64_t *off, *pred, n;
-    int *type;
-    if (sub_dag(b, &off, &pred, &type, &n) < 0) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        return NAN;
-    }
-    ari_cpe_input in = {{n, off, pred}, type, b->m->ntypes, b->m->nrestypes, mean};
-    ari_cpe_result res = {0};
-    double length = ari_cpe_compute(&in, &res, err) == 0 ? res.length : NAN;
-    ari_cpe_result_free(&res);
-    free(off);
-    free(pred);
-    free(type);
-    return length;
-}
-
-static json_t *allocation_json(const bound_scope *b, const double *count, const double *mean,
-                               const double *alloc)
-{
-    const ari_tq_meta *m = b->m;
-    json_t *list = json_array();
-    for (int r = 0; r < m->nrestypes; r++) {
-        for (int k = 0; k < m->ntypes; k++) {
-            size_t c = (size_t)r * (size_t)m->ntypes + (size_t)k;
-            double ideal = alloc ? alloc[c] : 0;
-            if (count[c] == 0 && !(ideal > 1e-9))
-                continue;
-            json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:I,s:o,s:I}", "resource_type",
-                                                  m->restypes[r], "type", m->types[k], "ideal",
-                                                  ari_json_num(alloc ? ideal : NAN), "actual",
-                                                  (json_int_t)count[c], "mean_duration",
-                                                  ari_json_num(mean[c]), "workers",
-                                                  (json_int_t)b->workers[r]));
-        }
-    }
-    return list;
-}
-
-/* makespan, abe, cpe, tasks, workers and allocation of one scope. */
-static json_t *bounds_of(const bound_scope *b, ari_error *err)
-{
-    const ari_tq_meta *m = b->m;
-    double *count = NULL, *mean = NULL;
-    if (ari_tq_means(b->t, m, b->keep, &count, &mean, err) < 0)
-        return NULL;
-    double *ntype = calloc((size_t)m->ntypes + 1, sizeof *ntype);
-    if (!ntype) {
-        free(count);
-        free(mean);
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        return NULL;
-    }
-    int64_t ntasks = 0;
-    double makespan = NAN, first = NAN, nworkers = 0;
-    for (int64_t i = 0; i < b->t->n; i++) {
-        if (b->keep && !b->keep[i])
-            continue;
-        ntasks++;
-        ntype[b->t->type[i]] += 1;
-        if (isnan(makespan) || b->t->end[i] > makespan)
-            makespan = b->t->end[i];
-        if (isnan(first) || b->t->start[i] < first)
-            first = b->t->start[i];
-    }
-    for (int r = 0; r < m->nrestypes; r++)
-        nworkers += b->workers[r];
-    ari_abe_input in = {m->ntypes, m->nrestypes, ntype, b->workers, mean};
-    ari_abe_result abe = {0};
-    ari_error lp_err = {0};
-    int abe_ok = ntasks > 0 && ari_abe_compute(&in, &abe, &lp_err) == 0;
-    if (ntasks > 0 && !abe_ok)
-        ari_log(ARI_LOG_INFO, "bounds: no ABE: %s", lp_err.message);
-    ari_error cpe_err = {0};
-    double cpe = ntasks > 0 ? cpe_of(b, mean, &cpe_err) : 0;
-    if (isnan(cpe))
-        ari_log(ARI_LOG_INFO, "bounds: no CPE: %s", cpe_err.message);
-    json_t *doc = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o}", "makespan", ari_json_num(makespan),
-                            "start", ari_json_num(first), "span", ari_json_num(makespan - first),
-                            "abe",
-                            ari_json_num(ntasks == 0 ? 0 : abe_ok ? abe.bound : NAN), "cpe",
-                            ari_json_num(cpe), "tasks", (json_int_t)ntasks, "workers",
-                            (json_int_t)nworkers, "allocation",
-                            allocation_json(b, count, mean, abe_ok ? abe.alloc : NULL));
-    ari_abe_result_free(&abe);
-    free(ntype);
-    free(count);
-    free(mean);
-    if (!doc)
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    return doc;
-}
+/* ---- input ---- */
 
 static void count_workers(const ari_tq_meta *m, const ari_task_filter *f, int node_only,
                           int64_t node, double *workers)
@@ -178,185 +41,218 @@ static int node_listed(const ari_task_filter *f, int64_t node)
     return 0;
 }
 
-static json_t *per_node(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_task_filter *f,
-                        double *workers, ari_error *err)
+/* The filter's workers, in all (workers) and per listed node (nodes,
+ * node_workers); *nnodes of them. Arrays sized by the caller. */
+static void scope_workers(const ari_tq_meta *m, const ari_task_filter *f, double *workers, int64_t *nodes,
+                          double *node_workers, int *nnodes)
 {
-    json_t *list = json_array();
-    unsigned char *keep = malloc((size_t)t->n + 1);
-    if (!keep || !list) {
-        free(keep);
-        json_decref(list);
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        return NULL;
-    }
+    count_workers(m, f, 0, 0, workers);
+    *nnodes = 0;
     for (int j = 0; j < m->nnodes; j++) {
-        int64_t node = m->nodes[j];
-        if (!node_listed(f, node))
+        if (!node_listed(f, m->nodes[j]))
             continue;
-        int64_t n = 0;
-        for (int64_t i = 0; i < t->n; i++)
-            n += keep[i] = t->node[i] == node;
-        count_workers(m, f, 1, node, workers);
-        double nw = 0;
-        for (int r = 0; r < m->nrestypes; r++)
-            nw += workers[r];
-        if (n == 0 && nw == 0)
-            continue;
-        bound_scope b = {m, t, keep, workers};
-        json_t *one = bounds_of(&b, err);
-        if (!one) {
-            free(keep);
-            json_decref(list);
-            return NULL;
-        }
-        json_object_set_new(one, "node", json_integer(node));
-        json_array_append_new(list, one);
+        count_workers(m, f, 1, m->nodes[j], node_workers + (size_t)*nnodes * (size_t)m->nrestypes);
+        nodes[(*nnodes)++] = m->nodes[j];
     }
-    free(keep);
-    return list;
 }
 
-/* A task of the per-iteration grouping: its iteration, then its index. */
-typedef struct iter_task {
-    int64_t iteration, i;
-} iter_task;
+/* ---- encoding ---- */
 
-static int iter_task_cmp(const void *a, const void *b)
-{
-    const iter_task *x = a, *y = b;
-    if (x->iteration != y->iteration)
-        return x->iteration < y->iteration ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-/* One bound per iteration (tasks without an iteration are left out), each
- * on a compact copy of the iteration's tasks (type, resource type, times
- * and internal dependencies: all that bounds_of reads), so that the whole
- * costs O(n log n + dependencies) whatever the number of iterations. */
-static json_t *per_iteration(const ari_tq_meta *m, const ari_tq_tasks *t, const double *workers,
-                             ari_error *err)
+static json_t *allocation_json(const ari_tq_meta *m, const ari_bounds_scope *s)
 {
     json_t *list = json_array();
-    size_t n1 = (size_t)t->n + 1;
-    iter_task *order = malloc(n1 * sizeof *order);
-    int64_t *local = malloc(n1 * sizeof *local);
-    int *type = malloc(n1 * sizeof *type), *restype = malloc(n1 * sizeof *restype);
-    double *start = malloc(n1 * sizeof *start), *end = malloc(n1 * sizeof *end);
-    int64_t *off = malloc((n1 + 1) * sizeof *off);
-    int64_t *pred = malloc(((size_t)t->pred_offset[t->n] + 1) * sizeof *pred);
-    int ok = list && order && local && type && restype && start && end && off && pred;
-    if (!ok)
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    int64_t k = 0;
-    for (int64_t i = 0; ok && i < t->n; i++) {
-        local[i] = -1;
-        if (t->iteration[i] != ARI_TQ_NO_ITERATION)
-            order[k++] = (iter_task){t->iteration[i], i};
-    }
-    if (ok && k > 0)
-        qsort(order, (size_t)k, sizeof *order, iter_task_cmp);
-    for (int64_t a = 0, b; ok && a < k; a = b) {
-        for (b = a; b < k && order[b].iteration == order[a].iteration; b++)
-            local[order[b].i] = b - a;
-        ari_tq_tasks sub = {0};
-        sub.n = b - a;
-        sub.type = type;
-        sub.restype = restype;
-        sub.start = start;
-        sub.end = end;
-        sub.pred_offset = off;
-        sub.pred = pred;
-        int64_t np = 0;
-        off[0] = 0;
-        for (int64_t j = a; j < b; j++) {
-            int64_t i = order[j].i, l = j - a;
-            type[l] = t->type[i];
-            restype[l] = t->restype[i];
-            start[l] = t->start[i];
-            end[l] = t->end[i];
-            for (int64_t e = t->pred_offset[i]; e < t->pred_offset[i + 1]; e++) {
-                int64_t p = t->pred[e];
-                if (local[p] >= 0 && t->iteration[p] == order[a].iteration)
-                    pred[np++] = local[p];
-            }
-            off[l + 1] = np;
-        }
-        bound_scope sc = {m, &sub, NULL, workers};
-        json_t *one = bounds_of(&sc, err); /* sets err when NULL */
-        if (!one) {
-            ok = 0;
-            break;
-        }
-        json_object_set_new(one, "iteration", json_integer(order[a].iteration));
-        json_array_append_new(list, one);
-        for (int64_t j = a; j < b; j++)
-            local[order[j].i] = -1;
-    }
-    free(order);
-    free(local);
-    free(type);
-    free(restype);
-    free(start);
-    free(end);
-    free(off);
-    free(pred);
-    if (!ok) {
-        json_decref(list);
-        return NULL;
+    for (size_t i = 0; i < s->ncells; i++) {
+        const ari_bounds_cell *c = &s->cells[i];
+        json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:I,s:o,s:I}", "resource_type", m->restypes[c->restype],
+                                              "type", m->types[c->type], "ideal", ari_json_num(c->ideal), "actual",
+                                              (json_int_t)c->actual, "mean_duration",
+                                              ari_json_num(c->mean_duration), "workers", (json_int_t)c->workers));
     }
     return list;
+}
+
+static json_t *scope_json(const ari_tq_meta *m, const ari_bounds_scope *s, const char *key)
+{
+    json_t *doc = json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o}", "makespan", ari_json_num(s->makespan), "start",
+                            ari_json_num(s->start), "span", ari_json_num(s->span), "abe", ari_json_num(s->abe),
+                            "cpe", ari_json_num(s->cpe), "tasks", (json_int_t)s->tasks, "workers",
+                            (json_int_t)s->workers, "allocation", allocation_json(m, s));
+    if (doc && key)
+        json_object_set_new(doc, key, json_integer(s->key));
+    return doc;
+}
+
+static json_t *scopes_json(const ari_tq_meta *m, const ari_bounds_scope *s, size_t n, const char *key)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n; i++) {
+        json_t *one = scope_json(m, &s[i], key);
+        if (!one || json_array_append_new(list, one) < 0)
+            return json_decref(list), NULL;
+    }
+    return list;
+}
+
+static json_t *bounds_json(const ari_tq_meta *m, const ari_bounds_result *res)
+{
+    json_t *doc = scope_json(m, &res->all, NULL);
+    json_t *nodes = scopes_json(m, res->nodes, res->nnodes, "node");
+    json_t *iterations = res->has_iterations ? scopes_json(m, res->iterations, res->niterations, "iteration")
+                                             : NULL;
+    if (doc && nodes && (!res->has_iterations || iterations)) {
+        json_object_set_new(doc, "nodes", nodes);
+        if (iterations)
+            json_object_set_new(doc, "iterations", iterations);
+        return doc;
+    }
+    json_decref(doc);
+    json_decref(nodes);
+    json_decref(iterations);
+    return NULL;
+}
+
+/* ---- decoding a cached answer ---- */
+
+static double num_of(const json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int cell_of(const ari_tq_meta *m, json_t *o, ari_bounds_cell *c)
+{
+    c->restype = ari_tq_restype_id(m, json_string_value(json_object_get(o, "resource_type")));
+    c->type = ari_tq_type_id(m, json_string_value(json_object_get(o, "type")));
+    c->ideal = num_of(json_object_get(o, "ideal"));
+    c->actual = json_integer_value(json_object_get(o, "actual"));
+    c->mean_duration = num_of(json_object_get(o, "mean_duration"));
+    c->workers = json_integer_value(json_object_get(o, "workers"));
+    return c->restype >= 0 && c->type >= 0 ? 0 : -1;
+}
+
+static int scope_of(const ari_tq_meta *m, json_t *o, const char *key, ari_bounds_scope *s)
+{
+    memset(s, 0, sizeof *s);
+    json_t *cells = json_object_get(o, "allocation");
+    if (!json_is_object(o) || !json_is_array(cells) || !json_is_integer(json_object_get(o, "tasks")))
+        return -1;
+    s->key = key ? json_integer_value(json_object_get(o, key)) : 0;
+    s->makespan = num_of(json_object_get(o, "makespan"));
+    s->start = num_of(json_object_get(o, "start"));
+    s->span = num_of(json_object_get(o, "span"));
+    s->abe = num_of(json_object_get(o, "abe"));
+    s->cpe = num_of(json_object_get(o, "cpe"));
+    s->tasks = json_integer_value(json_object_get(o, "tasks"));
+    s->workers = json_integer_value(json_object_get(o, "workers"));
+    s->cells = malloc((json_array_size(cells) + 1) * sizeof *s->cells);
+    if (!s->cells)
+        return -1;
+    for (size_t i = 0; i < json_array_size(cells); i++)
+        if (cell_of(m, json_array_get(cells, i), &s->cells[s->ncells++]) < 0)
+            return -1;
+    return 0;
+}
+
+static int scopes_of(const ari_tq_meta *m, json_t *list, const char *key, ari_bounds_scope **out, size_t *n)
+{
+    *out = calloc(json_array_size(list) + 1, sizeof **out);
+    if (!*out)
+        return -1;
+    for (size_t i = 0; i < json_array_size(list); i++)
+        if (scope_of(m, json_array_get(list, i), key, &(*out)[(*n)++]) < 0)
+            return -1;
+    return 0;
+}
+
+/* The result of a bounds document; -1 when it is not one (res is then
+ * safe to free). */
+static int bounds_decode(const ari_tq_meta *m, json_t *doc, ari_bounds_result *res)
+{
+    memset(res, 0, sizeof *res);
+    json_t *iterations = json_object_get(doc, "iterations");
+    res->has_iterations = iterations != NULL;
+    if (scope_of(m, doc, NULL, &res->all) < 0 ||
+        scopes_of(m, json_object_get(doc, "nodes"), "node", &res->nodes, &res->nnodes) < 0)
+        return -1;
+    return iterations ? scopes_of(m, iterations, "iteration", &res->iterations, &res->niterations) : 0;
+}
+
+/* ---- computing ---- */
+
+static ari_bounds_tasks tasks_of(const ari_tq_tasks *t)
+{
+    return (ari_bounds_tasks){t->n, t->type, t->restype, t->node, t->iteration, t->start, t->end, t->pred_offset,
+                              t->pred};
+}
+
+static int bounds_compute(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_task_filter *f, int by_iteration,
+                          ari_bounds_result *res, ari_error *err)
+{
+    size_t nr = (size_t)m->nrestypes + 1;
+    double *workers = calloc(nr, sizeof *workers);
+    double *node_workers = calloc(nr * ((size_t)m->nnodes + 1), sizeof *node_workers);
+    int64_t *nodes = calloc((size_t)m->nnodes + 1, sizeof *nodes);
+    int rc = -1;
+    if (!workers || !node_workers || !nodes) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    } else {
+        ari_bounds_input in = {tasks_of(t), m->ntypes, m->nrestypes, workers, 0, nodes, node_workers, by_iteration};
+        scope_workers(m, f, workers, nodes, node_workers, &in.nnodes);
+        rc = ari_bounds_compute(&in, res, err);
+    }
+    free(workers);
+    free(node_workers);
+    free(nodes);
+    return rc;
 }
 
 static json_t *compute_bounds(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
                               const void *extra, ari_error *err)
 {
     int by_iteration = extra && *(const int *)extra;
-    const ari_tq_meta *m = ctx->meta;
     ari_tq_tasks t;
-    if (ari_tq_tasks_load(r->db, ctx->trace.id, m, f, 1, &t, err) < 0)
+    if (ari_tq_tasks_load(r->db, ctx->trace.id, ctx->meta, f, 1, &t, err) < 0)
         return NULL;
-    double *workers = calloc((size_t)m->nrestypes + 1, sizeof *workers);
+    ari_bounds_result res;
     json_t *doc = NULL;
-    if (!workers) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    } else {
-        count_workers(m, f, 0, 0, workers);
-        bound_scope all = {m, &t, NULL, workers};
-        doc = bounds_of(&all, err);
-        json_t *nodes = doc ? per_node(m, &t, f, workers, err) : NULL;
-        json_t *iterations = NULL;
-        if (doc && nodes && by_iteration) {
-            count_workers(m, f, 0, 0, workers); /* per_node left one node's */
-            iterations = per_iteration(m, &t, workers, err);
-        }
-        if (doc && nodes && (!by_iteration || iterations)) {
-            json_object_set_new(doc, "nodes", nodes);
-            if (iterations)
-                json_object_set_new(doc, "iterations", iterations);
-        } else {
-            json_decref(nodes);
-            json_decref(doc);
-            doc = NULL;
-        }
+    if (bounds_compute(ctx->meta, &t, f, by_iteration, &res, err) == 0) {
+        doc = bounds_json(ctx->meta, &res);
+        if (!doc)
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        ari_bounds_result_free(&res);
     }
-    free(workers);
     ari_tq_tasks_free(&t);
     return doc;
 }
 
-json_t *ari_bounds_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
-{
-    static const int no = 0;
-    return ari_analysis_cached(r, ctx, "bounds.v2", f, "", compute_bounds, &no, err);
-}
-
 /* bounds.v2: the documents gained start and span (older cache entries
  * under "bounds" lack them); by=iteration is cached apart. */
-static json_t *bounds_by_iteration(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
-                                   ari_error *err)
+static json_t *bounds_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, int by_iteration,
+                          ari_error *err)
 {
-    static const int yes = 1;
-    return ari_analysis_cached(r, ctx, "bounds.v2", f, "by=iteration", compute_bounds, &yes, err);
+    static const int no = 0, yes = 1;
+    return ari_analysis_cached(r, ctx, "bounds.v2", f, by_iteration ? "by=iteration" : "",
+                               compute_bounds, by_iteration ? &yes : &no, err);
+}
+
+int ari_bounds_result_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_bounds_result *out,
+                          ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *doc = bounds_get(r, ctx, f, 0, err);
+    if (!doc)
+        return -1;
+    int rc = bounds_decode(ctx->meta, doc, out);
+    json_decref(doc);
+    if (rc < 0) { /* an unreadable cache entry: compute afresh */
+        ari_bounds_result_free(out);
+        static const int no = 0;
+        doc = compute_bounds(r, ctx, f, &no, err);
+        rc = doc ? bounds_decode(ctx->meta, doc, out) : -1;
+        if (doc && rc < 0)
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        json_decref(doc);
+    }
+    return rc;
 }
 
 enum MHD_Result api_bounds(ari_request *r)
@@ -371,8 +267,6 @@ enum MHD_Result api_bounds(ari_request *r)
         return MHD_YES;
     }
     ari_error err = {0};
-    json_t *doc = by && strcmp(by, "iteration") == 0
-                      ? bounds_by_iteration(r, &ctx, &ctx.filter, &err)
-                      : ari_bounds_get(r, &ctx, &ctx.filter, &err);
+    json_t *doc = bounds_get(r, &ctx, &ctx.filter, by && strcmp(by, "iteration") == 0, &err);
     return ari_actx_reply(r, &ctx, doc, &err);
 }

@@ -2,7 +2,6 @@
  * side by side: a common extent and type list, and per trace its name,
  * makespan, bounds, idleness (StarVZ's), outlier count, tasks and workers (the
  * analysis filters apply to every trace). */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,52 +14,6 @@
 
 #define MIN_TRACES 2
 #define MAX_TRACES 6
-
-static int parse_ids(ari_request *r, int64_t *ids, int *n)
-{
-    const char *s = ari_param(r, "traces");
-    *n = 0;
-    if (!s) {
-        ari_reply_error(r, 400, "invalid_parameter", "traces is required: %d to %d trace ids, e.g. traces=1,2",
-                        MIN_TRACES, MAX_TRACES);
-        return -1;
-    }
-    for (const char *p = s;;) {
-        size_t len = strcspn(p, ",");
-        char item[32];
-        char *end = NULL;
-        long long v = 0;
-        if (len > 0 && len < sizeof item) {
-            memcpy(item, p, len);
-            item[len] = '\0';
-            errno = 0;
-            v = strtoll(item, &end, 10);
-        }
-        if (!end || *end || errno || v <= 0 || strspn(item, "0123456789") != len || *n == MAX_TRACES) {
-            char safe[ARI_PRINTABLE_SIZE];
-            ari_reply_error(r, 400, "invalid_parameter",
-                            "traces must list %d to %d trace ids (positive integers), got '%s'", MIN_TRACES,
-                            MAX_TRACES, ari_printable(s, safe));
-            return -1;
-        }
-        for (int i = 0; i < *n; i++) {
-            if (ids[i] == v) {
-                ari_reply_error(r, 400, "invalid_parameter", "trace %lld is listed twice", v);
-                return -1;
-            }
-        }
-        ids[(*n)++] = v;
-        if (!p[len])
-            break;
-        p += len + 1;
-    }
-    if (*n < MIN_TRACES) {
-        ari_reply_error(r, 400, "invalid_parameter", "traces must list %d to %d trace ids, got %d", MIN_TRACES,
-                        MAX_TRACES, *n);
-        return -1;
-    }
-    return 0;
-}
 
 /* StarVZ's idleness (1 - task time / (t1 - t0), see the Gantt) of the
  * filtered rows in the window [t0, t1], averaged over the rows. */
@@ -86,22 +39,25 @@ static int idle_share(ari_request *r, const ari_actx *ctx, const ari_task_filter
 
 static json_t *trace_json(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
 {
-    json_t *bounds = ari_bounds_get(r, ctx, f, err);
-    json_t *outliers = bounds ? ari_outliers_get(r, ctx, f, err) : NULL;
+    ari_bounds_result bounds;
+    ari_outlier_result outliers = {0};
+    int ok = ari_bounds_result_get(r, ctx, f, &bounds, err) == 0 &&
+             ari_outliers_result_get(r, ctx, f, &outliers, err) == 0;
     double t0 = isnan(f->start) ? ctx->meta->extent_start : f->start;
     double t1 = isnan(f->end) ? ctx->meta->extent_end : f->end;
     double idle = NAN;
     json_t *doc = NULL;
-    if (outliers && idle_share(r, ctx, f, t0, t1, &idle, err) == 0)
-        doc = json_pack("{s:I,s:s,s:O,s:O,s:O,s:o,s:O,s:O,s:O}", "id", (json_int_t)ctx->trace.id, "name",
-                        ctx->trace.name, "makespan", json_object_get(bounds, "makespan"), "abe",
-                        json_object_get(bounds, "abe"), "cpe", json_object_get(bounds, "cpe"), "idle",
-                        ari_json_num(idle), "outliers", json_object_get(outliers, "count"), "tasks",
-                        json_object_get(bounds, "tasks"), "workers", json_object_get(bounds, "workers"));
-    if (outliers && !doc && !err->code[0])
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    json_decref(bounds);
-    json_decref(outliers);
+    if (ok && idle_share(r, ctx, f, t0, t1, &idle, err) == 0) {
+        const ari_bounds_scope *b = &bounds.all;
+        doc = json_pack("{s:I,s:s,s:o,s:o,s:o,s:o,s:I,s:I,s:I}", "id", (json_int_t)ctx->trace.id, "name",
+                        ctx->trace.name, "makespan", ari_json_num(b->makespan), "abe", ari_json_num(b->abe), "cpe",
+                        ari_json_num(b->cpe), "idle", ari_json_num(idle), "outliers", (json_int_t)outliers.noutliers,
+                        "tasks", (json_int_t)b->tasks, "workers", (json_int_t)b->workers);
+        if (!doc)
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    ari_bounds_result_free(&bounds);
+    ari_outlier_result_free(&outliers);
     return doc;
 }
 
@@ -175,7 +131,7 @@ enum MHD_Result api_compare(ari_request *r)
 {
     int64_t ids[MAX_TRACES];
     int n;
-    if (parse_ids(r, ids, &n) < 0)
+    if (ari_param_trace_ids(r, MIN_TRACES, MAX_TRACES, ids, &n) < 0)
         return MHD_YES;
     ari_actx ctxs[MAX_TRACES];
     ari_tq_meta *metas[MAX_TRACES];

@@ -20,25 +20,12 @@ typedef struct cp_params {
     double min_gap;    /* -INFINITY: every edge */
 } cp_params;
 
-static int by_start(const void *a, const void *b, void *arg)
-{
-    const ari_tq_tasks *t = arg;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (t->start[x] != t->start[y])
-        return t->start[x] < t->start[y] ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
-static json_t *path_json(const ari_tq_meta *m, ari_tq_tasks *t, ari_dcp_merged *path)
+static json_t *path_json(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_dcp_merged *path, double length)
 {
     json_t *tasks = json_array(), *edges = json_array();
-    double first = INFINITY, last = -INFINITY;
-    qsort_r(path->tasks, (size_t)path->ntasks_on, sizeof *path->tasks, by_start, t);
     for (int64_t j = 0; j < path->ntasks_on; j++) {
         int64_t i = path->tasks[j];
         const ari_tq_worker *w = &m->workers[t->worker[i]];
-        first = fmin(first, t->start[i]);
-        last = fmax(last, t->end[i]);
         json_array_append_new(tasks, json_pack("{s:s,s:s,s:I,s:s,s:f,s:f}", "job_id", ari_tq_job_id(t, i), "type",
                                                m->types[t->type[i]], "worker_id", (json_int_t)w->id, "worker",
                                                w->name, "start", t->start[i], "end", t->end[i]));
@@ -49,8 +36,8 @@ static json_t *path_json(const ari_tq_meta *m, ari_tq_tasks *t, ari_dcp_merged *
                                                ari_tq_job_id(t, edge->succ), "gap", edge->gap, "count",
                                                (json_int_t)edge->multiplicity));
     }
-    return json_pack("{s:f,s:I,s:o,s:o}", "length", path->ntasks_on ? last - first : 0.0, "seeds",
-                     (json_int_t)path->nseeds, "tasks", tasks, "edges", edges);
+    return json_pack("{s:f,s:I,s:o,s:o}", "length", length, "seeds", (json_int_t)path->nseeds, "tasks", tasks,
+                     "edges", edges);
 }
 
 static int64_t find_job(const ari_tq_tasks *t, const char *job)
@@ -83,7 +70,7 @@ static json_t *compute_path(ari_request *r, const ari_actx *ctx, const ari_task_
         else
             rc = ari_dcp_merge(&in, &seed, seed >= 0 ? 1 : 0, p->min_gap, &path, err);
     }
-    json_t *doc = rc == 0 ? path_json(m, &t, &path) : NULL;
+    json_t *doc = rc == 0 ? path_json(m, &t, &path, ari_dcp_order_by_start(&path, t.start, t.end)) : NULL;
     if (rc == 0 && !doc)
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
     ari_dcp_merged_free(&path);

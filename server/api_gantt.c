@@ -102,45 +102,24 @@ static int64_t collect(gantt *g, const ari_row_tasks *row, double max_duration)
     return n;
 }
 
-/* The groups of the whole trace's outliers, cached apart: the outliers
- * document lists every outlier task and is slow to parse on each request. */
-static json_t *compute_groups(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, const void *extra,
-                              ari_error *err)
-{
-    (void)extra;
-    json_t *outliers = ari_outliers_get(r, ctx, f, err);
-    json_t *doc = outliers ? json_pack("{s:O}", "groups", json_object_get(outliers, "groups")) : NULL;
-    json_decref(outliers);
-    return doc;
-}
-
-/* The outlier thresholds of the whole trace, per (resource type, type). */
+/* The outlier thresholds of the whole trace, per (resource type, type):
+ * INFINITY where there is none. */
 static void load_thresholds(gantt *g)
 {
     const ari_tq_meta *m = g->ctx->meta;
     ari_task_filter none = {.start = NAN, .end = NAN, .min_duration = NAN};
     ari_error err = {0};
-    json_t *doc = ari_analysis_cached(g->r, g->ctx, "outlier_groups", &none, "", compute_groups, NULL, &err);
+    ari_outlier_result res;
+    int ok = ari_outlier_groups_get(g->r, g->ctx, &none, &res, &err) == 0;
     size_t cells = (size_t)m->nrestypes * (size_t)m->ntypes;
-    g->threshold = doc ? malloc((cells + 1) * sizeof *g->threshold) : NULL;
+    g->threshold = ok ? malloc((cells + 1) * sizeof *g->threshold) : NULL;
     if (!g->threshold) {
         ari_log(ARI_LOG_WARN, "gantt: no outlier thresholds: %s", err.message);
         g->thresholds_failed = 1;
-        json_decref(doc);
-        return;
     }
-    for (size_t c = 0; c < cells; c++)
-        g->threshold[c] = INFINITY;
-    size_t i;
-    json_t *grp;
-    json_array_foreach(json_object_get(doc, "groups"), i, grp) {
-        int k = ari_tq_type_id(m, json_string_value(json_object_get(grp, "type")));
-        int r = ari_tq_restype_id(m, json_string_value(json_object_get(grp, "resource_type")));
-        json_t *thr = json_object_get(grp, "threshold");
-        if (k >= 0 && r >= 0 && json_is_number(thr))
-            g->threshold[(size_t)r * (size_t)m->ntypes + (size_t)k] = json_number_value(thr);
-    }
-    json_decref(doc);
+    for (size_t c = 0; g->threshold && c < cells; c++)
+        g->threshold[c] = isnan(res.groups[c].threshold) ? INFINITY : res.groups[c].threshold;
+    ari_outlier_result_free(&res);
 }
 
 typedef struct detail_ctx {
@@ -266,14 +245,15 @@ static json_t *marks_json(gantt *g)
 {
     ari_task_filter whole = ari_filter_without_window(&g->ctx->filter);
     ari_error err = {0};
-    json_t *bounds = ari_bounds_get(g->r, g->ctx, &whole, &err);
-    if (!bounds) {
+    ari_bounds_result bounds;
+    if (ari_bounds_result_get(g->r, g->ctx, &whole, &bounds, &err) < 0) {
+        ari_bounds_result_free(&bounds);
         ari_log(ARI_LOG_WARN, "gantt: no marks: %s", err.message);
         return json_null();
     }
-    json_t *marks = json_pack("{s:O,s:O,s:O}", "makespan", json_object_get(bounds, "makespan"), "abe",
-                              json_object_get(bounds, "abe"), "cpe", json_object_get(bounds, "cpe"));
-    json_decref(bounds);
+    json_t *marks = json_pack("{s:o,s:o,s:o}", "makespan", ari_json_num(bounds.all.makespan), "abe",
+                              ari_json_num(bounds.all.abe), "cpe", ari_json_num(bounds.all.cpe));
+    ari_bounds_result_free(&bounds);
     return marks ? marks : json_null();
 }
 

@@ -1,7 +1,9 @@
 /* api_outliers.c: GET /api/v1/traces/{id}/outliers: StarVZ's anomalous
  * tasks (analysis/outliers.h): durations above Q3 + 1.5 IQR of their
  * (type, resource type) group. The full result is cached per filter;
- * `limit` only caps the tasks listed in the answer. */
+ * `limit` only caps the tasks listed in the answer. Other endpoints get
+ * the result as a struct (ari_outliers_result_get), decoded here from the
+ * cached answer. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,32 +36,9 @@ static json_t *groups_json(const ari_tq_meta *m, const ari_outlier_result *res)
     return list;
 }
 
-static int by_start(const void *a, const void *b, void *ctx)
-{
-    const ari_tq_tasks *t = ctx;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (t->start[x] != t->start[y])
-        return t->start[x] < t->start[y] ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
-/* The outlier tasks' indices by start time. */
-static int64_t *outlier_order(const ari_tq_tasks *t, const ari_outlier_result *res)
-{
-    int64_t *idx = malloc((res->noutliers + 1) * sizeof *idx);
-    if (!idx)
-        return NULL;
-    int64_t n = 0;
-    for (int64_t i = 0; i < t->n; i++)
-        if (res->is_outlier[i])
-            idx[n++] = i;
-    qsort_r(idx, (size_t)n, sizeof *idx, by_start, (void *)t);
-    return idx;
-}
-
 static json_t *tasks_json(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_outlier_result *res)
 {
-    int64_t *idx = outlier_order(t, res);
+    int64_t *idx = ari_outliers_by_start(res, t->start);
     if (!idx)
         return NULL;
     json_t *list = json_array();
@@ -110,9 +89,97 @@ static json_t *compute_outliers(ari_request *r, const ari_actx *ctx, const ari_t
     return doc;
 }
 
-json_t *ari_outliers_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
+static json_t *outliers_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
 {
     return ari_analysis_cached(r, ctx, "outliers", f, "", compute_outliers, NULL, err);
+}
+
+/* ---- decoding a cached answer ---- */
+
+static double num_of(const json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The groups and count of an outliers document (no per-task flags); -1
+ * when it is not one (res is then safe to free). */
+static int outliers_decode(const ari_tq_meta *m, json_t *doc, ari_outlier_result *res)
+{
+    memset(res, 0, sizeof *res);
+    json_t *groups = json_object_get(doc, "groups"), *g;
+    if (!json_is_array(groups))
+        return -1;
+    res->ntypes = m->ntypes;
+    res->nrestypes = m->nrestypes;
+    res->groups = calloc((size_t)m->ntypes * (size_t)m->nrestypes + 1, sizeof *res->groups);
+    if (!res->groups)
+        return -1;
+    for (size_t c = 0; c < (size_t)m->ntypes * (size_t)m->nrestypes; c++)
+        res->groups[c].q1 = res->groups[c].q3 = res->groups[c].iqr = res->groups[c].threshold = NAN;
+    size_t i;
+    json_array_foreach(groups, i, g)
+    {
+        int k = ari_tq_type_id(m, json_string_value(json_object_get(g, "type")));
+        int r = ari_tq_restype_id(m, json_string_value(json_object_get(g, "resource_type")));
+        if (k < 0 || r < 0)
+            return -1;
+        res->groups[(size_t)r * (size_t)m->ntypes + (size_t)k] = (ari_outlier_group){
+            (size_t)json_integer_value(json_object_get(g, "tasks")), num_of(json_object_get(g, "q1")),
+            num_of(json_object_get(g, "q3")), num_of(json_object_get(g, "iqr")),
+            num_of(json_object_get(g, "threshold")), (size_t)json_integer_value(json_object_get(g, "outliers"))};
+        res->noutliers += (size_t)json_integer_value(json_object_get(g, "outliers"));
+    }
+    return 0;
+}
+
+/* The document, decoded; when it cannot be (an unreadable cache entry),
+ * computed afresh with compute and decoded. */
+static int decode_or_compute(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, json_t *doc,
+                             ari_compute_fn compute, ari_outlier_result *out, ari_error *err)
+{
+    int rc = outliers_decode(ctx->meta, doc, out);
+    json_decref(doc);
+    if (rc < 0) {
+        ari_outlier_result_free(out);
+        doc = compute(r, ctx, f, NULL, err);
+        rc = doc ? outliers_decode(ctx->meta, doc, out) : -1;
+        if (doc && rc < 0)
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        json_decref(doc);
+    }
+    return rc;
+}
+
+int ari_outliers_result_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
+                            ari_outlier_result *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *doc = outliers_get(r, ctx, f, err);
+    return doc ? decode_or_compute(r, ctx, f, doc, compute_outliers, out, err) : -1;
+}
+
+/* The groups alone, cached apart ("outlier_groups"): the outliers
+ * document lists every outlier task and is slow to parse on each request. */
+static json_t *compute_groups(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, const void *extra,
+                              ari_error *err)
+{
+    (void)extra;
+    ari_outlier_result res;
+    if (ari_outliers_result_get(r, ctx, f, &res, err) < 0)
+        return NULL;
+    json_t *doc = json_pack("{s:o}", "groups", groups_json(ctx->meta, &res));
+    ari_outlier_result_free(&res);
+    if (!doc)
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    return doc;
+}
+
+int ari_outlier_groups_get(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
+                           ari_outlier_result *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *doc = ari_analysis_cached(r, ctx, "outlier_groups", f, "", compute_groups, NULL, err);
+    return doc ? decode_or_compute(r, ctx, f, doc, compute_groups, out, err) : -1;
 }
 
 enum MHD_Result api_outliers(ari_request *r)
@@ -126,7 +193,7 @@ enum MHD_Result api_outliers(ari_request *r)
         return MHD_YES;
     }
     ari_error err = {0};
-    json_t *doc = ari_outliers_get(r, &ctx, &ctx.filter, &err);
+    json_t *doc = outliers_get(r, &ctx, &ctx.filter, &err);
     if (doc) {
         json_t *tasks = json_object_get(doc, "tasks");
         while (json_array_size(tasks) > (size_t)limit)

@@ -1,6 +1,7 @@
 /* task_filters.c: the common filters of the task-trace analyses
  * (types, resources, nodes, start, end, min_duration), their check
- * against a trace and their canonical form (see task_filters.h). */
+ * against a trace and their canonical form, and the trace list of a
+ * comparison (see task_filters.h). */
 #include "task_filters.h"
 
 #include <errno.h>
@@ -335,4 +336,52 @@ ari_task_filter ari_filter_without_window(const ari_task_filter *f)
     ari_task_filter g = *f;
     g.start = g.end = NAN;
     return g;
+}
+
+/* ---- lists of trace ids ---- */
+
+int ari_param_trace_ids(ari_request *r, int min, int max, int64_t *ids, int *n)
+{
+    const char *s = ari_param(r, "traces");
+    *n = 0;
+    if (!s) {
+        ari_reply_error(r, 400, "invalid_parameter", "traces is required: %d to %d trace ids, e.g. traces=1,2",
+                        min, max);
+        return -1;
+    }
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        char item[32];
+        char *end = NULL;
+        long long v = 0;
+        if (len > 0 && len < sizeof item) {
+            memcpy(item, p, len);
+            item[len] = '\0';
+            errno = 0;
+            v = strtoll(item, &end, 10);
+        }
+        if (!end || *end || errno || v <= 0 || strspn(item, "0123456789") != len || *n == max) {
+            char safe[ARI_PRINTABLE_SIZE];
+            ari_reply_error(r, 400, "invalid_parameter",
+                            "traces must list %d to %d trace ids (positive integers), got '%s'", min,
+                            max, ari_printable(s, safe));
+            return -1;
+        }
+        for (int i = 0; i < *n; i++) {
+            if (ids[i] == v) {
+                ari_reply_error(r, 400, "invalid_parameter", "trace %lld is listed twice", v);
+                return -1;
+            }
+        }
+        ids[(*n)++] = v;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    if (*n < min) {
+        ari_reply_error(r, 400, "invalid_parameter", "traces must list %d to %d trace ids, got %d", min,
+                        max, *n);
+        return -1;
+    }
+    return 0;
 }

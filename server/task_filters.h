@@ -1,7 +1,8 @@
 /* task_filters.h: the common filters of the task-trace analysis
  * endpoints (docs/api.md, "Task-trace analyses"): types, resources, nodes,
  * start, end, min_duration parsed from the query string and checked
- * against the trace, and their canonical form (the analysis cache key).
+ * against the trace, and their canonical form (the analysis cache key);
+ * the trace list of /compare.
  * Functions taking an ari_request answer it themselves on a bad value and
  * return -1. */
 #ifndef ARIADNE_TASK_FILTERS_H
@@ -29,5 +30,10 @@ char *ari_filter_canonical(const ari_task_filter *f, int with_window);
 int ari_filter_has_window(const ari_task_filter *f);
 /* A copy of f without its window (shares f's lists: do not free it). */
 ari_task_filter ari_filter_without_window(const ari_task_filter *f);
+
+/* The "traces" parameter: min to max distinct positive trace ids,
+ * comma-separated, into ids[max] (*n of them); answers 400 when it is
+ * missing or is not such a list. */
+int ari_param_trace_ids(ari_request *r, int min, int max, int64_t *ids, int *n);
 
 #endif

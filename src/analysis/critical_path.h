@@ -81,4 +81,9 @@ int ari_dcp_merge_type(const ari_dcp_input *in, const int *type, int seed_type, 
 
 void ari_dcp_merged_free(ari_dcp_merged *m);
 
+/* Reorders m->tasks by start time (ties by index), as the path is shown,
+ * and returns the path's length: the last end minus the first start of
+ * its tasks (0 without tasks). start and end are the input's. */
+double ari_dcp_order_by_start(ari_dcp_merged *m, const double *start, const double *end);
+
 #endif

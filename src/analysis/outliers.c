@@ -123,3 +123,25 @@ void ari_outlier_result_free(ari_outlier_result *res)
     free(res->is_outlier);
     memset(res, 0, sizeof *res);
 }
+
+static int by_start(const void *a, const void *b, void *arg)
+{
+    const double *start = arg;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    if (start[x] != start[y])
+        return start[x] < start[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+int64_t *ari_outliers_by_start(const ari_outlier_result *res, const double *start)
+{
+    int64_t *idx = malloc((res->noutliers + 1) * sizeof *idx);
+    if (!idx)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < res->ntasks; i++)
+        if (res->is_outlier[i])
+            idx[n++] = (int64_t)i;
+    qsort_r(idx, n, sizeof *idx, by_start, (void *)start);
+    return idx;
+}

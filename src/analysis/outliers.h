@@ -12,6 +12,7 @@
 #define ARIADNE_ANALYSIS_OUTLIERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/error.h"
 
@@ -52,5 +53,10 @@ typedef struct ari_outlier_result {
 int ari_outliers_compute(const ari_outlier_input *in, ari_outlier_result *out, ari_error *err);
 
 void ari_outlier_result_free(ari_outlier_result *res);
+
+/* The outlier tasks' indices by start time (ties by index): a malloc'd
+ * array of res->noutliers entries, or NULL when out of memory. start is
+ * [res->ntasks]. */
+int64_t *ari_outliers_by_start(const ari_outlier_result *res, const double *start);
 
 #endif

@@ -337,6 +337,20 @@ static void test_cycles_and_errors(void **state)
     assert_int_equal(len, 0);
 }
 
+/* The path's tasks by start time (ties by index) and its length. */
+static void test_order_by_start(void **state)
+{
+    (void)state;
+    const double start[] = {5, 1, 3, 1}, end[] = {9, 2, 4, 12};
+    int64_t tasks[] = {0, 1, 2, 3};
+    ari_dcp_merged m = {tasks, 4, NULL, 0, 0, 1};
+    double length = ari_dcp_order_by_start(&m, start, end);
+    assert_true(length == 12 - 1);
+    assert_true(tasks[0] == 1 && tasks[1] == 3 && tasks[2] == 2 && tasks[3] == 0);
+    m.ntasks_on = 0;
+    assert_true(ari_dcp_order_by_start(&m, start, end) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_fixture_merged),
         cmocka_unit_test(test_random_traces),
         cmocka_unit_test(test_cycles_and_errors),
+        cmocka_unit_test(test_order_by_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -319,9 +319,23 @@ static void test_starvz_lu(void **state)
     free(dur), free(type), free(rest);
 }
 
+/* The outliers listed by start time, ties by index. */
+static void test_by_start(void **state)
+{
+    (void)state;
+    unsigned char flag[] = {1, 0, 1, 1, 0};
+    const double start[] = {7, 0, 3, 3, 1};
+    ari_outlier_result res = {1, 1, NULL, flag, 5, 3};
+    int64_t *idx = ari_outliers_by_start(&res, start);
+    assert_non_null(idx);
+    assert_true(idx[0] == 2 && idx[1] == 3 && idx[2] == 0);
+    free(idx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_by_start),
         cmocka_unit_test(test_quantile7_by_hand),
         cmocka_unit_test(test_groups_by_hand),
         cmocka_unit_test(test_empty_and_errors),
