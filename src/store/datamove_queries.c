@@ -1,5 +1,6 @@
 /* datamove_queries.c: the SQL behind the data movement endpoints (see
- * datamove_queries.h). Windows use the event index on start, bounded
+ * datamove_queries.h): it fills structs; the tallies and the matrix add
+ * up through analysis/datamove_views.h as the rows stream by. Windows use the event index on start, bounded
  * below by start - max_dur (kept in the summary), and the tile pyramid to
  * decide whether a window needs grouping without counting its events.
  * Task traces (StarPU bundles) answer movements and the matrix from their
@@ -12,13 +13,13 @@
 #include "store/datamove_queries.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/datamove.h"
+#include "analysis/datamove_views.h"
 #include "store/store_internal.h"
 
 typedef struct dm_run {
@@ -107,12 +108,6 @@ static void window(const dm_run *r, double *w0, double *w1)
         *w1 = *w0 + 1e-9;
 }
 
-static int finish_json(json_t *doc, char **out, ari_error *err)
-{
-    *out = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
-    json_decref(doc);
-    return *out ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
-}
 
 static int step_error(ari_store *s, sqlite3_stmt *st, int rc, ari_error *err, const char *what)
 {
@@ -293,79 +288,125 @@ static int cursor_next(ari_store *s, dm_cursor *c, ari_error *err)
     return step_error(s, c->st, rc, err, "movements");
 }
 
+
 /* ---- movements ------------------------------------------------------------------- */
 
-static json_t *real_or_null(double v)
+static int nomem(ari_error *err)
 {
-    return isnan(v) ? json_null() : json_real(v);
+    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
 
-static json_t *movement_json(const dm_run *r, const dm_move *m)
+/* Grows *p (elements of `size`) to hold need; 0 or -1. */
+static int grow(void **p, size_t size, size_t *cap, size_t need)
 {
-    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:o}", "event", (json_int_t)m->event, "src",
-                          m->src, "dst", m->dst, "kind", m->kind, "bytes", m->bytes, "start", m->start, "dur", m->dur,
-                          "bandwidth", real_or_null(m->bandwidth), "trace_bandwidth", real_or_null(m->trace_bandwidth));
-    if (o && r->links) {
-        json_object_set_new(o, "key", m->link_key ? json_string(m->link_key) : json_null());
-        json_object_set_new(o, "handle", m->handle ? json_string(m->handle) : json_null());
-        json_object_set_new(o, "handle_name", m->handle_name ? json_string(m->handle_name) : json_null());
-    }
-    return o;
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
 }
 
-int ari_dm_movements_json(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **out,
+static char *dup_or_null(const char *t)
+{
+    return t ? strdup(t) : NULL;
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+    return strdup(col_text(st, i));
+}
+
+static int64_t int_or_null(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int64(st, i);
+}
+
+static void set_window(const dm_run *r, double *w0, double *w1, double *start, double *end)
+{
+    window(r, w0, w1);
+    *start = *w0;
+    *end = *w1;
+}
+
+/* Copies the cursor's movement, whose texts point into the row. */
+static int movement_copy(const dm_move *m, ari_dm_movement *out)
+{
+    memset(out, 0, sizeof *out);
+    out->event = m->event;
+    memcpy(out->src, m->src, sizeof out->src);
+    memcpy(out->dst, m->dst, sizeof out->dst);
+    out->kind = strdup(m->kind);
+    out->handle = dup_or_null(m->handle);
+    out->handle_name = dup_or_null(m->handle_name);
+    out->key = dup_or_null(m->link_key);
+    out->bytes = m->bytes;
+    out->start = m->start;
+    out->dur = m->dur;
+    out->bandwidth = m->bandwidth;
+    out->trace_bandwidth = m->trace_bandwidth;
+    if (!out->kind || (m->handle && !out->handle) || (m->handle_name && !out->handle_name) ||
+        (m->link_key && !out->key))
+        return -1;
+    return 0;
+}
+
+int ari_dm_movements_load(ari_store *s, int64_t id, double w0, double w1, int64_t limit, ari_dm_movements *out,
                           ari_error *err)
 {
+    memset(out, 0, sizeof *out);
     dm_run r;
     int found = run_of(s, id, 1, &r, err);
     if (found)
         return found;
-    window(&r, &w0, &w1);
+    set_window(&r, &w0, &w1, &out->start, &out->end);
+    memcpy(out->time_unit, r.unit, sizeof out->time_unit);
+    out->links = r.links;
     dm_cursor c;
     if (cursor_open(s, id, &r, w0, w1, &c, err) < 0)
         return -1;
-    json_t *list = json_array();
-    int64_t total = 0;
-    double bytes = 0, in_window = 0;
+    size_t cap = 0;
     int rc;
     while ((rc = cursor_next(s, &c, err)) == 1) {
-        total++;
-        bytes += c.m.bytes;
-        in_window += ari_dm_bytes_in(c.m.bytes, c.m.start, c.m.dur, w0, w1);
-        if (total <= limit)
-            json_array_append_new(list, movement_json(&r, &c.m));
+        ari_dm_tally_add(&out->tally, c.m.bytes, c.m.start, c.m.dur, w0, w1);
+        if (out->tally.total > limit)
+            continue;
+        if (grow((void **)&out->items, sizeof *out->items, &cap, out->n + 1) < 0 ||
+            movement_copy(&c.m, &out->items[out->n++]) < 0) {
+            sqlite3_reset(c.st);
+            rc = nomem(err);
+            break;
+        }
     }
     if (rc < 0) {
-        json_decref(list);
+        ari_dm_movements_free(out);
         return -1;
     }
-    json_t *doc = json_pack("{s:f, s:f, s:s, s:I, s:b, s:f, s:f, s:o}", "start", w0, "end", w1, "time_unit", r.unit,
-                            "total", (json_int_t)total, "truncated", total > limit, "bytes", bytes, "bytes_in_window",
-                            in_window, "movements", list);
-    return finish_json(doc, out, err);
+    return 0;
+}
+
+void ari_dm_movements_free(ari_dm_movements *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->items[i].kind);
+        free(m->items[i].handle);
+        free(m->items[i].handle_name);
+        free(m->items[i].key);
+    }
+    free(m->items);
+    memset(m, 0, sizeof *m);
 }
 
 /* ---- matrix --------------------------------------------------------------------- */
 
-typedef struct dm_matrix {
-    char keys[64][24];
-    int n;
-    double bytes[64][64], busy[64][64];
-} dm_matrix;
-
-static int key_index(dm_matrix *m, const char *key)
-{
-    for (int i = 0; i < m->n; i++)
-        if (strcmp(m->keys[i], key) == 0)
-            return i;
-    if (m->n == 64)
-        return -1;
-    snprintf(m->keys[m->n], sizeof m->keys[0], "%s", key);
-    return m->n++;
-}
 
 /* Adds the movements overlapping [w0, w1), each with its share in it. */
-static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, dm_matrix *m,
+static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_matrix *m,
                       ari_error *err)
 {
     if (!(w1 > w0))
@@ -374,18 +415,13 @@ static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, doub
     if (cursor_open(s, id, r, w0, w1, &c, err) < 0)
         return -1;
     int rc;
-    while ((rc = cursor_next(s, &c, err)) == 1) {
-        int a = key_index(m, c.m.src), b = key_index(m, c.m.dst);
-        if (a < 0 || b < 0)
-            continue;
-        m->bytes[a][b] += ari_dm_bytes_in(c.m.bytes, c.m.start, c.m.dur, w0, w1);
-        m->busy[a][b] += ari_dm_overlap(c.m.start, c.m.start + c.m.dur, w0, w1);
-    }
+    while ((rc = cursor_next(s, &c, err)) == 1)
+        ari_dm_matrix_add_movement(m, c.m.src, c.m.dst, c.m.bytes, c.m.start, c.m.dur, w0, w1);
     return rc;
 }
 
 /* The pair bins b0..b1, which lie whole inside the window. */
-static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, dm_matrix *m, ari_error *err)
+static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, ari_dm_matrix *m, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT src, dst, sum(bytes), sum(busy) FROM dm_pair_bins WHERE trace_id = ?1 AND bin BETWEEN ?2 AND ?3"
@@ -396,13 +432,9 @@ static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, dm_matrix *m,
     sqlite3_bind_int64(st, 2, b0);
     sqlite3_bind_int64(st, 3, b1);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int a = key_index(m, col_text(st, 0)), b = key_index(m, col_text(st, 1));
-        if (a < 0 || b < 0)
-            continue;
-        m->bytes[a][b] += sqlite3_column_double(st, 2);
-        m->busy[a][b] += sqlite3_column_double(st, 3);
-    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ari_dm_matrix_add(m, col_text(st, 0), col_text(st, 1), sqlite3_column_double(st, 2),
+                          sqlite3_column_double(st, 3));
     return step_error(s, st, rc, err, "matrix bins");
 }
 
@@ -435,7 +467,7 @@ static int whole_bins(const dm_run *r, double w0, double w1, long *b0, long *b1)
 
 /* A task trace's components: its memory nodes, then the nodes of its MPI
  * communication threads, in container order. */
-static int memnode_keys(ari_store *s, int64_t id, dm_matrix *m, ari_error *err)
+static int memnode_keys(ari_store *s, int64_t id, ari_dm_matrix *m, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT name FROM containers WHERE trace_id = ?1 AND (name GLOB '*MEMNODE[0-9]*' OR name GLOB '*_mpict')"
@@ -447,19 +479,19 @@ static int memnode_keys(ari_store *s, int64_t id, dm_matrix *m, ari_error *err)
     char key[24];
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         if (endpoint_key(col_text(st, 0), key, sizeof key) != END_NONE)
-            key_index(m, key);
+            ari_dm_matrix_key(m, key);
     return step_error(s, st, rc, err, "matrix memory nodes");
 }
 
 /* Components: the topology's keyed ones (host first), or a task trace's
  * memory nodes, then any other endpoint the movements name. */
-static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, dm_matrix *m,
+static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_matrix *m,
                        ari_error *err)
 {
     memset(m, 0, sizeof *m);
     if (r->links)
         return memnode_keys(s, id, m, err) < 0 ? -1 : matrix_raw(s, id, r, w0, w1, m, err);
-    key_index(m, "host");
+    ari_dm_matrix_key(m, "host");
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT key FROM dm_components WHERE trace_id = ?1 AND key <> '' ORDER BY key = 'host' DESC,"
         " length(key), key", err);
@@ -468,7 +500,7 @@ static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     sqlite3_bind_int64(st, 1, id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        key_index(m, col_text(st, 0));
+        ari_dm_matrix_key(m, col_text(st, 0));
     if (step_error(s, st, rc, err, "matrix components") < 0)
         return -1;
     long b0, b1;
@@ -480,48 +512,38 @@ static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     return matrix_bins(s, id, b0, b1, m, err);
 }
 
-int ari_dm_matrix_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)
+
+int ari_dm_matrix_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_window_matrix *out, ari_error *err)
 {
+    memset(out, 0, sizeof *out);
     dm_run r;
     int found = run_of(s, id, 1, &r, err);
     if (found)
         return found;
-    window(&r, &w0, &w1);
-    dm_matrix *m = malloc(sizeof *m);
-    if (!m)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    if (matrix_fill(s, id, &r, w0, w1, m, err) < 0) {
-        free(m);
+    set_window(&r, &w0, &w1, &out->start, &out->end);
+    memcpy(out->time_unit, r.unit, sizeof out->time_unit);
+    out->unit_s = r.unit_s;
+    if (!(out->m = malloc(sizeof *out->m)))
+        return nomem(err);
+    if (matrix_fill(s, id, &r, w0, w1, out->m, err) < 0) {
+        ari_dm_window_matrix_free(out);
         return -1;
     }
-    json_t *keys = json_array(), *bytes = json_array(), *bw = json_array();
-    double total = 0, max = 0;
-    for (int i = 0; i < m->n; i++) {
-        json_t *row = json_array(), *brow = json_array();
-        json_array_append_new(keys, json_string(m->keys[i]));
-        for (int j = 0; j < m->n; j++) {
-            json_array_append_new(row, json_real(m->bytes[i][j]));
-            json_array_append_new(brow, m->busy[i][j] > 0
-                                            ? json_real(m->bytes[i][j] / (m->busy[i][j] * r.unit_s) / 1e9)
-                                            : json_null());
-            total += m->bytes[i][j];
-            if (m->bytes[i][j] > max)
-                max = m->bytes[i][j];
-        }
-        json_array_append_new(bytes, row);
-        json_array_append_new(bw, brow);
-    }
-    free(m);
-    return finish_json(json_pack("{s:f, s:f, s:s, s:o, s:o, s:o, s:f, s:f}", "start", w0, "end", w1, "time_unit",
-                                 r.unit, "components", keys, "bytes", bytes, "bandwidth", bw, "total_bytes", total,
-                                 "max_bytes", max),
-                       out, err);
+    return 0;
+}
+
+void ari_dm_window_matrix_free(ari_dm_window_matrix *m)
+{
+    free(m->m);
+    memset(m, 0, sizeof *m);
 }
 
 /* ---- clock ------------------------------------------------------------------------- */
 
-int ari_dm_clock_json(ari_store *s, int64_t id, int nsectors, double sector_width, char **out, ari_error *err)
+int ari_dm_clock_load(ari_store *s, int64_t id, int nsectors, double sector_width, ari_dm_clock *out,
+                      ari_error *err)
 {
+    memset(out, 0, sizeof *out);
     dm_run r;
     int found = run_of(s, id, 0, &r, err);
     if (found)
@@ -529,7 +551,7 @@ int ari_dm_clock_json(ari_store *s, int64_t id, int nsectors, double sector_widt
     double width = sector_width > 0 ? sector_width : ari_dm_sector_width(r.t1 - r.t0, nsectors);
     double *sec = calloc((size_t)nsectors * ARI_DM_NCAT, sizeof *sec);
     if (!sec)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return nomem(err);
     sqlite3_stmt *st = ari_store_stmt(s, "SELECT category, start, dur FROM dm_events WHERE trace_id = ?1", err);
     int rc = SQLITE_DONE;
     if (st) {
@@ -542,26 +564,18 @@ int ari_dm_clock_json(ari_store *s, int64_t id, int nsectors, double sector_widt
         free(sec);
         return -1;
     }
-    json_t *rows = json_array(), *cats = json_array();
-    double max = 0;
-    for (int c = 0; c < ARI_DM_NCAT; c++)
-        json_array_append_new(cats, json_string(ari_dm_category_name(c)));
-    for (int i = 0; i < nsectors; i++) {
-        json_t *row = json_array();
-        double sum = 0;
-        for (int c = 0; c < ARI_DM_NCAT; c++) {
-            json_array_append_new(row, json_real(sec[i * ARI_DM_NCAT + c]));
-            sum += sec[i * ARI_DM_NCAT + c];
-        }
-        if (sum > max)
-            max = sum;
-        json_array_append_new(rows, row);
-    }
-    free(sec);
-    return finish_json(json_pack("{s:f, s:f, s:f, s:f, s:i, s:o, s:o, s:f}", "start", r.t0, "end", r.t1, "duration",
-                                 r.t1 - r.t0, "sector_width", width, "sectors", nsectors, "categories", cats,
-                                 "values", rows, "max_sector", max),
-                       out, err);
+    out->start = r.t0;
+    out->end = r.t1;
+    out->sector_width = width;
+    out->nsectors = nsectors;
+    out->sectors = sec;
+    return 0;
+}
+
+void ari_dm_clock_free(ari_dm_clock *c)
+{
+    free(c->sectors);
+    memset(c, 0, sizeof *c);
 }
 
 /* ---- topology -------------------------------------------------------------------------- */
@@ -614,11 +628,13 @@ static int busy_tiles(ari_store *s, int64_t id, long b0, long b1, double *busy, 
     return step_error(s, st, rc, err, "utilization tiles");
 }
 
-/* Busy fraction of each GPU (its tracks' GPU work and copies) and of the
- * host (host tracks' CPU work and runtime calls, per busy host track).
- * Whole tile bins come from the tiles, the window's edges from events. */
-static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, json_t *util,
-                       ari_error *err)
+/* The busy time of every track in [w0, w1) and its component ("gpu<N>"
+ * or "host"), from which analysis/datamove_views.c makes the busy fraction
+ * of each GPU (its tracks' GPU work and copies) and of the host (host
+ * tracks' CPU work and runtime calls, per busy host track). Whole tile
+ * bins come from the tiles, the window's edges from events. */
+static int track_busy(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_topology *t,
+                      ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT track_id, coalesce('gpu' || device, 'host'), (SELECT count(*) FROM dm_tracks WHERE trace_id = ?1)"
@@ -632,137 +648,129 @@ static int utilization(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return ari_store_fail(s, err, "tracks");
-    char (*comp)[24] = calloc((size_t)ntracks + 1, sizeof *comp);
-    double *busy = calloc((size_t)ntracks + 1, sizeof *busy);
-    if (!comp || !busy) {
-        free(comp);
-        free(busy);
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    }
+    t->track_comp = calloc((size_t)ntracks + 1, sizeof *t->track_comp);
+    t->track_busy = calloc((size_t)ntracks + 1, sizeof *t->track_busy);
+    if (!t->track_comp || !t->track_busy)
+        return nomem(err);
+    t->ntracks = ntracks;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int t = sqlite3_column_int(st, 0);
-        if (t >= 0 && t < ntracks)
-            snprintf(comp[t], sizeof comp[t], "%s", col_text(st, 1));
+        int k = sqlite3_column_int(st, 0);
+        if (k >= 0 && k < ntracks)
+            snprintf(t->track_comp[k], sizeof t->track_comp[k], "%s", col_text(st, 1));
     }
     long b0, b1;
-    if (step_error(s, st, rc, err, "tracks") < 0) {
-        rc = -1;
-    } else if (ntracks > UTIL_TRACKS || !whole_bins(r, w0, w1, &b0, &b1)) {
-        rc = busy_raw(s, id, r, w0, w1, busy, ntracks, err);
-    } else {
-        rc = busy_raw(s, id, r, w0, bin_edge(r, b0), busy, ntracks, err);
-        if (rc == 0)
-            rc = busy_raw(s, id, r, bin_edge(r, b1 + 1), w1, busy, ntracks, err);
-        if (rc == 0)
-            rc = busy_tiles(s, id, b0, b1, busy, err);
-    }
-    if (rc < 0) {
-        free(comp);
-        free(busy);
+    if (step_error(s, st, rc, err, "tracks") < 0)
         return -1;
-    }
-    for (int t = 0; t < ntracks; t++) {
-        if (!(busy[t] > 0) || json_object_get(util, comp[t]))
-            continue;
-        double sum = 0, n = 0;
-        for (int u = t; u < ntracks; u++)
-            if (busy[u] > 0 && strcmp(comp[u], comp[t]) == 0) {
-                sum += busy[u];
-                n++;
-            }
-        double frac = sum / ((w1 - w0) * n);
-        json_object_set_new(util, comp[t], json_real(frac > 1 ? 1 : frac));
-    }
-    free(comp);
-    free(busy);
-    return 0;
+    if (ntracks > UTIL_TRACKS || !whole_bins(r, w0, w1, &b0, &b1))
+        return busy_raw(s, id, r, w0, w1, t->track_busy, ntracks, err);
+    rc = busy_raw(s, id, r, w0, bin_edge(r, b0), t->track_busy, ntracks, err);
+    if (rc == 0)
+        rc = busy_raw(s, id, r, bin_edge(r, b1 + 1), w1, t->track_busy, ntracks, err);
+    if (rc == 0)
+        rc = busy_tiles(s, id, b0, b1, t->track_busy, err);
+    return rc;
 }
 
-int ari_dm_topology_json(ari_store *s, int64_t id, double w0, double w1, char **out, ari_error *err)
+static int component_read(sqlite3_stmt *st, ari_dm_component_row *c)
 {
+    c->id = sqlite3_column_int64(st, 0);
+    c->parent = int_or_null(st, 1);
+    c->kind = dup_col(st, 2);
+    c->name = dup_col(st, 3);
+    c->os_index = int_or_null(st, 4);
+    c->logical_index = int_or_null(st, 5);
+    c->key = dup_col(st, 6);
+    c->attrs_json = dup_col(st, 7);
+    return c->kind && c->name && c->key && c->attrs_json ? 0 : -1;
+}
+
+static int topology_components(ari_store *s, int64_t id, ari_dm_topology *t, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT comp_id, parent_id, kind, name, os_index, logical_index, key, attrs_json FROM dm_components"
+        " WHERE trace_id = ?1 ORDER BY comp_id", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&t->comps, sizeof *t->comps, &cap, t->ncomps + 1) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        ari_dm_component_row *c = &t->comps[t->ncomps++];
+        memset(c, 0, sizeof *c);
+        if (component_read(st, c) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+    }
+    return step_error(s, st, rc, err, "topology");
+}
+
+int ari_dm_topology_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_topology *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
     dm_run r;
     int found = run_of(s, id, 0, &r, err);
     if (found)
         return found;
-    window(&r, &w0, &w1);
-    dm_matrix *m = malloc(sizeof *m);
-    json_t *util = json_object();
-    if (!m) {
-        json_decref(util);
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    }
-    if (matrix_fill(s, id, &r, w0, w1, m, err) < 0 || utilization(s, id, &r, w0, w1, util, err) < 0) {
-        free(m);
-        json_decref(util);
+    set_window(&r, &w0, &w1, &out->start, &out->end);
+    if (!(out->m = malloc(sizeof *out->m)))
+        return nomem(err);
+    if (matrix_fill(s, id, &r, w0, w1, out->m, err) < 0 || track_busy(s, id, &r, w0, w1, out, err) < 0 ||
+        topology_components(s, id, out, err) < 0) {
+        ari_dm_topology_free(out);
         return -1;
     }
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT comp_id, parent_id, kind, name, os_index, logical_index, key, attrs_json FROM dm_components"
-        " WHERE trace_id = ?1 ORDER BY comp_id", err);
-    if (!st) {
-        free(m);
-        json_decref(util);
-        return -1;
+    return 0;
+}
+
+void ari_dm_topology_free(ari_dm_topology *t)
+{
+    for (size_t i = 0; i < t->ncomps; i++) {
+        free(t->comps[i].kind);
+        free(t->comps[i].name);
+        free(t->comps[i].key);
+        free(t->comps[i].attrs_json);
     }
-    sqlite3_bind_int64(st, 1, id);
-    json_t *comps = json_array();
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *key = col_text(st, 6);
-        double moved = 0;
-        for (int i = 0; i < m->n && key[0]; i++)
-            if (strcmp(m->keys[i], key) == 0)
-                for (int j = 0; j < m->n; j++)
-                    moved += m->bytes[i][j] + (i != j ? m->bytes[j][i] : 0);
-        json_t *attrs = json_loads(col_text(st, 7), 0, NULL);
-        json_t *u = key[0] ? json_object_get(util, key) : NULL;
-        json_array_append_new(comps, json_pack("{s:I, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:o}",
-            "id", (json_int_t)sqlite3_column_int64(st, 0),
-            "parent", sqlite3_column_type(st, 1) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 1)),
-            "kind", col_text(st, 2), "name", col_text(st, 3),
-            "os_index", sqlite3_column_type(st, 4) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 4)),
-            "logical_index", sqlite3_column_type(st, 5) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 5)),
-            "key", key, "attrs", attrs ? attrs : json_object(), "bytes", moved,
-            "utilization", u ? json_incref(u) : (key[0] ? json_real(0) : json_null())));
-    }
-    json_t *links = json_array();
-    for (int i = 0; i < m->n; i++)
-        for (int j = 0; j < m->n; j++)
-            if (m->bytes[i][j] > 0)
-                json_array_append_new(links, json_pack("{s:s, s:s, s:f, s:o}", "src", m->keys[i], "dst", m->keys[j],
-                    "bytes", m->bytes[i][j], "bandwidth", m->busy[i][j] > 0 ? json_real(m->bytes[i][j] / m->busy[i][j] / 1000.0) : json_null()));
-    free(m);
-    json_decref(util);
-    if (step_error(s, st, rc, err, "topology") < 0) {
-        json_decref(comps);
-        json_decref(links);
-        return -1;
-    }
-    return finish_json(json_pack("{s:f, s:f, s:o, s:o}", "start", w0, "end", w1, "components", comps, "links", links),
-                       out, err);
+    free(t->comps);
+    free(t->m);
+    free(t->track_comp);
+    free(t->track_busy);
+    memset(t, 0, sizeof *t);
 }
 
 /* ---- timeline ------------------------------------------------------------------------------- */
 
-static json_t *tracks_json(ari_store *s, int64_t id, ari_error *err)
+static int timeline_tracks(ari_store *s, int64_t id, ari_dm_timeline *t, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT track_id, pid, tid, label, device FROM dm_tracks WHERE trace_id = ?1 ORDER BY device IS NOT NULL,"
         " device, track_id", err);
     if (!st)
-        return NULL;
+        return -1;
     sqlite3_bind_int64(st, 1, id);
-    json_t *a = json_array();
+    size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:s, s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
-            "pid", col_text(st, 1), "tid", col_text(st, 2), "label", col_text(st, 3),
-            "device", sqlite3_column_type(st, 4) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int(st, 4))));
-    if (step_error(s, st, rc, err, "tracks") < 0) {
-        json_decref(a);
-        return NULL;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&t->tracks, sizeof *t->tracks, &cap, t->ntracks + 1) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        ari_dm_track_row *k = &t->tracks[t->ntracks++];
+        k->id = sqlite3_column_int64(st, 0);
+        k->pid = dup_col(st, 1);
+        k->tid = dup_col(st, 2);
+        k->label = dup_col(st, 3);
+        k->device = sqlite3_column_type(st, 4) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int(st, 4);
+        if (!k->pid || !k->tid || !k->label) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
     }
-    return a;
+    return step_error(s, st, rc, err, "tracks");
 }
 
 /* Events starting in the window's bins of the finest level: an upper
@@ -786,40 +794,54 @@ static int64_t window_count(ari_store *s, int64_t id, const dm_run *r, double w0
     return n < 0 ? ari_store_fail(s, err, "window count") : n;
 }
 
-static json_t *window_events(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, int64_t limit,
-                             int64_t *n, ari_error *err)
+static int event_read(sqlite3_stmt *st, ari_dm_event_row *e)
+{
+    e->id = sqlite3_column_int64(st, 0);
+    e->track = sqlite3_column_int64(st, 1);
+    e->category = sqlite3_column_int(st, 2);
+    e->name = dup_col(st, 3);
+    e->cat = dup_col(st, 4);
+    e->start = sqlite3_column_double(st, 5);
+    e->dur = sqlite3_column_double(st, 6);
+    e->point = sqlite3_column_int(st, 7) != 0;
+    e->correlation = int_or_null(st, 8);
+    return e->name && e->cat ? 0 : -1;
+}
+
+/* At most limit + 1 events of the window, by start. */
+static int window_events(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, int64_t limit,
+                         ari_dm_timeline *t, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT event_id, track_id, category, name, cat, start, dur, point, correlation FROM dm_events"
         " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND (start + dur > ?2 OR start >= ?2)"
         " ORDER BY start LIMIT ?5", err);
     if (!st)
-        return NULL;
+        return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_double(st, 2, w0);
     sqlite3_bind_double(st, 3, w1);
     sqlite3_bind_double(st, 4, r->max_dur);
     sqlite3_bind_int64(st, 5, limit + 1);
-    json_t *a = json_array();
+    size_t cap = 0;
     int rc;
-    *n = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        (*n)++;
-        json_array_append_new(a, json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:s, s:o}",
-            "id", (json_int_t)sqlite3_column_int64(st, 0), "track", (json_int_t)sqlite3_column_int64(st, 1),
-            "category", ari_dm_category_name(sqlite3_column_int(st, 2)), "name", col_text(st, 3),
-            "cat", col_text(st, 4), "start", sqlite3_column_double(st, 5), "dur", sqlite3_column_double(st, 6),
-            "type", sqlite3_column_int(st, 7) ? "point" : "range",
-            "correlation", sqlite3_column_type(st, 8) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 8))));
+        if (grow((void **)&t->events, sizeof *t->events, &cap, t->nevents + 1) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        ari_dm_event_row *e = &t->events[t->nevents++];
+        memset(e, 0, sizeof *e);
+        if (event_read(st, e) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
     }
-    if (step_error(s, st, rc, err, "timeline events") < 0) {
-        json_decref(a);
-        return NULL;
-    }
-    return a;
+    return step_error(s, st, rc, err, "timeline events");
 }
 
-static json_t *window_groups(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_error *err)
+static int window_groups(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_timeline *t,
+                         ari_error *err)
 {
     int level = ari_dm_pick_level(r->t0, r->t1, w0, w1, 200);
     double width = (r->t1 - r->t0) / (double)(1 << level);
@@ -827,140 +849,178 @@ static json_t *window_groups(ari_store *s, int64_t id, const dm_run *r, double w
         "SELECT bin, track_id, category, count, busy, bytes FROM dm_tiles WHERE trace_id = ?1 AND level = ?2"
         " AND bin BETWEEN ?3 AND ?4 ORDER BY track_id, category, bin", err);
     if (!st)
-        return NULL;
+        return -1;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int(st, 2, level);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)floor((w0 - r->t0) / width));
     sqlite3_bind_int64(st, 4, (sqlite3_int64)floor((w1 - r->t0) / width));
-    json_t *a = json_array();
+    size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&t->groups, sizeof *t->groups, &cap, t->ngroups + 1) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        ari_dm_group_row *g = &t->groups[t->ngroups++];
         long bin = (long)sqlite3_column_int64(st, 0), nbins = 1L << level;
         double t1 = r->t1 > r->t0 ? r->t1 : r->t0 + 1; /* the pyramid's span (ari_dm_tiles_init) */
-        json_array_append_new(a, json_pack("{s:I, s:s, s:f, s:f, s:I, s:f, s:f}",
-            "track", (json_int_t)sqlite3_column_int64(st, 1), "category", ari_dm_category_name(sqlite3_column_int(st, 2)),
-            "start", ari_dm_bin_edge(r->t0, t1, bin, nbins), "end", ari_dm_bin_edge(r->t0, t1, bin + 1, nbins),
-            "count", (json_int_t)sqlite3_column_int64(st, 3),
-            "busy", sqlite3_column_double(st, 4), "bytes", sqlite3_column_double(st, 5)));
+        g->track = sqlite3_column_int64(st, 1);
+        g->category = sqlite3_column_int(st, 2);
+        g->start = ari_dm_bin_edge(r->t0, t1, bin, nbins);
+        g->end = ari_dm_bin_edge(r->t0, t1, bin + 1, nbins);
+        g->count = sqlite3_column_int64(st, 3);
+        g->busy = sqlite3_column_double(st, 4);
+        g->bytes = sqlite3_column_double(st, 5);
     }
-    if (step_error(s, st, rc, err, "timeline groups") < 0) {
-        json_decref(a);
-        return NULL;
-    }
-    return a;
+    return step_error(s, st, rc, err, "timeline groups");
 }
 
-int ari_dm_timeline_json(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **out, ari_error *err)
+static void events_free(ari_dm_timeline *t)
 {
+    for (size_t i = 0; i < t->nevents; i++) {
+        free(t->events[i].name);
+        free(t->events[i].cat);
+    }
+    free(t->events);
+    t->events = NULL;
+    t->nevents = 0;
+}
+
+/* The events when there are at most limit (the tiles' estimate may rule
+ * that out without reading them), else the groups. */
+static int timeline_window(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, int64_t limit,
+                           ari_dm_timeline *t, ari_error *err)
+{
+    if (t->estimated_events <= limit * 4) {
+        if (window_events(s, id, r, w0, w1, limit, t, err) < 0)
+            return -1;
+        if (t->nevents <= (size_t)limit)
+            return 0;
+        events_free(t); /* too many after all */
+    }
+    t->grouped = 1;
+    return window_groups(s, id, r, w0, w1, t, err);
+}
+
+int ari_dm_timeline_load(ari_store *s, int64_t id, double w0, double w1, int64_t limit, ari_dm_timeline *out,
+                         ari_error *err)
+{
+    memset(out, 0, sizeof *out);
     dm_run r;
     int found = run_of(s, id, 0, &r, err);
     if (found)
         return found;
-    window(&r, &w0, &w1);
-    json_t *tracks = tracks_json(s, id, err);
-    if (!tracks)
-        return -1;
-    int64_t estimate = window_count(s, id, &r, w0, w1, err), n = 0;
-    json_t *events = NULL, *groups = NULL;
-    if (estimate >= 0 && estimate <= limit * 4)
-        events = window_events(s, id, &r, w0, w1, limit, &n, err);
-    if (events && n > limit) { /* too many after all */
-        json_decref(events);
-        events = NULL;
-    }
-    if (!events && estimate >= 0 && !err->code[0])
-        groups = window_groups(s, id, &r, w0, w1, err);
-    if (!events && !groups) {
-        json_decref(tracks);
+    set_window(&r, &w0, &w1, &out->start, &out->end);
+    out->run_start = r.t0;
+    out->run_end = r.t1;
+    if (timeline_tracks(s, id, out, err) < 0 || (out->estimated_events = window_count(s, id, &r, w0, w1, err)) < 0 ||
+        timeline_window(s, id, &r, w0, w1, limit, out, err) < 0) {
+        ari_dm_timeline_free(out);
         return -1;
     }
-    json_t *doc = json_pack("{s:f, s:f, s:f, s:f, s:o, s:s}", "start", w0, "end", w1, "run_start", r.t0, "run_end", r.t1,
-                            "tracks", tracks, "mode", events ? "events" : "groups");
-    json_object_set_new(doc, events ? "events" : "groups", events ? events : groups);
-    json_object_set_new(doc, "estimated_events", json_integer(estimate));
-    return finish_json(doc, out, err);
+    return 0;
+}
+
+void ari_dm_timeline_free(ari_dm_timeline *t)
+{
+    for (size_t i = 0; i < t->ntracks; i++) {
+        free(t->tracks[i].pid);
+        free(t->tracks[i].tid);
+        free(t->tracks[i].label);
+    }
+    free(t->tracks);
+    events_free(t);
+    free(t->groups);
+    memset(t, 0, sizeof *t);
 }
 
 /* ---- metrics ----------------------------------------------------------------------------------- */
 
-int ari_dm_metrics_json(ari_store *s, int64_t id, double w0, double w1, int max_points, char **out, ari_error *err)
+/* The series of the window with their sample counts, in metric order. */
+static int metric_list(ari_store *s, int64_t id, double w0, double w1, ari_dm_metric_series *m, ari_error *err)
 {
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = m.trace_id"
+        " AND p.metric_id = m.metric_id AND p.ts >= ?2 AND p.ts < ?3) FROM dm_metrics m WHERE trace_id = ?1"
+        " ORDER BY metric_id", err);
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_double(st, 2, w0);
+    sqlite3_bind_double(st, 3, w1);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)&m->series, sizeof *m->series, &cap, m->n + 1) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        ari_dm_series *x = &m->series[m->n++];
+        memset(x, 0, sizeof *x);
+        x->id = sqlite3_column_int64(st, 0);
+        x->metric = dup_col(st, 1);
+        x->component = dup_col(st, 2);
+        x->source = dup_col(st, 3);
+        x->n = sqlite3_column_int64(st, 4);
+        if (!x->metric || !x->component || !x->source) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+    }
+    return step_error(s, st, rc, err, "metrics");
+}
+
+/* At most x->n samples of one series in the window, by time. */
+static int series_samples(ari_store *s, int64_t id, double w0, double w1, ari_dm_series *x, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT ts, value FROM dm_samples WHERE trace_id = ?1 AND metric_id = ?2 AND ts >= ?3 AND ts < ?4 ORDER BY ts", err);
+    if (!st)
+        return -1;
+    size_t cap = x->n > 0 ? (size_t)x->n : 1;
+    x->ts = malloc(cap * sizeof *x->ts);
+    x->values = malloc(cap * sizeof *x->values);
+    if (!x->ts || !x->values)
+        return nomem(err);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, x->id);
+    sqlite3_bind_double(st, 3, w0);
+    sqlite3_bind_double(st, 4, w1);
+    while ((int64_t)x->nsamples < x->n && sqlite3_step(st) == SQLITE_ROW) {
+        x->ts[x->nsamples] = sqlite3_column_double(st, 0);
+        x->values[x->nsamples++] = sqlite3_column_double(st, 1);
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+int ari_dm_metrics_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_metric_series *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
     dm_run r;
     int found = run_of(s, id, 0, &r, err);
     if (found)
         return found;
-    window(&r, &w0, &w1);
-    sqlite3_stmt *ms = ari_store_stmt(s,
-        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = m.trace_id"
-        " AND p.metric_id = m.metric_id AND p.ts >= ?2 AND p.ts < ?3) FROM dm_metrics m WHERE trace_id = ?1"
-        " ORDER BY metric_id", err);
-    if (!ms)
-        return -1;
-    sqlite3_bind_int64(ms, 1, id);
-    sqlite3_bind_double(ms, 2, w0);
-    sqlite3_bind_double(ms, 3, w1);
-    json_t *series = json_array();
-    int rc;
-    while ((rc = sqlite3_step(ms)) == SQLITE_ROW)
-        json_array_append_new(series, json_pack("{s:I, s:s, s:s, s:s, s:I}", "id", (json_int_t)sqlite3_column_int64(ms, 0),
-            "metric", col_text(ms, 1), "component", col_text(ms, 2), "source", col_text(ms, 3),
-            "n", (json_int_t)sqlite3_column_int64(ms, 4)));
-    if (step_error(s, ms, rc, err, "metrics") < 0) {
-        json_decref(series);
+    set_window(&r, &w0, &w1, &out->start, &out->end);
+    int rc = metric_list(s, id, w0, w1, out, err);
+    for (size_t i = 0; rc == 0 && i < out->n; i++)
+        rc = series_samples(s, id, w0, w1, &out->series[i], err);
+    if (rc < 0) {
+        ari_dm_metric_series_free(out);
         return -1;
     }
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT ts, value FROM dm_samples WHERE trace_id = ?1 AND metric_id = ?2 AND ts >= ?3 AND ts < ?4 ORDER BY ts", err);
-    size_t i;
-    json_t *m;
-    json_array_foreach(series, i, m) {
-        int64_t n = json_integer_value(json_object_get(m, "n"));
-        double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
-        json_t *ts = json_array(), *vs = json_array();
-        int64_t k = 0, stride = n > max_points ? (n + max_points - 1) / max_points : 1;
-        if (!st || !v) {
-            free(v);
-            json_decref(series);
-            json_decref(ts);
-            json_decref(vs);
-            return st ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : -1;
-        }
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, json_integer_value(json_object_get(m, "id")));
-        sqlite3_bind_double(st, 3, w0);
-        sqlite3_bind_double(st, 4, w1);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW && k < n) {
-            v[k] = sqlite3_column_double(st, 1);
-            if (k % stride == 0) {
-                json_array_append_new(ts, json_real(sqlite3_column_double(st, 0)));
-                json_array_append_new(vs, json_real(v[k]));
-            }
-            k++;
-        }
-        sqlite3_reset(st);
-        double var = ari_dm_variance(v, (size_t)k), lo = INFINITY, hi = -INFINITY;
-        for (int64_t j = 0; j < k; j++) {
-            lo = v[j] < lo ? v[j] : lo;
-            hi = v[j] > hi ? v[j] : hi;
-        }
-        free(v);
-        json_object_set_new(m, "variance", json_real(var));
-        json_object_set_new(m, "min", k ? json_real(lo) : json_null());
-        json_object_set_new(m, "max", k ? json_real(hi) : json_null());
-        json_object_set_new(m, "ts", ts);
-        json_object_set_new(m, "values", vs);
+    return 0;
+}
+
+void ari_dm_metric_series_free(ari_dm_metric_series *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->series[i].metric);
+        free(m->series[i].component);
+        free(m->series[i].source);
+        free(m->series[i].ts);
+        free(m->series[i].values);
     }
-    /* highest variance first (insertion sort: a few dozen series) */
-    size_t n = json_array_size(series);
-    for (size_t a = 1; a < n; a++)
-        for (size_t b = a; b > 0; b--) {
-            double vb = json_real_value(json_object_get(json_array_get(series, b), "variance"));
-            double va = json_real_value(json_object_get(json_array_get(series, b - 1), "variance"));
-            if (vb <= va)
-                break;
-            json_t *x = json_incref(json_array_get(series, b));
-            json_array_set(series, b, json_array_get(series, b - 1));
-            json_array_set_new(series, b - 1, x);
-        }
-    return finish_json(json_pack("{s:f, s:f, s:o}", "start", w0, "end", w1, "series", series), out, err);
+    free(m->series);
+    memset(m, 0, sizeof *m);
 }

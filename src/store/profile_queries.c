@@ -1,9 +1,8 @@
 /* profile_queries.c: reading profiles back (see profile_queries.h): the
- * whole CCT for the analyses, and the JSON or text documents of the
- * profile endpoints, which read only the rows and BLOBs they need. */
+ * whole CCT for the analyses, and the rows of the profile endpoints as
+ * structs, reading only the rows and BLOBs they need. */
 #include "store/profile_queries.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,12 +330,7 @@ int ari_cct_metric_index(const ari_cct *c, const char *name)
     return -1;
 }
 
-/* ---- endpoint documents ---- */
-
-typedef struct meta_metric {
-    char *name;
-    int inclusive;
-} meta_metric;
+/* ---- endpoint rows ---- */
 
 /* The metric id of `name`; NULL picks the profile's inclusive time
  * ("time (inc)", else the first inclusive, else metric 0). */
@@ -364,7 +358,8 @@ static int resolve_metric(ari_store *s, int64_t trace_id, const char *name, int 
     return ari_store_fail(s, err, "metric");
 }
 
-static int metric_name(ari_store *s, int64_t trace_id, int metric, char *out, size_t size, ari_error *err)
+/* The name of a metric id (malloc'd into *out). */
+static int metric_name(ari_store *s, int64_t trace_id, int metric, char **out, ari_error *err)
 {
     sqlite3_stmt *st;
     if (prepare(s, "SELECT name FROM profile_metrics WHERE trace_id = ?1 AND metric_id = ?2", &st, err) < 0)
@@ -373,185 +368,237 @@ static int metric_name(ari_store *s, int64_t trace_id, int metric, char *out, si
     sqlite3_bind_int(st, 2, metric);
     int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
     if (rc == 0)
-        snprintf(out, size, "%s", (const char *)sqlite3_column_text(st, 0));
+        rc = (*out = dup_column(st, 0)) ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
     else
         ari_store_fail(s, err, "metric name");
     sqlite3_finalize(st);
     return rc;
 }
 
-static json_t *real_or_null(double v)
+static double column_or_nan(sqlite3_stmt *st, int col)
 {
-    return isfinite(v) ? json_real(v) : json_null();
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
 }
 
-static json_t *column_real(sqlite3_stmt *st, int col)
+static void node_row_free(ari_profile_node_row *r)
 {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, col));
+    free(r->name);
+    free(r->module);
+    free(r->file);
+    free(r->kind);
 }
 
-static int dump(json_t *doc, char **json_out, ari_error *err)
+/* Columns from `col`: name, module, file, line, kind. */
+static int node_row_read(sqlite3_stmt *st, int col, ari_profile_node_row *r, ari_error *err)
 {
-    *json_out = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15));
-    json_decref(doc);
-    return *json_out ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    r->name = dup_column(st, col);
+    r->module = dup_column(st, col + 1);
+    r->file = dup_column(st, col + 2);
+    r->line = sqlite3_column_int(st, col + 3);
+    r->kind = dup_column(st, col + 4);
+    return r->name && r->module && r->file && r->kind ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
 
-static json_t *metrics_list(ari_store *s, int64_t trace_id, ari_error *err)
+/* ---- /cct ---- */
+
+static int summary_metrics(ari_store *s, int64_t trace_id, ari_profile_summary *p, ari_error *err)
 {
+    int64_t n = count_rows(s, "SELECT count(*) FROM profile_metrics WHERE trace_id = ?1", trace_id, err);
+    if (n < 0)
+        return -1;
+    if (!(p->metrics = calloc(n ? (size_t)n : 1, sizeof *p->metrics)))
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     sqlite3_stmt *st;
     if (prepare(s, "SELECT metric_id, name, unit, inclusive, partner, derived, source FROM profile_metrics"
                    " WHERE trace_id = ?1 ORDER BY metric_id", &st, err) < 0)
-        return NULL;
+        return -1;
     sqlite3_bind_int64(st, 1, trace_id);
-    json_t *list = json_array();
-    while (sqlite3_step(st) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:b, s:o, s:b, s:s}",
-            "id", sqlite3_column_int(st, 0), "name", (const char *)sqlite3_column_text(st, 1),
-            "unit", (const char *)sqlite3_column_text(st, 2), "inclusive", sqlite3_column_int(st, 3),
-            "partner", sqlite3_column_type(st, 4) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int(st, 4)),
-            "derived", sqlite3_column_int(st, 5), "source", (const char *)sqlite3_column_text(st, 6)));
+    int rc = 0;
+    while (rc == 0 && p->nmetrics < n && sqlite3_step(st) == SQLITE_ROW) {
+        ari_profile_metric_info *m = &p->metrics[p->nmetrics++];
+        m->id = sqlite3_column_int(st, 0);
+        m->name = dup_column(st, 1);
+        m->unit = dup_column(st, 2);
+        m->inclusive = sqlite3_column_int(st, 3);
+        m->partner = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
+        m->derived = sqlite3_column_int(st, 5);
+        m->source = dup_column(st, 6);
+        if (!m->name || !m->unit || !m->source)
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
     sqlite3_finalize(st);
-    return list;
+    return rc;
 }
 
-int ari_profile_cct_json(ari_store *s, int64_t trace_id, const char *metric, int depth,
-                         double filter, char **json_out, ari_error *err)
+/* The nodes and each one's inclusive mean (0 where absent). */
+static int summary_nodes(ari_store *s, int64_t trace_id, ari_profile_summary *p, ari_error *err)
 {
+    int64_t n = p->nnodes;
+    p->nodes = calloc(n ? (size_t)n : 1, sizeof *p->nodes);
+    p->incmean = calloc(n ? (size_t)n : 1, sizeof *p->incmean);
+    if (!p->nodes || !p->incmean)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    sqlite3_stmt *st;
+    if (prepare(s, "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.module, n.file, n.line, n.kind,"
+                   " n.depth, coalesce(v.vmean, 0) FROM cct_nodes n LEFT JOIN profile_values v"
+                   " ON v.trace_id = n.trace_id AND v.node_id = n.node_id AND v.metric_id = ?2"
+                   " WHERE n.trace_id = ?1 ORDER BY n.node_id", &st, err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int(st, 2, p->inclusive);
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && i < n && sqlite3_step(st) == SQLITE_ROW; i++) {
+        ari_profile_node_row *r = &p->nodes[i];
+        r->id = sqlite3_column_int64(st, 0);
+        r->parent = sqlite3_column_int64(st, 1);
+        r->depth = sqlite3_column_int(st, 7);
+        p->incmean[i] = sqlite3_column_double(st, 8);
+        rc = node_row_read(st, 2, r, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The summaries of metric `only` (< 0: all), by metric then node. */
+static int summary_stats(ari_store *s, int64_t trace_id, int only, ari_profile_summary *p, ari_error *err)
+{
+    sqlite3_stmt *st;
+    if (prepare(s, "SELECT node_id, metric_id, vmean, vmin, vmax FROM profile_values"
+                   " WHERE trace_id = ?1 AND (?2 < 0 OR metric_id = ?2) ORDER BY metric_id, node_id", &st, err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int(st, 2, only);
+    size_t cap = 0;
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        if (p->nstats == cap) {
+            size_t c = cap ? cap * 2 : 256;
+            ari_profile_stat_row *grown = realloc(p->stats, c * sizeof *grown);
+            if (!grown) {
+                rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+                break;
+            }
+            p->stats = grown;
+            cap = c;
+        }
+        ari_profile_stat_row *r = &p->stats[p->nstats++];
+        r->node = sqlite3_column_int64(st, 0);
+        r->metric = sqlite3_column_int(st, 1);
+        r->mean = column_or_nan(st, 2);
+        r->min = column_or_nan(st, 3);
+        r->max = column_or_nan(st, 4);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ari_profile_summary_load(ari_store *s, int64_t trace_id, const char *metric, ari_profile_summary *out,
+                             ari_error *err)
+{
+    memset(out, 0, sizeof *out);
     int rc = check_profile(s, trace_id, err);
     if (rc != 0)
         return rc;
-    int only = -1, inc;
+    int only = -1;
     if (metric && resolve_metric(s, trace_id, metric, &only, err) < 0)
         return -1;
-    if (resolve_metric(s, trace_id, NULL, &inc, err) < 0)
+    if (resolve_metric(s, trace_id, NULL, &out->inclusive, err) < 0)
         return -1;
-    int64_t n = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
-    if (n < 0)
-        return -1;
-    /* the filter: inclusive mean against the roots' */
-    double *incmean = calloc(n ? (size_t)n : 1, sizeof *incmean);
-    int64_t *parent = malloc((n ? (size_t)n : 1) * sizeof *parent);
-    char *keep = calloc(n ? (size_t)n : 1, 1);
-    if (!incmean || !parent || !keep) {
-        free(incmean), free(parent), free(keep);
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    }
-    sqlite3_stmt *st;
-    rc = prepare(s, "SELECT n.node_id, coalesce(n.parent_id, -1), coalesce(v.vmean, 0) FROM cct_nodes n"
-                    " LEFT JOIN profile_values v ON v.trace_id = n.trace_id AND v.node_id = n.node_id"
-                    " AND v.metric_id = ?2 WHERE n.trace_id = ?1 ORDER BY n.node_id", &st, err);
-    double root_total = 0;
-    if (rc == 0) {
-        sqlite3_bind_int64(st, 1, trace_id);
-        sqlite3_bind_int(st, 2, inc);
-        for (int64_t i = 0; i < n && sqlite3_step(st) == SQLITE_ROW; i++) {
-            parent[i] = sqlite3_column_int64(st, 1);
-            incmean[i] = sqlite3_column_double(st, 2);
-            if (parent[i] < 0)
-                root_total += incmean[i];
-        }
-        sqlite3_finalize(st);
-    }
-    int64_t kept = 0;
-    for (int64_t i = n - 1; i >= 0 && rc == 0; i--) {
-        if (filter <= 0 || incmean[i] >= filter * root_total || keep[i])
-            keep[i] = 1;
-        if (keep[i] && parent[i] >= 0 && parent[i] < i)
-            keep[parent[i]] = 1; /* ancestors stay, so the tree stays connected */
-    }
-    json_t *tree = json_array(), *doc = NULL;
-    json_t **by_node = calloc(n ? (size_t)n : 1, sizeof *by_node);
-    if (rc == 0 && !by_node)
-        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    out->nnodes = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    out->nprocs = count_rows(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
+    if (out->nnodes < 0 || out->nprocs < 0)
+        rc = -1;
     if (rc == 0)
-        rc = prepare(s, "SELECT node_id, parent_id, name, module, file, line, kind, depth FROM cct_nodes"
-                        " WHERE trace_id = ?1 ORDER BY node_id", &st, err);
-    if (rc == 0) {
-        sqlite3_bind_int64(st, 1, trace_id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t id = sqlite3_column_int64(st, 0);
-            int d = sqlite3_column_int(st, 7);
-            if (id < 0 || id >= n || !keep[id] || (depth >= 0 && d > depth))
-                continue;
-            json_t *node = json_pack("{s:I, s:o, s:s, s:s, s:s, s:i, s:s, s:i, s:{}}", "id", (json_int_t)id,
-                "parent", sqlite3_column_type(st, 1) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 1)),
-                "name", (const char *)sqlite3_column_text(st, 2), "module", (const char *)sqlite3_column_text(st, 3),
-                "file", (const char *)sqlite3_column_text(st, 4), "line", sqlite3_column_int(st, 5),
-                "kind", (const char *)sqlite3_column_text(st, 6), "depth", d, "metrics");
-            by_node[id] = node;
-            json_array_append_new(tree, node);
-            kept++;
-        }
-        sqlite3_finalize(st);
-        rc = prepare(s, "SELECT v.node_id, m.name, v.vmean, v.vmin, v.vmax FROM profile_values v"
-                        " JOIN profile_metrics m ON m.trace_id = v.trace_id AND m.metric_id = v.metric_id"
-                        " WHERE v.trace_id = ?1 AND (?2 < 0 OR v.metric_id = ?2) ORDER BY v.metric_id, v.node_id",
-                     &st, err);
+        rc = summary_nodes(s, trace_id, out, err);
+    if (rc == 0)
+        rc = summary_stats(s, trace_id, only, out, err);
+    if (rc == 0)
+        rc = summary_metrics(s, trace_id, out, err);
+    if (rc == 0 && !ari_profile_summary_metric(out, out->inclusive))
+        rc = ari_error_set(err, ARI_E_DB, "metric %d of trace %lld is missing", out->inclusive, (long long)trace_id);
+    if (rc != 0) {
+        ari_profile_summary_free(out);
+        return -1;
     }
-    if (rc == 0) {
-        sqlite3_bind_int64(st, 1, trace_id);
-        sqlite3_bind_int(st, 2, only);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t id = sqlite3_column_int64(st, 0);
-            if (id < 0 || id >= n || !by_node[id])
-                continue;
-            json_object_set_new(json_object_get(by_node[id], "metrics"), (const char *)sqlite3_column_text(st, 1),
-                                json_pack("{s:o, s:o, s:o}", "mean", column_real(st, 2), "min", column_real(st, 3),
-                                          "max", column_real(st, 4)));
-        }
-        sqlite3_finalize(st);
-        char inc_name[512];
-        json_t *metrics = metrics_list(s, trace_id, err);
-        if (!metrics || metric_name(s, trace_id, inc, inc_name, sizeof inc_name, err) < 0) {
-            json_decref(metrics);
-            rc = -1;
-        } else {
-            doc = json_pack("{s:I, s:I, s:I, s:I, s:o, s:s, s:f, s:o, s:o, s:o}", "trace_id", (json_int_t)trace_id,
-                "nodes", (json_int_t)n, "shown", (json_int_t)kept,
-                "processes", (json_int_t)count_rows(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err),
-                "metrics", metrics, "inclusive_metric", inc_name, "root_inclusive", root_total,
-                "filter", filter > 0 ? json_real(filter) : json_null(),
-                "depth", depth >= 0 ? json_integer(depth) : json_null(), "tree", json_incref(tree));
-        }
-    }
-    json_decref(tree);
-    free(by_node);
-    free(incmean);
-    free(parent);
-    free(keep);
-    if (rc != 0 || !doc) {
-        json_decref(doc);
-        return rc ? rc : ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    }
-    return dump(doc, json_out, err);
+    return 0;
 }
 
-/* The values of one (metric, node) BLOB with the processes' rank and
- * thread; *np gets their number. */
-static int node_values(ari_store *s, int64_t trace_id, int metric, int64_t node, double **vals, int **rank,
-                       int **thread, int64_t *np, ari_error *err)
+void ari_profile_summary_free(ari_profile_summary *p)
 {
-    *vals = NULL;
-    *rank = *thread = NULL;
+    for (int64_t i = 0; p->nodes && i < p->nnodes; i++)
+        node_row_free(&p->nodes[i]);
+    for (int m = 0; m < p->nmetrics; m++) {
+        free(p->metrics[m].name);
+        free(p->metrics[m].unit);
+        free(p->metrics[m].source);
+    }
+    free(p->nodes);
+    free(p->incmean);
+    free(p->metrics);
+    free(p->stats);
+    memset(p, 0, sizeof *p);
+}
+
+const ari_profile_metric_info *ari_profile_summary_metric(const ari_profile_summary *p, int id)
+{
+    for (int m = 0; m < p->nmetrics; m++)
+        if (p->metrics[m].id == id)
+            return &p->metrics[m];
+    return NULL;
+}
+
+/* ---- one node's values ---- */
+
+static int node_info(ari_store *s, int64_t trace_id, int64_t node, ari_profile_node_info *out, ari_error *err)
+{
+    sqlite3_stmt *st;
+    if (prepare(s, "SELECT name, module, file, line, kind FROM cct_nodes WHERE trace_id = ?1 AND node_id = ?2",
+                &st, err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int64(st, 2, node);
+    int rc = 0;
+    out->row.id = node;
+    out->row.parent = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        out->found = 1;
+        rc = node_row_read(st, 0, &out->row, err);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The processes' rank and thread. */
+static int node_procs(ari_store *s, int64_t trace_id, ari_profile_node_values *v, ari_error *err)
+{
     int64_t n = count_rows(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
     if (n < 0)
         return -1;
-    *np = n;
-    *vals = malloc((n ? (size_t)n : 1) * sizeof **vals);
-    *rank = malloc((n ? (size_t)n : 1) * sizeof **rank);
-    *thread = malloc((n ? (size_t)n : 1) * sizeof **thread);
-    if (!*vals || !*rank || !*thread)
+    v->nprocs = n;
+    v->rank = malloc((n ? (size_t)n : 1) * sizeof *v->rank);
+    v->thread = malloc((n ? (size_t)n : 1) * sizeof *v->thread);
+    if (!v->rank || !v->thread)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     sqlite3_stmt *st;
     if (prepare(s, "SELECT rank, thread FROM profile_procs WHERE trace_id = ?1 ORDER BY proc", &st, err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, trace_id);
     for (int64_t k = 0; k < n && sqlite3_step(st) == SQLITE_ROW; k++) {
-        (*rank)[k] = sqlite3_column_int(st, 0);
-        (*thread)[k] = sqlite3_column_int(st, 1);
+        v->rank[k] = sqlite3_column_int(st, 0);
+        v->thread[k] = sqlite3_column_int(st, 1);
     }
     sqlite3_finalize(st);
+    return 0;
+}
+
+/* The values of one (metric, node) BLOB over n processes into *vals
+ * (malloc'd); NAN for a node without values for this metric. */
+static int node_blob(ari_store *s, int64_t trace_id, int metric, int64_t node, int64_t n, double **vals,
+                     ari_error *err)
+{
+    if (!(*vals = malloc((n ? (size_t)n : 1) * sizeof **vals)))
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    sqlite3_stmt *st;
     if (prepare(s, "SELECT vals FROM profile_values WHERE trace_id = ?1 AND metric_id = ?2 AND node_id = ?3",
                 &st, err) < 0)
         return -1;
@@ -579,96 +626,39 @@ static int node_values(ari_store *s, int64_t trace_id, int metric, int64_t node,
     return rc;
 }
 
-static json_t *node_info(ari_store *s, int64_t trace_id, int64_t node)
+int ari_profile_node_values_load(ari_store *s, int64_t trace_id, int64_t node, const char *metric,
+                                 ari_profile_node_values *out, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT name, module, file, line, kind FROM cct_nodes WHERE trace_id = ?1 AND node_id = ?2",
-                &st, NULL) < 0)
-        return json_null();
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, node);
-    json_t *out = sqlite3_step(st) == SQLITE_ROW
-        ? json_pack("{s:I, s:s, s:s, s:s, s:i, s:s}", "id", (json_int_t)node, "name", sqlite3_column_text(st, 0),
-                    "module", sqlite3_column_text(st, 1), "file", sqlite3_column_text(st, 2),
-                    "line", sqlite3_column_int(st, 3), "kind", sqlite3_column_text(st, 4))
-        : json_null();
-    sqlite3_finalize(st);
-    return out;
-}
-
-int ari_profile_node_ranks_json(ari_store *s, int64_t trace_id, int64_t node, const char *metric,
-                                int bins, char **json_out, ari_error *err)
-{
+    memset(out, 0, sizeof *out);
     int rc = check_profile(s, trace_id, err);
     if (rc != 0)
         return rc;
-    if (bins < 1 || bins > 1000)
-        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "bins must be in 1..1000");
     int m;
-    char mname[512];
-    if (resolve_metric(s, trace_id, metric, &m, err) < 0 || metric_name(s, trace_id, m, mname, sizeof mname, err) < 0)
+    if (resolve_metric(s, trace_id, metric, &m, err) < 0 || metric_name(s, trace_id, m, &out->metric, err) < 0 ||
+        node_procs(s, trace_id, out, err) < 0 || node_blob(s, trace_id, m, node, out->nprocs, &out->values, err) < 0 ||
+        node_info(s, trace_id, node, &out->node, err) < 0) {
+        ari_profile_node_values_free(out);
         return -1;
-    double *v;
-    int *rank, *thread;
-    int64_t np;
-    rc = node_values(s, trace_id, m, node, &v, &rank, &thread, &np, err);
-    if (rc == 0) {
-        double lo = INFINITY, hi = -INFINITY, sum = 0, sq = 0;
-        int64_t count = 0;
-        json_t *ranks = json_array();
-        for (int64_t k = 0; k < np; k++) {
-            json_array_append_new(ranks, json_pack("{s:i, s:i, s:o}", "rank", rank[k], "thread", thread[k],
-                                                   "value", real_or_null(v[k])));
-            if (isnan(v[k]))
-                continue;
-            lo = fmin(lo, v[k]);
-            hi = fmax(hi, v[k]);
-            sum += v[k];
-            sq += v[k] * v[k];
-            count++;
-        }
-        double mean = count ? sum / (double)count : NAN;
-        double var = count ? fmax(0, sq / (double)count - mean * mean) : NAN;
-        json_t *hist = json_array();
-        json_t **members = calloc((size_t)bins, sizeof *members);
-        int64_t *counts = calloc((size_t)bins, sizeof *counts);
-        for (int b = 0; members && b < bins; b++)
-            members[b] = json_array();
-        for (int64_t k = 0; members && counts && k < np; k++) {
-            if (isnan(v[k]))
-                continue;
-            int b = hi > lo ? (int)((v[k] - lo) / (hi - lo) * bins) : bins / 2;
-            if (b >= bins)
-                b = bins - 1; /* the last bin is closed */
-            counts[b]++;
-            json_array_append_new(members[b], json_integer(rank[k]));
-        }
-        for (int b = 0; members && counts && b < bins; b++) {
-            double x0 = count && hi > lo ? lo + (hi - lo) * b / bins : (count ? lo : NAN);
-            double x1 = count && hi > lo ? lo + (hi - lo) * (b + 1) / bins : (count ? hi : NAN);
-            json_array_append_new(hist, json_pack("{s:o, s:o, s:I, s:o}", "lo", real_or_null(x0), "hi", real_or_null(x1),
-                                                  "count", (json_int_t)counts[b], "ranks", members[b]));
-        }
-        free(members);
-        free(counts);
-        json_t *doc = json_pack("{s:I, s:o, s:s, s:I, s:{s:I, s:o, s:o, s:o, s:o, s:o, s:o}, s:i, s:o, s:o}",
-            "trace_id", (json_int_t)trace_id, "node", node_info(s, trace_id, node), "metric", mname,
-            "processes", (json_int_t)np, "stats", "count", (json_int_t)count, "min", real_or_null(count ? lo : NAN),
-            "max", real_or_null(count ? hi : NAN), "mean", real_or_null(mean), "sum", real_or_null(count ? sum : NAN),
-            "stddev", real_or_null(sqrt(var)),
-            "imbalance", real_or_null(count && mean != 0 ? (hi - mean) / mean : NAN),
-            "bins", bins, "histogram", hist, "ranks", ranks);
-        rc = doc ? dump(doc, json_out, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
-    free(v);
-    free(rank);
-    free(thread);
-    return rc;
+    return 0;
 }
 
-int ari_profile_scatter_json(ari_store *s, int64_t trace_id, int64_t node, const char *x,
-                             const char *y, char **json_out, ari_error *err)
+/* The first root, for a scatter without a node. */
+static int64_t first_root(ari_store *s, int64_t trace_id, ari_error *err)
 {
+    sqlite3_stmt *st;
+    if (prepare(s, "SELECT min(node_id) FROM cct_nodes WHERE trace_id = ?1 AND parent_id IS NULL", &st, err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    int64_t node = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return node;
+}
+
+int ari_profile_scatter_load(ari_store *s, int64_t trace_id, int64_t node, const char *x, const char *y,
+                             ari_profile_node_values *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
     int rc = check_profile(s, trace_id, err);
     if (rc != 0)
         return rc;
@@ -677,182 +667,114 @@ int ari_profile_scatter_json(ari_store *s, int64_t trace_id, int64_t node, const
     int mx, my;
     if (resolve_metric(s, trace_id, x, &mx, err) < 0 || resolve_metric(s, trace_id, y, &my, err) < 0)
         return -1;
-    if (node < 0) {
-        sqlite3_stmt *st;
-        if (prepare(s, "SELECT min(node_id) FROM cct_nodes WHERE trace_id = ?1 AND parent_id IS NULL", &st, err) < 0)
-            return -1;
-        sqlite3_bind_int64(st, 1, trace_id);
-        node = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-        sqlite3_finalize(st);
-    }
-    double *vx = NULL, *vy = NULL;
-    int *rank = NULL, *thread = NULL, *rank2 = NULL, *thread2 = NULL;
-    int64_t np = 0, np2 = 0;
-    rc = node_values(s, trace_id, mx, node, &vx, &rank, &thread, &np, err);
-    if (rc == 0)
-        rc = node_values(s, trace_id, my, node, &vy, &rank2, &thread2, &np2, err);
-    if (rc == 0) {
-        double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
-        int64_t n = 0;
-        json_t *points = json_array();
-        for (int64_t k = 0; k < np; k++) {
-            if (isnan(vx[k]) || isnan(vy[k]))
-                continue;
-            json_array_append_new(points, json_pack("{s:i, s:i, s:f, s:f}", "rank", rank[k], "thread", thread[k],
-                                                    "x", vx[k], "y", vy[k]));
-            n++;
-            sx += vx[k];
-            sy += vy[k];
-        }
-        double mxv = n ? sx / (double)n : NAN, myv = n ? sy / (double)n : NAN;
-        for (int64_t k = 0; k < np; k++) { /* centred sums, for accuracy */
-            if (isnan(vx[k]) || isnan(vy[k]))
-                continue;
-            double dx = vx[k] - mxv, dy = vy[k] - myv;
-            sxx += dx * dx;
-            syy += dy * dy;
-            sxy += dx * dy;
-        }
-        double slope = n >= 2 && sxx > 0 ? sxy / sxx : NAN;
-        double intercept = isnan(slope) ? NAN : myv - slope * mxv;
-        double r = n >= 2 && sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-        char xn[512], yn[512];
-        metric_name(s, trace_id, mx, xn, sizeof xn, err);
-        metric_name(s, trace_id, my, yn, sizeof yn, err);
-        json_t *doc = json_pack("{s:I, s:o, s:s, s:s, s:I, s:o, s:{s:o, s:o, s:o, s:o}}", "trace_id", (json_int_t)trace_id,
-            "node", node_info(s, trace_id, node), "x", xn, "y", yn, "n", (json_int_t)n, "points", points,
-            "fit", "slope", real_or_null(slope), "intercept", real_or_null(intercept),
-            "r", real_or_null(r), "r2", real_or_null(r * r));
-        rc = doc ? dump(doc, json_out, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    }
-    free(vx);
-    free(vy);
-    free(rank);
-    free(thread);
-    free(rank2);
-    free(thread2);
-    return rc;
-}
-
-/* ---- text tree ---- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int failed;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->p, cap);
-        if (!grown) {
-            b->failed = 1;
-            return;
-        }
-        b->p = grown;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n + 1);
-    b->len += n;
-}
-
-int ari_profile_tree_text(ari_store *s, int64_t trace_id, const char *metric, int precision,
-                          int64_t rank, int64_t thread, char **text_out, ari_error *err)
-{
-    *text_out = NULL;
-    int rc = check_profile(s, trace_id, err);
-    if (rc != 0)
-        return rc;
-    if (precision < 0 || precision > 17)
-        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "precision must be in 0..17");
-    int m;
-    if (resolve_metric(s, trace_id, metric, &m, err) < 0)
+    if (node < 0 && (node = first_root(s, trace_id, err)) < 0)
         return -1;
+    if (node_procs(s, trace_id, out, err) < 0 || node_blob(s, trace_id, mx, node, out->nprocs, &out->values, err) < 0 ||
+        node_blob(s, trace_id, my, node, out->nprocs, &out->y, err) < 0 ||
+        metric_name(s, trace_id, mx, &out->metric, err) < 0 || metric_name(s, trace_id, my, &out->metric_y, err) < 0 ||
+        node_info(s, trace_id, node, &out->node, err) < 0) {
+        ari_profile_node_values_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void ari_profile_node_values_free(ari_profile_node_values *v)
+{
+    node_row_free(&v->node.row);
+    free(v->metric);
+    free(v->metric_y);
+    free(v->rank);
+    free(v->thread);
+    free(v->values);
+    free(v->y);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- /tree ---- */
+
+static int tree_proc(ari_store *s, int64_t trace_id, int64_t rank, int64_t thread, int *proc, ari_error *err)
+{
     sqlite3_stmt *st;
     if (prepare(s, "SELECT proc FROM profile_procs WHERE trace_id = ?1 AND rank = ?2 AND thread = ?3", &st, err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, trace_id);
     sqlite3_bind_int64(st, 2, rank);
     sqlite3_bind_int64(st, 3, thread);
-    int proc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    *proc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
     sqlite3_finalize(st);
-    if (proc < 0)
+    if (*proc < 0)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "no process with rank %lld thread %lld",
                              (long long)rank, (long long)thread);
-    int64_t n = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
-    int has_files = (int)count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1 AND file <> ''",
-                                    trace_id, err) > 0;
-    if (n < 0)
-        return -1;
-    /* nodes come depth first: a node's ancestors are the path of "last
-     * child" flags on a stack indexed by depth */
-    int64_t *parent = malloc((n ? (size_t)n : 1) * sizeof *parent);
-    int64_t *last_child = malloc((n ? (size_t)n : 1) * sizeof *last_child);
-    int *depth = malloc((n ? (size_t)n : 1) * sizeof *depth);
-    char *last_at = malloc((n ? (size_t)n : 1) + 1);
-    char **lines = calloc(n ? (size_t)n : 1, sizeof *lines);
-    if (!parent || !last_child || !depth || !last_at || !lines) {
-        free(parent), free(last_child), free(depth), free(last_at), free(lines);
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    }
-    rc = prepare(s, "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.file, substr(v.vals, ?3 * 8 + 1, 8),"
-                    " n.depth FROM cct_nodes n LEFT JOIN profile_values v ON v.trace_id = n.trace_id"
-                    " AND v.node_id = n.node_id AND v.metric_id = ?2 WHERE n.trace_id = ?1 ORDER BY n.node_id",
-                 &st, err);
-    if (rc == 0) {
-        sqlite3_bind_int64(st, 1, trace_id);
-        sqlite3_bind_int(st, 2, m);
-        sqlite3_bind_int(st, 3, proc);
-        for (int64_t i = 0; i < n && sqlite3_step(st) == SQLITE_ROW; i++) {
-            parent[i] = sqlite3_column_int64(st, 1);
-            depth[i] = sqlite3_column_int(st, 5);
-            last_child[i] = -1;
-            if (parent[i] >= 0 && parent[i] < i)
-                last_child[parent[i]] = i;
-            double v = NAN;
-            if (sqlite3_column_bytes(st, 4) == 8)
-                v = read_le_double(sqlite3_column_blob(st, 4));
-            const char *name = (const char *)sqlite3_column_text(st, 2), *file = (const char *)sqlite3_column_text(st, 3);
-            if (asprintf(&lines[i], "%.*f %s%s%s", precision, v, name, has_files ? " " : "", has_files ? file : "") < 0)
-                lines[i] = NULL;
-        }
-        sqlite3_finalize(st);
-    }
-    sbuf out = {0};
-    for (int64_t i = 0; i < n && rc == 0; i++) {
-        int d = depth[i] >= 0 && depth[i] < n ? depth[i] : 0;
-        last_at[d] = parent[i] < 0 || last_child[parent[i]] == i;
-        for (int a = 1; a < d; a++) /* the ancestors' continuation bars */
-            sb_add(&out, last_at[a] ? "   " : "\xe2\x94\x82  ");
-        if (d > 0)
-            sb_add(&out, last_at[d] ? "\xe2\x94\x94\xe2\x94\x80 " : "\xe2\x94\x9c\xe2\x94\x80 ");
-        sb_add(&out, lines[i] ? lines[i] : "");
-        sb_add(&out, "\n");
-        if (out.len > ((size_t)1 << 28))
-            rc = ari_error_set(err, ARI_E_TOO_LARGE, "the tree text would exceed 256 MiB: ask for a subtree");
-    }
-    if (rc == 0 && !out.p && !out.failed)
-        out.p = strdup("");
-    if (rc == 0 && (out.failed || !out.p))
-        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (int64_t i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
-    free(parent);
-    free(last_child);
-    free(depth);
-    free(last_at);
-    if (rc != 0) {
-        free(out.p);
-        return rc;
-    }
-    *text_out = out.p;
     return 0;
+}
+
+static int tree_nodes(ari_store *s, int64_t trace_id, int m, int proc, ari_profile_tree_rows *t, ari_error *err)
+{
+    int64_t n = t->n;
+    t->nodes = calloc(n ? (size_t)n : 1, sizeof *t->nodes);
+    t->value = malloc((n ? (size_t)n : 1) * sizeof *t->value);
+    if (!t->nodes || !t->value)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    sqlite3_stmt *st;
+    if (prepare(s, "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.file, substr(v.vals, ?3 * 8 + 1, 8),"
+                   " n.depth FROM cct_nodes n LEFT JOIN profile_values v ON v.trace_id = n.trace_id"
+                   " AND v.node_id = n.node_id AND v.metric_id = ?2 WHERE n.trace_id = ?1 ORDER BY n.node_id",
+                &st, err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_bind_int(st, 2, m);
+    sqlite3_bind_int(st, 3, proc);
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && i < n; i++) {
+        ari_profile_node_row *r = &t->nodes[i];
+        r->id = i;
+        r->parent = -1;
+        t->value[i] = NAN;
+        if (sqlite3_step(st) != SQLITE_ROW)
+            continue; /* rows missing: empty lines, as before */
+        r->parent = sqlite3_column_int64(st, 1);
+        r->depth = sqlite3_column_int(st, 5);
+        if (sqlite3_column_bytes(st, 4) == 8)
+            t->value[i] = read_le_double(sqlite3_column_blob(st, 4));
+        r->name = dup_column(st, 2);
+        r->file = dup_column(st, 3);
+        if (!r->name || !r->file)
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ari_profile_tree_rows_load(ari_store *s, int64_t trace_id, const char *metric, int64_t rank,
+                               int64_t thread, ari_profile_tree_rows *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = check_profile(s, trace_id, err);
+    if (rc != 0)
+        return rc;
+    int m, proc;
+    if (resolve_metric(s, trace_id, metric, &m, err) < 0 || tree_proc(s, trace_id, rank, thread, &proc, err) < 0)
+        return -1;
+    out->n = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    out->has_files = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1 AND file <> ''",
+                                trace_id, err) > 0;
+    if (out->n < 0) {
+        out->n = 0;
+        return -1;
+    }
+    if (tree_nodes(s, trace_id, m, proc, out, err) < 0) {
+        ari_profile_tree_rows_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void ari_profile_tree_rows_free(ari_profile_tree_rows *t)
+{
+    for (int64_t i = 0; t->nodes && i < t->n; i++)
+        node_row_free(&t->nodes[i]);
+    free(t->nodes);
+    free(t->value);
+    memset(t, 0, sizeof *t);
 }

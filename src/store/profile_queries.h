@@ -1,8 +1,10 @@
 /* profile_queries.h: reading call-graph profiles back from the store
  * (sql/005_profiles.sql): the whole CCT into memory for the analyses
- * (analysis/cct.h), and the JSON documents of the profile endpoints
- * (/cct, /nodes/{node}/ranks, /scatter, /tree), which read only the rows
- * they need.
+ * (analysis/cct.h), and the rows the profile endpoints need (/cct,
+ * /nodes/{node}/ranks, /scatter, /tree) as structs: statistics are in
+ * analysis/profile_stats.h, the JSON and Hatchet's text tree in the
+ * server (server/json_profile.c). Every struct filled by a _load is
+ * released by its _free (also after an error, and on a zeroed struct).
  *
  * Return codes: 0 success; 1 no such trace (err not_found); 2 the trace is
  * not a profile (err "not_a_profile"); -1 any other error (err set:
@@ -31,34 +33,92 @@ void ari_cct_free(ari_cct *c);
 /* The index of a metric by name in a loaded CCT, or -1. */
 int ari_cct_metric_index(const ari_cct *c, const char *name);
 
-/* GET /traces/{id}/cct: {"trace_id", "nodes": n, "processes", "metrics":
- * [{id, name, unit, inclusive, partner, derived}], "root_inclusive",
- * "filter", "tree": [{id, parent, name, module, file, line, kind, depth,
- * "metrics": {name: {mean, min, max}}}]}. metric (NULL: all) limits the
- * metrics listed per node; depth (< 0: all) drops deeper nodes; filter
- * (<= 0: none) keeps the nodes whose inclusive mean is at least that
- * fraction of the roots' inclusive mean, and their ancestors. */
-int ari_profile_cct_json(ari_store *s, int64_t trace_id, const char *metric, int depth,
-                         double filter, char **json_out, ari_error *err);
+/* ---- what the profile endpoints read (only the rows they need) ---- */
 
-/* GET /traces/{id}/nodes/{node}/ranks: the per-process values of one
- * node ({rank, thread, value}), their statistics and a histogram of `bins`
- * equal-width bins over [min, max] (last bin closed; all in the middle bin
- * when min = max) with the ranks in each bin. */
-int ari_profile_node_ranks_json(ari_store *s, int64_t trace_id, int64_t node, const char *metric,
-                                int bins, char **json_out, ari_error *err);
+typedef struct ari_profile_metric_info {
+    int id;
+    char *name, *unit, *source;
+    int inclusive, derived;
+    int partner; /* -1: none */
+} ari_profile_metric_info;
 
-/* GET /traces/{id}/scatter: metrics x and y over the processes of a node
- * (node < 0: the first root), the least-squares line y = slope x +
- * intercept, Pearson's r and r^2 (null when undefined). */
-int ari_profile_scatter_json(ari_store *s, int64_t trace_id, int64_t node, const char *x,
-                             const char *y, char **json_out, ari_error *err);
+typedef struct ari_profile_node_row {
+    int64_t id;
+    int64_t parent; /* -1 for a root */
+    char *name, *module, *file, *kind;
+    int line, depth;
+} ari_profile_node_row;
 
-/* GET /traces/{id}/tree: the text of Hatchet's GraphFrame.tree() for one
- * metric (NULL: the profile's inclusive time) on one process (rank,
- * thread): "<value> <name>[ <file>]" per node with box-drawing indents,
- * values printed with `precision` decimals. *text_out is malloc'd. */
-int ari_profile_tree_text(ari_store *s, int64_t trace_id, const char *metric, int precision,
-                          int64_t rank, int64_t thread, char **text_out, ari_error *err);
+/* One profile_values row's summary; NAN where the column is NULL. */
+typedef struct ari_profile_stat_row {
+    int64_t node;
+    int metric;
+    double mean, min, max;
+} ari_profile_stat_row;
+
+/* GET /traces/{id}/cct: the nodes (by id 0..nnodes-1), the metrics, the
+ * inclusive mean of every node (0 where absent) for the filter, and the
+ * summaries of metric `metric` (NULL: of every metric) ordered by metric
+ * then node. The inclusive metric is the profile's inclusive time ("time
+ * (inc)", else the first inclusive, else metric 0). */
+typedef struct ari_profile_summary {
+    int64_t nnodes, nprocs;
+    ari_profile_node_row *nodes;
+    double *incmean;
+    int nmetrics;
+    ari_profile_metric_info *metrics;
+    int inclusive; /* metric id */
+    size_t nstats;
+    ari_profile_stat_row *stats;
+} ari_profile_summary;
+
+int ari_profile_summary_load(ari_store *s, int64_t trace_id, const char *metric, ari_profile_summary *out,
+                             ari_error *err);
+void ari_profile_summary_free(ari_profile_summary *p);
+/* The metric with that id, or NULL. */
+const ari_profile_metric_info *ari_profile_summary_metric(const ari_profile_summary *p, int id);
+
+/* A node's description; found = 0 when the trace has no such node. */
+typedef struct ari_profile_node_info {
+    int found;
+    ari_profile_node_row row;
+} ari_profile_node_info;
+
+/* The per-process values of one or two metrics on one node, processes in
+ * (rank, thread) order; NAN where the node was not measured. */
+typedef struct ari_profile_node_values {
+    ari_profile_node_info node;
+    char *metric, *metric_y;   /* metric_y, y: scatter only */
+    int64_t nprocs;
+    int *rank, *thread;
+    double *values, *y;
+} ari_profile_node_values;
+
+/* GET /traces/{id}/nodes/{node}/ranks: metric NULL picks the inclusive
+ * time; err not_found when the trace has no such node, invalid_parameter
+ * for an unknown metric. */
+int ari_profile_node_values_load(ari_store *s, int64_t trace_id, int64_t node, const char *metric,
+                                 ari_profile_node_values *out, ari_error *err);
+/* GET /traces/{id}/scatter: metrics x (into values) and y (into y) of a
+ * node (node < 0: the first root). x and y are required. */
+int ari_profile_scatter_load(ari_store *s, int64_t trace_id, int64_t node, const char *x, const char *y,
+                             ari_profile_node_values *out, ari_error *err);
+void ari_profile_node_values_free(ari_profile_node_values *v);
+
+/* GET /traces/{id}/tree: every node in id order (depth first) with its
+ * parent, depth, name and file, and the value of one metric (NULL: the
+ * inclusive time) on the process (rank, thread); NAN where unmeasured.
+ * has_files: some node has a file. An unknown process is
+ * invalid_parameter. */
+typedef struct ari_profile_tree_rows {
+    int64_t n;
+    ari_profile_node_row *nodes;
+    double *value;
+    int has_files;
+} ari_profile_tree_rows;
+
+int ari_profile_tree_rows_load(ari_store *s, int64_t trace_id, const char *metric, int64_t rank,
+                               int64_t thread, ari_profile_tree_rows *out, ari_error *err);
+void ari_profile_tree_rows_free(ari_profile_tree_rows *t);
 
 #endif

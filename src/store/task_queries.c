@@ -6,7 +6,6 @@
 #include "store/task_queries.h"
 
 #include <ctype.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,9 @@
 
 #include "store/analysis_cache.h"
 #include "store/store_internal.h"
+#include "util/sbuf.h"
 #include "util/strmap.h"
+#include "util/utf8.h"
 
 #define MAX_CONTRACTED_EDGES ((int64_t)1 << 28)
 
@@ -348,90 +349,214 @@ static int meta_compute(ari_store *s, int64_t trace_id, ari_tq_meta **out, ari_e
     return 0;
 }
 
-static json_t *str_array(char *const *list, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_string(list[i]));
-    return a;
-}
+/* ---- the cached copy ----
+ * The metadata is cached as the JSON text jansson used to write (so a
+ * database cached by an older ariadned still reads):
+ *   {"types":[..],"restypes":[..],"nodes":[..],"workers":[[id,node,name,
+ *    resource_type,resource,ntasks,first_start,last_end,max_duration],..]}
+ * written with util/sbuf.h and read back with SQLite's JSON functions. */
 
-static char *meta_to_json(const ari_tq_meta *m)
+/* 0 when every string can be written (jansson refused invalid UTF-8, and
+ * then nothing was cached). */
+static int meta_strings_valid(const ari_tq_meta *m)
 {
-    json_t *nodes = json_array(), *workers = json_array();
-    for (int i = 0; i < m->nnodes; i++)
-        json_array_append_new(nodes, json_integer(m->nodes[i]));
+    for (int i = 0; i < m->ntypes; i++)
+        if (!ari_utf8_valid(m->types[i], strlen(m->types[i])))
+            return -1;
+    for (int i = 0; i < m->nrestypes; i++)
+        if (!ari_utf8_valid(m->restypes[i], strlen(m->restypes[i])))
+            return -1;
     for (int i = 0; i < m->nworkers; i++) {
         const ari_tq_worker *w = &m->workers[i];
-        json_array_append_new(workers, json_pack("[I,I,s,s,s,I,f,f,f]", (json_int_t)w->id,
-                                                 (json_int_t)w->node, w->name, w->resource_type,
-                                                 w->resource, (json_int_t)w->ntasks, w->first_start,
-                                                 w->last_end, w->max_duration));
-    }
-    json_t *doc = json_pack("{s:o,s:o,s:o,s:o}", "types", str_array(m->types, m->ntypes),
-                            "restypes", str_array(m->restypes, m->nrestypes), "nodes", nodes,
-                            "workers", workers);
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-    json_decref(doc);
-    return text;
-}
-
-static int strings_from_json(json_t *a, char ***list, int *n)
-{
-    if (!json_is_array(a))
-        return -1;
-    *n = (int)json_array_size(a);
-    *list = calloc((size_t)*n + 1, sizeof **list);
-    if (!*list)
-        return -1;
-    for (int i = 0; i < *n; i++) {
-        const char *v = json_string_value(json_array_get(a, (size_t)i));
-        if (!v || !((*list)[i] = strdup(v)))
+        if (!ari_utf8_valid(w->name, strlen(w->name)) ||
+            !ari_utf8_valid(w->resource_type, strlen(w->resource_type)) ||
+            !ari_utf8_valid(w->resource, strlen(w->resource)))
             return -1;
     }
     return 0;
 }
 
-static int worker_from_json(json_t *a, ari_tq_worker *w)
+static void str_array(ari_sbuf *b, const char *key, char *const *list, int n)
 {
-    json_int_t id, node, ntasks;
-    const char *name, *rtype, *res;
-    if (json_unpack(a, "[I,I,s,s,s,I,F,F,F]", &id, &node, &name, &rtype, &res, &ntasks,
-                    &w->first_start, &w->last_end, &w->max_duration) != 0)
-        return -1;
-    w->id = id;
-    w->node = node;
-    w->ntasks = ntasks;
-    w->name = strdup(name);
-    w->resource_type = strdup(rtype);
-    w->resource = strdup(res);
-    return w->name && w->resource_type && w->resource ? 0 : -1;
+    ari_sbuf_printf(b, "\"%s\":[", key);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            ari_sbuf_add_char(b, ',');
+        ari_sbuf_json_string(b, list[i]);
+    }
+    ari_sbuf_add_char(b, ']');
 }
 
-/* Parses the cached document; NULL when it is not what meta_to_json wrote. */
-static ari_tq_meta *meta_from_json(const char *text)
+static void worker_text(ari_sbuf *b, const ari_tq_worker *w)
 {
-    json_t *doc = json_loads(text, 0, NULL);
-    ari_tq_meta *m = calloc(1, sizeof *m);
-    json_t *nodes = json_object_get(doc, "nodes"), *workers = json_object_get(doc, "workers");
-    int ok = doc && m && json_is_array(nodes) && json_is_array(workers) &&
-             strings_from_json(json_object_get(doc, "types"), &m->types, &m->ntypes) == 0 &&
-             strings_from_json(json_object_get(doc, "restypes"), &m->restypes, &m->nrestypes) == 0;
-    if (ok) {
-        m->nnodes = (int)json_array_size(nodes);
-        m->nworkers = (int)json_array_size(workers);
-        m->nodes = calloc((size_t)m->nnodes + 1, sizeof *m->nodes);
-        m->workers = calloc((size_t)m->nworkers + 1, sizeof *m->workers);
-        ok = m->nodes && m->workers;
-        for (int i = 0; ok && i < m->nnodes; i++) {
-            json_t *v = json_array_get(nodes, (size_t)i);
-            ok = json_is_integer(v);
-            m->nodes[i] = json_integer_value(v);
-        }
-        for (int i = 0; ok && i < m->nworkers; i++)
-            ok = worker_from_json(json_array_get(workers, (size_t)i), &m->workers[i]) == 0;
+    ari_sbuf_printf(b, "[%lld,%lld,", (long long)w->id, (long long)w->node);
+    ari_sbuf_json_string(b, w->name);
+    ari_sbuf_add_char(b, ',');
+    ari_sbuf_json_string(b, w->resource_type);
+    ari_sbuf_add_char(b, ',');
+    ari_sbuf_json_string(b, w->resource);
+    ari_sbuf_printf(b, ",%lld,", (long long)w->ntasks);
+    ari_sbuf_json_real(b, w->first_start);
+    ari_sbuf_add_char(b, ',');
+    ari_sbuf_json_real(b, w->last_end);
+    ari_sbuf_add_char(b, ',');
+    ari_sbuf_json_real(b, w->max_duration);
+    ari_sbuf_add_char(b, ']');
+}
+
+/* The cached text (malloc'd), or NULL when it cannot be written. */
+static char *meta_to_text(const ari_tq_meta *m)
+{
+    if (meta_strings_valid(m) < 0)
+        return NULL;
+    ari_sbuf b = {0};
+    ari_sbuf_add_char(&b, '{');
+    str_array(&b, "types", m->types, m->ntypes);
+    ari_sbuf_add_char(&b, ',');
+    str_array(&b, "restypes", m->restypes, m->nrestypes);
+    ari_sbuf_add_str(&b, ",\"nodes\":[");
+    for (int i = 0; i < m->nnodes; i++)
+        ari_sbuf_printf(&b, i ? ",%lld" : "%lld", (long long)m->nodes[i]);
+    ari_sbuf_add_str(&b, "],\"workers\":[");
+    for (int i = 0; i < m->nworkers; i++) {
+        if (i)
+            ari_sbuf_add_char(&b, ',');
+        worker_text(&b, &m->workers[i]);
     }
-    json_decref(doc);
+    ari_sbuf_add_str(&b, "]}");
+    return ari_sbuf_take(&b);
+}
+
+/* 0 when the text is an object whose four members are arrays. */
+static int meta_text_shape(ari_store *s, const char *text)
+{
+    ari_error err = {0};
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT json_type(?1, '$.types') = 'array' AND json_type(?1, '$.restypes') = 'array'"
+        " AND json_type(?1, '$.nodes') = 'array' AND json_type(?1, '$.workers') = 'array'", &err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    sqlite3_reset(st);
+    return ok ? 0 : -1;
+}
+
+/* The strings of one array member (path "$.types" or "$.restypes"). */
+static int strings_from_text(ari_store *s, const char *text, const char *path, char ***list, int *n)
+{
+    ari_error err = {0};
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT type, value FROM json_each(?1, ?2) ORDER BY key", &err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc, ok = 1;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        char *v = type && strcmp(type, "text") == 0 ? dup_text(st, 1) : NULL;
+        ok = v && grow((void **)list, sizeof **list, &cap, (size_t)*n + 2) == 0;
+        if (ok)
+            (*list)[(*n)++] = v;
+        else
+            free(v);
+    }
+    sqlite3_reset(st);
+    return ok && rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int nodes_from_text(ari_store *s, const char *text, ari_tq_meta *m)
+{
+    ari_error err = {0};
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT type, value FROM json_each(?1, '$.nodes') ORDER BY key", &err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc, ok = 1;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        ok = type && strcmp(type, "integer") == 0 &&
+             grow((void **)&m->nodes, sizeof *m->nodes, &cap, (size_t)m->nnodes + 2) == 0;
+        if (ok)
+            m->nodes[m->nnodes++] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+    return ok && rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* A number of the cached text, from its JSON token (SQLite's "->" keeps
+ * the token as written) converted by strtod as jansson did. */
+static int real_token(sqlite3_stmt *st, int col, double *out)
+{
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    char *end;
+    if (!t || !*t)
+        return -1;
+    *out = strtod(t, &end);
+    return *end ? -1 : 0;
+}
+
+/* Columns: 0 the worker's JSON type, 1 ok (types of its nine items), 2..10
+ * the items. */
+#define WORKERS_FROM_TEXT                                                                              \
+    "SELECT type, type = 'array' AND json_type(value, '$[0]') = 'integer'"                           \
+    " AND json_type(value, '$[1]') = 'integer' AND json_type(value, '$[2]') = 'text'"                \
+    " AND json_type(value, '$[3]') = 'text' AND json_type(value, '$[4]') = 'text'"                   \
+    " AND json_type(value, '$[5]') = 'integer' AND json_type(value, '$[6]') IN ('integer', 'real')"  \
+    " AND json_type(value, '$[7]') IN ('integer', 'real') AND json_type(value, '$[8]') IN ('integer', 'real'),"   \
+    " value ->> '$[0]', value ->> '$[1]', value ->> '$[2]', value ->> '$[3]', value ->> '$[4]',"     \
+    " value ->> '$[5]', value -> '$[6]', value -> '$[7]', value -> '$[8]'"                           \
+    " FROM json_each(?1, '$.workers') ORDER BY key"
+
+static int worker_from_row(sqlite3_stmt *st, ari_tq_worker *w)
+{
+    if (sqlite3_column_int(st, 1) != 1)
+        return -1;
+    w->id = sqlite3_column_int64(st, 2);
+    w->node = sqlite3_column_int64(st, 3);
+    w->name = dup_text(st, 4);
+    w->resource_type = dup_text(st, 5);
+    w->resource = dup_text(st, 6);
+    w->ntasks = sqlite3_column_int64(st, 7);
+    if (!w->name || !w->resource_type || !w->resource)
+        return -1;
+    if (real_token(st, 8, &w->first_start) < 0 || real_token(st, 9, &w->last_end) < 0 ||
+        real_token(st, 10, &w->max_duration) < 0)
+        return -1;
+    return 0;
+}
+
+static int workers_from_text(ari_store *s, const char *text, ari_tq_meta *m)
+{
+    ari_error err = {0};
+    sqlite3_stmt *st = ari_store_stmt(s, WORKERS_FROM_TEXT, &err);
+    if (!st)
+        return -1;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc, ok = 1;
+    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ok = grow((void **)&m->workers, sizeof *m->workers, &cap, (size_t)m->nworkers + 2) == 0;
+        if (!ok)
+            break;
+        ari_tq_worker *w = &m->workers[m->nworkers++];
+        memset(w, 0, sizeof *w);
+        ok = worker_from_row(st, w) == 0;
+    }
+    sqlite3_reset(st);
+    return ok && rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Parses the cached text; NULL when it is not what meta_to_text wrote. */
+static ari_tq_meta *meta_from_text(ari_store *s, const char *text)
+{
+    ari_tq_meta *m = calloc(1, sizeof *m);
+    int ok = m && meta_text_shape(s, text) == 0 &&
+             strings_from_text(s, text, "$.types", &m->types, &m->ntypes) == 0 &&
+             strings_from_text(s, text, "$.restypes", &m->restypes, &m->nrestypes) == 0 &&
+             nodes_from_text(s, text, m) == 0 && workers_from_text(s, text, m) == 0;
     if (!ok) {
         ari_tq_meta_free(m);
         return NULL;
@@ -447,14 +572,14 @@ int ari_tq_meta_get(ari_store *s, int64_t trace_id, ari_tq_meta **out, ari_error
     if (rc < 0)
         return -1;
     if (rc == 0) {
-        *out = meta_from_json(cached);
+        *out = meta_from_text(s, cached);
         free(cached);
         if (*out)
             return 0;
     }
     if (meta_compute(s, trace_id, out, err) < 0)
         return -1;
-    char *text = meta_to_json(*out);
+    char *text = meta_to_text(*out);
     if (text)
         ari_cache_put(s, trace_id, "meta", "", text);
     free(text);

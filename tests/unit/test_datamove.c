@@ -3,7 +3,9 @@
  * variance) and the import of the project's Kineto
  * fixture: categories, movements, matrix sums, and grouping of a window
  * with many events; and exact byte totals in every endpoint for a fixture
- * with epoch-µs timestamps (tests/fixtures/datamove/epoch_us.json). */
+ * with epoch-µs timestamps (tests/fixtures/datamove/epoch_us.json), through
+ * the store's loaders and the server's encoders (json_datamove.c). The
+ * views' arithmetic alone: test_datamove_views.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "analysis/datamove.h"
 #include "ingest/chrome_trace.h"
+#include "json_datamove.h"
 #include "store/datamove_queries.h"
 #include "store/datamove_writer.h"
 #include "store/store.h"
@@ -129,6 +132,59 @@ static int64_t import_buffer(ari_store *s, const char *json)
     return id;
 }
 
+/* The endpoints' documents: the store's rows encoded by the server
+ * (server/json_datamove.c), as text. Each returns the loader's code. */
+static int doc_text(int rc, json_t *doc, char **text)
+{
+    *text = rc == 0 ? ari_dm_json_text(doc) : (json_decref(doc), NULL);
+    return rc == 0 && !*text ? -1 : rc;
+}
+
+static int doc_movements(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **text, ari_error *err)
+{
+    ari_dm_movements m;
+    int rc = ari_dm_movements_load(s, id, w0, w1, limit, &m, err);
+    rc = doc_text(rc, rc == 0 ? ari_dm_movements_json(&m, limit) : NULL, text);
+    ari_dm_movements_free(&m);
+    return rc;
+}
+
+static int doc_matrix(ari_store *s, int64_t id, double w0, double w1, char **text, ari_error *err)
+{
+    ari_dm_window_matrix m;
+    int rc = ari_dm_matrix_load(s, id, w0, w1, &m, err);
+    rc = doc_text(rc, rc == 0 ? ari_dm_matrix_json(&m) : NULL, text);
+    ari_dm_window_matrix_free(&m);
+    return rc;
+}
+
+static int doc_clock(ari_store *s, int64_t id, int nsectors, double width, char **text, ari_error *err)
+{
+    ari_dm_clock c;
+    int rc = ari_dm_clock_load(s, id, nsectors, width, &c, err);
+    rc = doc_text(rc, rc == 0 ? ari_dm_clock_json(&c) : NULL, text);
+    ari_dm_clock_free(&c);
+    return rc;
+}
+
+static int doc_topology(ari_store *s, int64_t id, double w0, double w1, char **text, ari_error *err)
+{
+    ari_dm_topology t;
+    int rc = ari_dm_topology_load(s, id, w0, w1, &t, err);
+    rc = doc_text(rc, rc == 0 ? ari_dm_topology_json(&t) : NULL, text);
+    ari_dm_topology_free(&t);
+    return rc;
+}
+
+static int doc_timeline(ari_store *s, int64_t id, double w0, double w1, int64_t limit, char **text, ari_error *err)
+{
+    ari_dm_timeline t;
+    int rc = ari_dm_timeline_load(s, id, w0, w1, limit, &t, err);
+    rc = doc_text(rc, rc == 0 ? ari_dm_timeline_json(&t) : NULL, text);
+    ari_dm_timeline_free(&t);
+    return rc;
+}
+
 /* Checks rc, parses and frees text (call as query(rc, text) only after the
  * call that set text: argument order is unspecified). */
 static json_t *query(int rc, char *text)
@@ -161,7 +217,7 @@ static void test_categories_and_matrix(void **state)
     int rc;
     ari_error err = {0};
     /* window [50, 125): half of the HtoD (500 B), half of the PtoP (250 B) */
-    json_t *m = (rc = ari_dm_matrix_json(s, id, 50, 125, &text, &err), query(rc, text));
+    json_t *m = (rc = doc_matrix(s, id, 50, 125, &text, &err), query(rc, text));
     json_t *keys = json_object_get(m, "components"), *bytes = json_object_get(m, "bytes");
     assert_string_equal(json_string_value(json_array_get(keys, 0)), "host");
     double total = 0;
@@ -182,7 +238,7 @@ static void test_categories_and_matrix(void **state)
     json_decref(m);
 
     /* categories: by context (cbid, device, GPU process), the name only as a last resort */
-    json_t *tl = (rc = ari_dm_timeline_json(s, id, NAN, NAN, 1000, &text, &err), query(rc, text));
+    json_t *tl = (rc = doc_timeline(s, id, NAN, NAN, 1000, &text, &err), query(rc, text));
     assert_string_equal(json_string_value(json_object_get(tl, "mode")), "events");
     size_t i;
     json_t *e;
@@ -200,7 +256,7 @@ static void test_categories_and_matrix(void **state)
     json_decref(tl);
 
     /* the clock covers every µs of every event once */
-    json_t *c = (rc = ari_dm_clock_json(s, id, 12, 0, &text, &err), query(rc, text));
+    json_t *c = (rc = doc_clock(s, id, 12, 0, &text, &err), query(rc, text));
     double sum = 0;
     json_t *row;
     json_array_foreach(json_object_get(c, "values"), i, row) {
@@ -232,7 +288,7 @@ static void test_grouping(void **state)
     char *text = NULL;
     int rc;
     ari_error err = {0};
-    json_t *all = (rc = ari_dm_timeline_json(s, id, NAN, NAN, 1000, &text, &err), query(rc, text));
+    json_t *all = (rc = doc_timeline(s, id, NAN, NAN, 1000, &text, &err), query(rc, text));
     assert_string_equal(json_string_value(json_object_get(all, "mode")), "groups");
     int64_t count = 0;
     size_t i;
@@ -240,7 +296,7 @@ static void test_grouping(void **state)
     json_array_foreach(json_object_get(all, "groups"), i, g) count += json_integer_value(json_object_get(g, "count"));
     assert_int_equal(count, 5000);
     json_decref(all);
-    json_t *small = (rc = ari_dm_timeline_json(s, id, 100, 300, 1000, &text, &err), query(rc, text));
+    json_t *small = (rc = doc_timeline(s, id, 100, 300, 1000, &text, &err), query(rc, text));
     assert_string_equal(json_string_value(json_object_get(small, "mode")), "events");
     assert_int_equal(json_array_size(json_object_get(small, "events")), 100);
     json_decref(small);
@@ -287,7 +343,7 @@ static double matrix_total(ari_store *s, int64_t id, double w0, double w1)
     char *text = NULL;
     ari_error err = {0};
     int rc;
-    json_t *m = (rc = ari_dm_matrix_json(s, id, w0, w1, &text, &err), query(rc, text));
+    json_t *m = (rc = doc_matrix(s, id, w0, w1, &text, &err), query(rc, text));
     double total = number(json_object_get(m, "total_bytes"));
     assert_true(matrix_sum(m) == total);
     assert_true(total == floor(total));
@@ -313,13 +369,13 @@ static void test_epoch_totals(void **state)
     ari_error err = {0};
 
     assert_true(matrix_total(s, id, NAN, NAN) == all);
-    json_t *mv = (rc = ari_dm_movements_json(s, id, NAN, NAN, 100, &text, &err), query(rc, text));
+    json_t *mv = (rc = doc_movements(s, id, NAN, NAN, 100, &text, &err), query(rc, text));
     assert_true(number(json_object_get(mv, "bytes")) == all);
     assert_true(number(json_object_get(mv, "bytes_in_window")) == all);
     double run0 = number(json_object_get(mv, "start")), run1 = number(json_object_get(mv, "end"));
     json_decref(mv);
 
-    json_t *topo = (rc = ari_dm_topology_json(s, id, NAN, NAN, &text, &err), query(rc, text));
+    json_t *topo = (rc = doc_topology(s, id, NAN, NAN, &text, &err), query(rc, text));
     double links = 0, host_to_gpu = 0, gpu_to_host = 0;
     size_t i;
     json_t *l;
@@ -335,7 +391,7 @@ static void test_epoch_totals(void **state)
     assert_true(gpu_to_host == dtoh);
     json_decref(topo);
 
-    json_t *tl = (rc = ari_dm_timeline_json(s, id, NAN, NAN, 1, &text, &err), query(rc, text));
+    json_t *tl = (rc = doc_timeline(s, id, NAN, NAN, 1, &text, &err), query(rc, text));
     assert_string_equal(json_string_value(json_object_get(tl, "mode")), "groups");
     double grouped = 0;
     json_t *g;

@@ -12,7 +12,9 @@
 #include <math.h>
 #include <sqlite3.h>
 
+#include "analysis/profile_stats.h"
 #include "import/import.h"
+#include "profile_tree_text.h"
 #include "store/profile_queries.h"
 #include "store/profile_writer.h"
 #include "test_helpers.h"
@@ -220,8 +222,11 @@ static char *tree_text(fixture *f, int64_t id, const char *metric, int64_t rank)
 {
     ari_error err = {0};
     char *text = NULL;
-    if (ari_profile_tree_text(f->s, id, metric, 3, rank, 0, &text, &err) != 0)
+    ari_profile_tree_rows rows;
+    if (ari_profile_tree_rows_load(f->s, id, metric, rank, 0, &rows, &err) != 0 ||
+        ari_profile_tree_text(&rows, 3, &text, &err) != 0)
         fail_msg("tree: %s", err.message);
+    ari_profile_tree_rows_free(&rows);
     return text;
 }
 
@@ -699,45 +704,91 @@ static void test_hatchet_cali(void **state)
     free(ordered), free(mpi), free(lulesh), free(sw4), free(ts);
 }
 
-/* ---- endpoint documents ---- */
+/* ---- endpoint rows (their JSON: tests/api/profiles.test.mjs) ---- */
 
-static void test_documents(void **state)
+static const ari_profile_stat_row *stat_of(const ari_profile_summary *p, int64_t node, const char *metric)
+{
+    for (size_t k = 0; k < p->nstats; k++)
+        if (p->stats[k].node == node && strcmp(ari_profile_summary_metric(p, p->stats[k].metric)->name, metric) == 0)
+            return &p->stats[k];
+    return NULL;
+}
+
+static void test_summary_rows(void **state)
 {
     fixture *f = *state;
     char *path = fixture_path("small-split.json");
     int64_t id = import_ok(f, path);
     free(path);
     ari_error err = {0};
-    char *json = NULL;
-    assert_int_equal(ari_profile_cct_json(f->s, id, NULL, -1, 0, &json, &err), 0);
-    assert_non_null(strstr(json, "\"name\":\"kernel\""));
-    if (!strstr(json, "\"time (inc)\":{\"mean\":5.16666666666667,\"min\":4.5,\"max\":6.0}"))
-        fail_msg("%s", json);
-    free(json);
+    ari_profile_summary p;
+    assert_int_equal(ari_profile_summary_load(f->s, id, NULL, &p, &err), 0);
+    assert_string_equal(ari_profile_summary_metric(&p, p.inclusive)->name, "time (inc)");
+    const ari_profile_stat_row *root = stat_of(&p, 0, "time (inc)");
+    assert_non_null(root);
+    assert_true(fabs(root->mean - 31.0 / 6) < 1e-12);
+    assert_true(root->min == 4.5 && root->max == 6.0);
+    assert_true(p.incmean[0] == root->mean);
     /* a 30% filter of the root's 5.17: io (mean 1.33) drops, kernel (2.0) stays but is deeper than 1 */
-    assert_int_equal(ari_profile_cct_json(f->s, id, "time", 1, 0.3, &json, &err), 0);
-    assert_null(strstr(json, "\"name\":\"io"));
-    assert_null(strstr(json, "\"name\":\"kernel\"")); /* deeper than depth 1 */
-    assert_non_null(strstr(json, "\"shown\":2"));
-    free(json);
-    assert_int_equal(ari_profile_node_ranks_json(f->s, id, 0, "time", 2, &json, &err), 0);
+    int64_t parent[64];
+    int depth[64];
+    assert_true(p.nnodes <= 64);
+    for (int64_t i = 0; i < p.nnodes; i++) {
+        parent[i] = p.nodes[i].parent;
+        depth[i] = p.nodes[i].depth;
+    }
+    ari_cct_view v;
+    assert_int_equal(ari_cct_view_compute(p.nnodes, parent, depth, p.incmean, 0.3, 1, &v, &err), 0);
+    assert_int_equal(v.shown, 2);
+    for (int64_t i = 0; i < p.nnodes; i++)
+        if (strcmp(p.nodes[i].name, "kernel") == 0 || strncmp(p.nodes[i].name, "io", 2) == 0)
+            assert_int_equal(v.show[i], 0);
+    ari_cct_view_free(&v);
+    ari_profile_summary_free(&p);
+    assert_int_equal(ari_profile_summary_load(f->s, id, "time", &p, &err), 0);
+    for (size_t k = 0; k < p.nstats; k++)
+        assert_string_equal(ari_profile_summary_metric(&p, p.stats[k].metric)->name, "time");
+    ari_profile_summary_free(&p);
+    int64_t tasks = insert_trace(f, "tasks");
+    assert_int_equal(ari_profile_summary_load(f->s, tasks, NULL, &p, &err), 2);
+    assert_string_equal(err.code, ARI_E_NOT_A_PROFILE);
+}
+
+static void test_node_rows(void **state)
+{
+    fixture *f = *state;
+    char *path = fixture_path("small-split.json");
+    int64_t id = import_ok(f, path);
+    free(path);
+    ari_error err = {0};
+    ari_profile_node_values v;
+    assert_int_equal(ari_profile_node_values_load(f->s, id, 0, "time", &v, &err), 0);
+    assert_int_equal(v.nprocs, 3);
+    assert_true(v.node.found);
     /* values 1, 2, 0.5 over 2 bins of [0.5, 2]: {0.5, 1} and {2} */
-    assert_non_null(strstr(json, "\"count\":2,\"ranks\":[0,2]"));
-    assert_non_null(strstr(json, "\"count\":1,\"ranks\":[1]"));
-    free(json);
-    assert_int_equal(ari_profile_node_ranks_json(f->s, id, 99, "time", 2, &json, &err), -1);
+    ari_rank_histogram h;
+    assert_int_equal(ari_rank_histogram_compute(v.values, v.nprocs, 2, &h, &err), 0);
+    assert_int_equal(h.counts[0], 2);
+    assert_int_equal(h.counts[1], 1);
+    assert_int_equal(v.rank[h.member[0]], 0);
+    assert_int_equal(v.rank[h.member[1]], 2);
+    assert_int_equal(v.rank[h.member[2]], 1);
+    ari_rank_histogram_free(&h);
+    ari_profile_node_values_free(&v);
+    assert_int_equal(ari_profile_node_values_load(f->s, id, 99, "time", &v, &err), -1);
     assert_string_equal(err.code, ARI_E_NOT_FOUND);
-    assert_int_equal(ari_profile_node_ranks_json(f->s, id, 0, "nope", 2, &json, &err), -1);
+    assert_int_equal(ari_profile_node_values_load(f->s, id, 0, "nope", &v, &err), -1);
     assert_string_equal(err.code, ARI_E_INVALID_PARAMETER);
     /* x = inclusive 5, 6, 4.5 and y = exclusive 1, 2, 0.5: y = x - 4 exactly */
-    assert_int_equal(ari_profile_scatter_json(f->s, id, -1, "time (inc)", "time", &json, &err), 0);
-    assert_non_null(strstr(json, "\"slope\":1.0"));
-    assert_non_null(strstr(json, "\"intercept\":-4.0"));
-    assert_non_null(strstr(json, "\"r\":1.0"));
-    free(json);
-    int64_t tasks = insert_trace(f, "tasks");
-    assert_int_equal(ari_profile_cct_json(f->s, tasks, NULL, -1, 0, &json, &err), 2);
-    assert_string_equal(err.code, ARI_E_NOT_A_PROFILE);
+    assert_int_equal(ari_profile_scatter_load(f->s, id, -1, "time (inc)", "time", &v, &err), 0);
+    assert_string_equal(v.metric, "time (inc)");
+    assert_string_equal(v.metric_y, "time");
+    ari_fit fit;
+    ari_least_squares(v.values, v.y, v.nprocs, &fit);
+    assert_int_equal(fit.n, 3);
+    /* printed with 15 digits, as the endpoint does: 1.0, -4.0, 1.0 */
+    assert_true(fabs(fit.slope - 1.0) < 1e-14 && fabs(fit.intercept + 4.0) < 1e-13 && fabs(fit.r - 1.0) < 1e-14);
+    ari_profile_node_values_free(&v);
 }
 
 int main(void)
@@ -751,7 +802,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fixture_hatchet, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_fixture_hpctoolkit, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_bad_inputs, test_db_setup, test_db_teardown),
-        cmocka_unit_test_setup_teardown(test_documents, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_summary_rows, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_node_rows, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_hatchet_hpctoolkit_cpi, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_hatchet_hpctoolkit_allgather, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_hatchet_lulesh_split, test_db_setup, test_db_teardown),

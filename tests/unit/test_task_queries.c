@@ -137,6 +137,49 @@ static void test_trace_and_meta(void **state)
     ari_tq_meta_free(again);
 }
 
+/* The cached copy is read back exactly (reals of 17 digits through their
+ * JSON tokens, escaped strings), and one that is not what the writer
+ * wrote is recomputed and replaced. */
+static void test_meta_cache_text(void **state)
+{
+    fixture *f = *state;
+    ari_error err = {0};
+    const char *text =
+        "{\"types\":[\"a\\\"b\",\"c\\u00e9\\n\"],\"restypes\":[\"CPU\"],\"nodes\":[3],\"workers\":"
+        "[[42,3,\"w\\\\1\",\"CPU\",\"CPU1\",7,0.10000000000000001,1e+300,5]]}";
+    assert_int_equal(ari_cache_put(f->s, f->id, "meta", "", text), 0);
+    ari_tq_meta *m = NULL;
+    assert_int_equal(ari_tq_meta_get(f->s, f->id, &m, &err), 0);
+    assert_int_equal(m->ntypes, 2);
+    assert_string_equal(m->types[0], "a\"b");
+    assert_string_equal(m->types[1], "c\xc3\xa9\n");
+    assert_int_equal(m->nnodes, 1);
+    assert_int_equal(m->nodes[0], 3);
+    assert_int_equal(m->nworkers, 1);
+    assert_int_equal(m->workers[0].id, 42);
+    assert_string_equal(m->workers[0].name, "w\\1");
+    assert_int_equal(m->workers[0].ntasks, 7);
+    assert_true(m->workers[0].first_start == 0.1);
+    assert_true(m->workers[0].last_end == 1e300);
+    assert_true(m->workers[0].max_duration == 5);
+    assert_int_equal(m->workers[0].restype, 0);
+    assert_int_equal(m->ntasks, 7);
+    ari_tq_meta_free(m);
+    const char *bad[] = {"not json", "{\"types\":[1],\"restypes\":[],\"nodes\":[],\"workers\":[]}",
+                         "{\"types\":[],\"restypes\":[],\"nodes\":[]}",
+                         "{\"types\":[],\"restypes\":[],\"nodes\":[],\"workers\":[[1,2,\"x\"]]}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(ari_cache_put(f->s, f->id, "meta", "", bad[i]), 0);
+        assert_int_equal(ari_tq_meta_get(f->s, f->id, &m, &err), 0);
+        assert_int_equal(m->nworkers, 3); /* recomputed */
+        ari_tq_meta_free(m);
+        char *cached = NULL;
+        assert_int_equal(ari_cache_get(f->s, f->id, "meta", "", &cached, &err), 0);
+        assert_non_null(strstr(cached, "\"workers\":[["));
+        free(cached);
+    }
+}
+
 static int64_t task_index(const ari_tq_tasks *t, const char *job)
 {
     for (int64_t i = 0; i < t->n; i++)
@@ -334,6 +377,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_trace_and_meta, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meta_cache_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tasks_and_deps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_contraction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_worker_tasks_and_series, setup, teardown),
