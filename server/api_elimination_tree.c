@@ -20,8 +20,9 @@
 #include "analysis/elimination_tree.h"
 #include "analysis/regression.h"
 #include "analysis_ctx.h"
-#include "params.h"
 #include "handlers.h"
+#include "json_arrays.h"
+#include "params.h"
 #include "reply.h"
 #include "store/tree_queries.h"
 
@@ -235,14 +236,6 @@ static json_t *compute_atree(ari_request *r, const ari_actx *ctx, const ari_task
 
 /* ---- /tree-utilization ---- */
 
-static json_t *values_json(const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int k = 0; k < n; k++)
-        json_array_append_new(a, json_real(v[k]));
-    return a;
-}
-
 static json_t *util_nodes_json(const tree_ctx *t, const ari_et_util_nodes *u)
 {
     json_t *layers = json_array();
@@ -250,9 +243,10 @@ static json_t *util_nodes_json(const tree_ctx *t, const ari_et_util_nodes *u)
         json_t *node = json_array();
         for (int k = 0; k < u->nslices; k++)
             json_array_append_new(node, id_of(&t->tree, u->node[(size_t)c * (size_t)u->nslices + (size_t)k]));
-        json_array_append_new(layers, json_pack("{s:i,s:o,s:o}", "color", c, "value",
-                                                values_json(u->value + (size_t)c * (size_t)u->nslices, u->nslices),
-                                                "node", node));
+        json_array_append_new(layers,
+                              json_pack("{s:i,s:o,s:o}", "color", c, "value",
+                                        ari_json_reals(u->value + (size_t)c * (size_t)u->nslices, u->nslices),
+                                        "node", node));
     }
     return layers;
 }
@@ -270,8 +264,9 @@ static json_t *compute_utilization(ari_request *r, const ari_actx *ctx, const ar
         if (ari_et_util_by_depth(&t.in, &t.tree, &t.slices, &v, err) == 0) {
             json_t *depths = json_array();
             for (int d = 0; d <= t.tree.maxdepth; d++)
-                json_array_append_new(depths, json_pack("{s:i,s:o}", "depth", d, "value",
-                                                        values_json(v + (size_t)d * (size_t)t.slices.n, t.slices.n)));
+                json_array_append_new(
+                    depths, json_pack("{s:i,s:o}", "depth", d, "value",
+                                      ari_json_reals(v + (size_t)d * (size_t)t.slices.n, t.slices.n)));
             doc = base_doc(&t);
             json_object_set_new(doc, "by", json_string("depth"));
             json_object_set_new(doc, "depths", depths);
@@ -295,12 +290,8 @@ static json_t *compute_utilization(ari_request *r, const ari_actx *ctx, const ar
 
 static json_t *series_json(const ari_et_series *s)
 {
-    json_t *tm = json_array(), *v = json_array();
-    for (size_t i = 0; i < s->n; i++) {
-        json_array_append_new(tm, json_real(s->time[i]));
-        json_array_append_new(v, json_real(s->value[i]));
-    }
-    return json_pack("{s:o,s:o}", "t", tm, "value", v);
+    return json_pack("{s:o,s:o}", "t", ari_json_reals(s->time, s->n), "value",
+                     ari_json_reals(s->value, s->n));
 }
 
 static json_t *mean_json(const ari_et_series *s, const ari_et_slices *sl)
@@ -309,7 +300,7 @@ static json_t *mean_json(const ari_et_series *s, const ari_et_slices *sl)
     if (!v)
         return json_null();
     ari_et_series_mean(s, sl, v);
-    json_t *a = values_json(v, sl->n);
+    json_t *a = ari_json_reals(v, sl->n);
     free(v);
     return a;
 }

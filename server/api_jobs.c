@@ -29,10 +29,8 @@ enum MHD_Result api_jobs_get(ari_request *r)
     char *text = NULL;
     ari_error err = {0};
     int rc = ari_jobs_get(r->db, id, &text, &err);
-    if (rc < 0)
-        return ari_reply_from_error(r, &err);
-    if (rc == 1)
-        return ari_reply_error(r, 404, "not_found", "no job %lld", (long long)id);
+    if (rc != 0)
+        return ari_reply_lookup_failed(r, rc, &err, "job", id);
     json_t *job = json_loads(text, 0, NULL);
     free(text);
     if (!job)

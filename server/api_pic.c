@@ -62,7 +62,7 @@ static int read_params(ari_request *r, agg_req *q, int with_p)
 
 /* Reads the parameters, loads the trace and prepares the program;
  * answers the request itself on failure. */
-static int agg_open(ari_request *r, agg_req *q, int with_p)
+static int agg_load(ari_request *r, agg_req *q, int with_p)
 {
     ari_error err = {0};
     if (read_params(r, q, with_p) < 0)
@@ -70,17 +70,13 @@ static int agg_open(ari_request *r, agg_req *q, int with_p)
     int rc = ari_tq_trace_get(r->db, q->id, &q->trace, &err);
     if (rc == 0)
         rc = ari_pq_load(r->db, q->id, q->start, q->end, (int)q->slices, &q->data, &err);
-    if (rc == 1) {
-        ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)q->id);
-        return -1;
-    }
     if (rc == 2) {
         ari_reply_error(r, 409, "no_states", "trace %lld has no states in this window to aggregate",
                         (long long)q->id);
         return -1;
     }
-    if (rc < 0) {
-        ari_reply_from_error(r, &err);
+    if (rc != 0) {
+        ari_reply_lookup_failed(r, rc, &err, "trace", q->id);
         return -1;
     }
     double t = (double)q->slices, budget = with_p ? MAX_WORK : MAX_LEVELS_WORK;
@@ -96,6 +92,15 @@ static int agg_open(ari_request *r, agg_req *q, int with_p)
         return -1;
     }
     return 0;
+}
+
+/* agg_load, releasing q when it fails. */
+static int agg_open(ari_request *r, agg_req *q, int with_p)
+{
+    if (agg_load(r, q, with_p) == 0)
+        return 0;
+    agg_free(q);
+    return -1;
 }
 
 static double slice_time(const agg_req *q, int s)
@@ -157,10 +162,8 @@ static json_t *block_json(const agg_req *q, const ari_pic_block *b, double *tmp)
 enum MHD_Result api_aggregation(ari_request *r)
 {
     agg_req q = {0};
-    if (agg_open(r, &q, 1) < 0) {
-        agg_free(&q);
+    if (agg_open(r, &q, 1) < 0)
         return MHD_YES;
-    }
     ari_error err = {0};
     ari_pic_partition part;
     if (ari_pic_st_best(&q.st, q.p, &part, &err) < 0) {
@@ -193,10 +196,8 @@ enum MHD_Result api_aggregation(ari_request *r)
 enum MHD_Result api_aggregation_levels(ari_request *r)
 {
     agg_req q = {0};
-    if (agg_open(r, &q, 0) < 0) {
-        agg_free(&q);
+    if (agg_open(r, &q, 0) < 0)
         return MHD_YES;
-    }
     ari_error err = {0};
     ari_pic_level *lv;
     int64_t n;

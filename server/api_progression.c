@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "handlers.h"
+#include "json_arrays.h"
 #include "params.h"
 #include "reply.h"
 #include "store/progression_queries.h"
@@ -122,14 +123,6 @@ static json_t *nodes_json(const ari_prog_data *d, const ari_prog_result *res)
     return a;
 }
 
-static json_t *doubles(const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, json_real(v[i]));
-    return a;
-}
-
 static json_t *step_json(const ari_prog_data *d, const ari_prog_step *st, int s, int density)
 {
     json_t *clusters = json_array();
@@ -140,15 +133,15 @@ static json_t *step_json(const ari_prog_data *d, const ari_prog_step *st, int s,
                                                   cl->count, "nodes",
                                                   node_list(d, cl->nodes, cl->count)));
     }
-    json_t *o = json_pack("{s:i, s:f, s:f, s:I, s:f, s:o, s:o, s:o, s:o}", "step", s + 1, "start",
-                          st->start, "time", st->time, "completed", (json_int_t)st->completed,
-                          "mean", st->mean_value, "abe", number(st->abe), "cumulative_abe",
-                          number(st->cumulative_abe), "clusters", clusters, "minima",
-                          doubles(st->modal.minima, st->modal.nminima));
+    json_t *o = json_pack("{s:i, s:f, s:f, s:I, s:f, s:o, s:o, s:o, s:o}", "step", s + 1, "start", st->start,
+                          "time", st->time, "completed", (json_int_t)st->completed, "mean", st->mean_value,
+                          "abe", number(st->abe), "cumulative_abe", number(st->cumulative_abe), "clusters",
+                          clusters, "minima", ari_json_reals(st->modal.minima, st->modal.nminima));
     if (density)
         json_object_set_new(o, "density",
-                            json_pack("{s:o, s:o}", "x", doubles(st->modal.density.x, st->modal.density.n),
-                                      "y", doubles(st->modal.density.y, st->modal.density.n)));
+                            json_pack("{s:o, s:o}", "x",
+                                      ari_json_reals(st->modal.density.x, st->modal.density.n), "y",
+                                      ari_json_reals(st->modal.density.y, st->modal.density.n)));
     return o;
 }
 

@@ -410,12 +410,10 @@ static enum MHD_Result compute(ari_request *r, int64_t id, sg_request *q, sg_sta
 {
     ari_error err = {0};
     int rc = ari_profile_load(r->db, id, &s->cct, &err);
-    if (rc == 1)
-        return ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
     if (rc == 2)
         return ari_reply_error(r, 409, "not_a_profile", "%s", err.message);
     if (rc != 0)
-        return ari_reply_from_error(r, &err);
+        return ari_reply_lookup_failed(r, rc, &err, "trace", id);
     s->have_cct = 1;
     const ari_cct *c = &s->cct;
     int m = ari_cct_metric_find(c, q->metric);

@@ -67,14 +67,5 @@ enum MHD_Result api_tokens_create(ari_request *r)
 
 enum MHD_Result api_tokens_revoke(ari_request *r)
 {
-    int64_t id;
-    if (ari_path_id(r, 0, &id) < 0)
-        return MHD_YES;
-    ari_error err = {0};
-    int rc = ari_tokens_revoke(r->db, id, &err);
-    if (rc < 0)
-        return ari_reply_from_error(r, &err);
-    if (rc == 1)
-        return ari_reply_error(r, 404, "not_found", "no token %lld", (long long)id);
-    return ari_reply_empty(r, 204);
+    return ari_reply_delete_by_id(r, "token", ari_tokens_revoke);
 }

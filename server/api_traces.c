@@ -41,10 +41,8 @@ static enum MHD_Result reply_trace(ari_request *r, int64_t id, unsigned status)
     char *json = NULL;
     ari_error err = {0};
     int rc = ari_traces_get(r->db, id, &json, &err);
-    if (rc < 0)
-        return ari_reply_from_error(r, &err);
-    if (rc == 1)
-        return ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+    if (rc != 0)
+        return ari_reply_lookup_failed(r, rc, &err, "trace", id);
     enum MHD_Result res = ari_reply_text_json(r, status, json);
     free(json);
     return res;
@@ -105,10 +103,8 @@ enum MHD_Result api_traces_patch(ari_request *r)
     if (patch_fields(r, body, &name, &description) == 0) {
         ari_error err = {0};
         int rc = ari_traces_update(r->db, id, name, description, &err);
-        if (rc < 0)
-            res = ari_reply_from_error(r, &err);
-        else if (rc == 1)
-            res = ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+        if (rc != 0)
+            res = ari_reply_lookup_failed(r, rc, &err, "trace", id);
         else
             res = reply_trace(r, id, 200);
     }
@@ -118,16 +114,7 @@ enum MHD_Result api_traces_patch(ari_request *r)
 
 enum MHD_Result api_traces_delete(ari_request *r)
 {
-    int64_t id;
-    if (ari_path_id(r, 0, &id) < 0)
-        return MHD_YES;
-    ari_error err = {0};
-    int rc = ari_traces_delete(r->db, id, &err);
-    if (rc < 0)
-        return ari_reply_from_error(r, &err);
-    if (rc == 1)
-        return ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
-    return ari_reply_empty(r, 204);
+    return ari_reply_delete_by_id(r, "trace", ari_traces_delete);
 }
 
 static int check_upload(ari_request *r, ari_upload *u)

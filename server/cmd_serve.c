@@ -114,33 +114,31 @@ static long parse_count(const char *s, long min, long max)
     return *s && !*end && v >= min && v <= max ? v : -1;
 }
 
+/* optarg as a count in [min, max] (in `unit`, "" or " seconds") into *out.
+ * Returns 0, or an exit status after saying what the option wants. */
+static int count_option(const char *option, long min, long max, const char *unit, unsigned *out)
+{
+    long v = parse_count(optarg, min, max);
+    if (v < 0)
+        return ari_cli_fail("serve", "%s wants %ld..%ld%s, got '%s'", option, min, max, unit, optarg);
+    *out = (unsigned)v;
+    return 0;
+}
+
 /* The options on connections and Host names (http.h). Returns 0, or an
  * exit status after an error. */
 static int parse_http_option(int c, ari_http_options *http)
 {
-    long v;
     char name[256];
     switch (c) {
     case 'C':
-        if ((v = parse_count(optarg, 16, 1000000)) < 0)
-            return ari_cli_fail("serve", "--max-connections wants 16..1000000, got '%s'", optarg);
-        http->max_connections = (unsigned)v;
-        return 0;
+        return count_option("--max-connections", 16, 1000000, "", &http->max_connections);
     case 'P':
-        if ((v = parse_count(optarg, 1, 1000000)) < 0)
-            return ari_cli_fail("serve", "--max-connections-per-client wants 1..1000000, got '%s'", optarg);
-        http->max_per_client = (unsigned)v;
-        return 0;
+        return count_option("--max-connections-per-client", 1, 1000000, "", &http->max_per_client);
     case 'T':
-        if ((v = parse_count(optarg, 1, 3600)) < 0)
-            return ari_cli_fail("serve", "--header-timeout wants 1..3600 seconds, got '%s'", optarg);
-        http->header_timeout = (unsigned)v;
-        return 0;
+        return count_option("--header-timeout", 1, 3600, " seconds", &http->header_timeout);
     case 'I':
-        if ((v = parse_count(optarg, 1, 86400)) < 0)
-            return ari_cli_fail("serve", "--idle-timeout wants 1..86400 seconds, got '%s'", optarg);
-        http->idle_timeout = (unsigned)v;
-        return 0;
+        return count_option("--idle-timeout", 1, 86400, " seconds", &http->idle_timeout);
     case 'H':
         if (http->n_allowed_hosts == ARI_MAX_ALLOWED_HOSTS)
             return ari_cli_fail("serve", "at most %d --allowed-host names", ARI_MAX_ALLOWED_HOSTS);

@@ -67,28 +67,46 @@ static int parse_item(const char *s, size_t len, int64_t min, int64_t max, int64
     return ari_parse_int64(item, out) < 0 || *out < min || *out > max ? -1 : 0;
 }
 
-ari_list_status ari_parse_int_list(const char *s, int64_t min, int64_t max, size_t max_items,
-                                   int64_t **out, size_t *n)
+/* Parses the item of len bytes at s into *out, an element of its list;
+ * bounds are what the list allows. 0, or -1 when the item is not one. */
+typedef int (*list_item)(const char *s, size_t len, const int64_t bounds[2], void *out);
+
+/* The comma-separated items of s, each parsed by `parse` into an element of
+ * `size` bytes, in a new array *out (caller frees) of *n elements. */
+static ari_list_status parse_list(const char *s, size_t max_items, size_t size, list_item parse,
+                                  const int64_t bounds[2], void **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    size_t cap = count_items(s);
-    if (cap > max_items)
+    size_t count = count_items(s);
+    if (count > max_items)
         return ARI_LIST_TOO_LONG;
-    int64_t *v = malloc(cap * sizeof *v);
+    char *v = malloc(count * size);
     if (!v)
         return ARI_LIST_NOMEM;
-    for (size_t i = 0; i < cap; i++) {
+    for (size_t i = 0; i < count; i++) {
         size_t len = strcspn(s, ",");
-        if (parse_item(s, len, min, max, &v[i]) < 0) {
+        if (parse(s, len, bounds, v + i * size) < 0) {
             free(v);
             return ARI_LIST_BAD;
         }
         s += len + 1;
     }
     *out = v;
-    *n = cap;
+    *n = count;
     return ARI_LIST_OK;
+}
+
+static int int_item(const char *s, size_t len, const int64_t bounds[2], void *out)
+{
+    return parse_item(s, len, bounds[0], bounds[1], out);
+}
+
+ari_list_status ari_parse_int_list(const char *s, int64_t min, int64_t max, size_t max_items, int64_t **out,
+                                   size_t *n)
+{
+    const int64_t bounds[2] = {min, max};
+    return parse_list(s, max_items, sizeof **out, int_item, bounds, (void **)out, n);
 }
 
 /* "lo-hi" or "n", non-negative, lo <= hi. */
@@ -108,27 +126,15 @@ static int parse_range(const char *s, size_t len, ari_int_range *out)
     return out->hi < out->lo ? -1 : 0;
 }
 
+static int range_item(const char *s, size_t len, const int64_t bounds[2], void *out)
+{
+    (void)bounds; /* non-negative, as parse_range checks */
+    return parse_range(s, len, out);
+}
+
 ari_list_status ari_parse_range_list(const char *s, size_t max_items, ari_int_range **out, size_t *n)
 {
-    *out = NULL;
-    *n = 0;
-    size_t cap = count_items(s);
-    if (cap > max_items)
-        return ARI_LIST_TOO_LONG;
-    ari_int_range *v = malloc(cap * sizeof *v);
-    if (!v)
-        return ARI_LIST_NOMEM;
-    for (size_t i = 0; i < cap; i++) {
-        size_t len = strcspn(s, ",");
-        if (parse_range(s, len, &v[i]) < 0) {
-            free(v);
-            return ARI_LIST_BAD;
-        }
-        s += len + 1;
-    }
-    *out = v;
-    *n = cap;
-    return ARI_LIST_OK;
+    return parse_list(s, max_items, sizeof **out, range_item, NULL, (void **)out, n);
 }
 
 /* ---- query-string parameters ---- */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "params.h"
+
 void ari_reply_header(ari_request *r, const char *name, const char *value)
 {
     int max = (int)(sizeof r->headers / sizeof r->headers[0]);
@@ -103,4 +105,24 @@ enum MHD_Result ari_reply_from_error(ari_request *r, const ari_error *e)
     if (status == 503)
         ari_reply_header(r, "Retry-After", "2");
     return ari_reply_error(r, status, e->code[0] ? e->code : "internal", "%s", e->message);
+}
+
+enum MHD_Result ari_reply_lookup_failed(ari_request *r, int rc, const ari_error *e, const char *what,
+                                        int64_t id)
+{
+    if (rc == 1)
+        return ari_reply_error(r, 404, "not_found", "no %s %lld", what, (long long)id);
+    return ari_reply_from_error(r, e);
+}
+
+enum MHD_Result ari_reply_delete_by_id(ari_request *r, const char *what, ari_row_call del)
+{
+    int64_t id;
+    if (ari_path_id(r, 0, &id) < 0)
+        return MHD_YES;
+    ari_error err = {0};
+    int rc = del(r->db, id, &err);
+    if (rc != 0)
+        return ari_reply_lookup_failed(r, rc, &err, what, id);
+    return ari_reply_empty(r, 204);
 }

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/compare.h"
+#include "util/free_all.h"
+
 /* ---- task kinds ---- */
 
 static int has(const char *s, const char *needle)
@@ -54,7 +57,7 @@ typedef struct id_index {
 static int by_id(const void *a, const void *b)
 {
     const id_index *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
+    return ari_cmp_i64(x->id, y->id);
 }
 
 static int lookup(const id_index *sorted, size_t n, int64_t id)
@@ -176,9 +179,8 @@ typedef struct row_key {
 static int by_row_key(const void *a, const void *b)
 {
     const row_key *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
+    int c = ari_cmp_double(x->key, y->key);
+    return c ? c : ari_cmp_i64(x->id, y->id);
 }
 
 /* Rows by submission order; pruned nodes on their parent's row. */
@@ -323,11 +325,8 @@ static void grid_free(grid *g)
     if (g->vals)
         for (int i = 0; i < g->nkeys; i++)
             free(g->vals[i]);
-    free(g->vals);
-    free(g->kmin);
-    free(g->kmax);
-    free(g->lo);
-    free(g->hi);
+    void *owned[] = {g->vals, g->kmin, g->kmax, g->lo, g->hi};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(g, 0, sizeof *g);
 }
 
@@ -460,11 +459,10 @@ typedef struct span_event {
 static int by_event(const void *a, const void *b)
 {
     const span_event *x = a, *y = b;
-    if (x->slice != y->slice)
-        return x->slice < y->slice ? -1 : 1;
-    if (x->is_start != y->is_start)
-        return x->is_start - y->is_start;
-    return (x->node > y->node) - (x->node < y->node);
+    int c = ari_cmp_i64(x->slice, y->slice);
+    if (c == 0)
+        c = ari_cmp_i64(x->is_start, y->is_start);
+    return c ? c : ari_cmp_i64(x->node, y->node);
 }
 
 /* Greedy interval colouring of the nodes' active slice ranges [first
@@ -595,9 +593,8 @@ typedef struct mem_event {
 static int by_time(const void *a, const void *b)
 {
     const mem_event *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
+    int c = ari_cmp_double(x->time, y->time);
+    return c ? c : ari_cmp_i64((int64_t)x->order, (int64_t)y->order);
 }
 
 /* Sorts the events and writes their running sum as a step function. */
@@ -700,11 +697,10 @@ void ari_et_series_mean(const ari_et_series *series, const ari_et_slices *s, dou
 static int by_cell(const void *a, const void *b)
 {
     const ari_et_diff *x = a, *y = b;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    if (x->pruned != y->pruned)
-        return x->pruned - y->pruned;
-    return (x->slice > y->slice) - (x->slice < y->slice);
+    int c = ari_cmp_i64(x->node, y->node);
+    if (c == 0)
+        c = ari_cmp_i64(x->pruned, y->pruned);
+    return c ? c : ari_cmp_i64(x->slice, y->slice);
 }
 
 static ari_et_diff *keyed_cells(const ari_et_tree *t, const ari_et_cell *c, size_t n)

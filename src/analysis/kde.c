@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/free_all.h"
+
 #define M_1_SQRT_2PI_R 0.398942280401432677939946059934
 
 /* R 4.2's seq.int(from, to, length.out = n): from + i*by, the last entry
@@ -199,9 +201,8 @@ void ari_kde_work_free(ari_kde_work *w)
 {
     if (!w)
         return;
-    free(w->mem);
-    free(w->counts);
-    free(w->cell);
+    void *owned[] = {w->mem, w->counts, w->cell};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     free_tables(w->fft_tables);
     memset(w, 0, sizeof *w);
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/free_all.h"
+
 int ari_modal_minima(const double *x, const double *y, int n, double *minima)
 {
     int count = 0;
@@ -66,11 +68,8 @@ static void work_init(modal_work *w)
 static void work_free(modal_work *w)
 {
     ari_kde_work_free(&w->kde);
-    free(w->table);
-    free(w->rank);
-    free(w->count);
-    free(w->offset);
-    free(w->minima);
+    void *owned[] = {w->table, w->rank, w->count, w->offset, w->minima};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(w, 0, sizeof *w);
 }
 
@@ -318,10 +317,8 @@ void ari_modal_free(ari_modal *m)
 {
     if (!m)
         return;
-    free(m->cluster);
-    free(m->mean);
-    free(m->size);
-    free(m->minima);
+    void *owned[] = {m->cluster, m->mean, m->size, m->minima};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     ari_kde_free(&m->density);
     memset(m, 0, sizeof *m);
 }

@@ -7,16 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/free_all.h"
+
 /* ---- the tree ---- */
 
 void ari_pic_tree_free(ari_pic_tree *t)
 {
-    free(t->parent);
-    free(t->subtree_end);
-    free(t->first_leaf);
-    free(t->nleaf);
-    free(t->nchildren);
-    free(t->leaf_node);
+    void *owned[] = {t->parent, t->subtree_end, t->first_leaf, t->nleaf, t->nchildren, t->leaf_node};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(t, 0, sizeof *t);
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 /* Above this many (node, interval) pairs, gain and w are computed on
  * demand instead of kept (two doubles each). */
 #define PRECOMPUTE_MAX ((int64_t)4 << 20)
@@ -258,16 +260,10 @@ typedef struct frame {
     int t0, t1;
 } frame;
 
-static int push_block(ari_pic_partition *out, int64_t *cap, ari_pic_block b)
+static int push_block(ari_pic_partition *out, size_t *cap, ari_pic_block b)
 {
-    if (out->n == *cap) {
-        int64_t nc = *cap ? *cap * 2 : 64;
-        ari_pic_block *nb = realloc(out->blocks, (size_t)nc * sizeof *nb);
-        if (!nb)
-            return -1;
-        out->blocks = nb;
-        *cap = nc;
-    }
+    if (ari_vec_reserve((void **)&out->blocks, cap, (size_t)out->n + 1, sizeof b) < 0)
+        return -1;
     out->blocks[out->n++] = b;
     out->gain += b.gain;
     out->loss += b.loss;
@@ -280,9 +276,10 @@ static int rebuild(const dp *d, ari_pic_partition *out)
 {
     const ari_pic_st *st = d->st;
     const ari_pic_tree *t = &st->tree;
-    int64_t cap = 0, top = 0, scap = 64;
-    frame *stack = malloc((size_t)scap * sizeof *stack);
-    if (!stack)
+    int64_t top = 0;
+    size_t cap = 0, scap = 0;
+    frame *stack = NULL;
+    if (ari_vec_reserve((void **)&stack, &scap, 1, sizeof *stack) < 0)
         return -1;
     stack[top++] = (frame){0, 0, st->T - 1};
     int rc = 0;
@@ -290,14 +287,9 @@ static int rebuild(const dp *d, ari_pic_partition *out)
         frame f = stack[--top];
         int code = d->choice[(size_t)f.node * (size_t)ntri(st->T) + (size_t)tri(st->T, f.t0, f.t1)];
         int64_t need = top + (code == CHOICE_SPATIAL ? t->nchildren[f.node] : 2);
-        if (need > scap) {
-            scap = need * 2;
-            frame *ns = realloc(stack, (size_t)scap * sizeof *ns);
-            if (!ns) {
-                rc = -1;
-                break;
-            }
-            stack = ns;
+        if (ari_vec_reserve((void **)&stack, &scap, (size_t)need, sizeof *stack) < 0) {
+            rc = -1;
+            break;
         }
         if (code == CHOICE_AGGREGATE) {
             ari_pic_block b = {f.node, f.t0, f.t1, 0, 0};
@@ -360,7 +352,8 @@ typedef struct line {
 typedef struct search {
     const ari_pic_st *st;
     ari_pic_level *bp;
-    int64_t nbp, cap;
+    int64_t nbp;
+    size_t cap;
     int solves;
     ari_error *err;
 } search;
@@ -379,14 +372,8 @@ static int solve_line(search *s, double p, line *out)
 
 static int add_breakpoint(search *s, double p, const line *right)
 {
-    if (s->nbp == s->cap) {
-        int64_t nc = s->cap ? s->cap * 2 : 16;
-        ari_pic_level *nb = realloc(s->bp, (size_t)nc * sizeof *nb);
-        if (!nb)
-            return ari_error_set(s->err, ARI_E_NOMEM, "out of memory");
-        s->bp = nb;
-        s->cap = nc;
-    }
+    if (ari_vec_reserve((void **)&s->bp, &s->cap, (size_t)s->nbp + 1, sizeof *s->bp) < 0)
+        return ari_error_set(s->err, ARI_E_NOMEM, "out of memory");
     s->bp[s->nbp++] = (ari_pic_level){p, right->count, right->gain, right->loss};
     return 0;
 }
@@ -470,22 +457,13 @@ typedef struct env {
 /* A growable piece buffer. */
 typedef struct pbuf {
     piece *pc;
-    int64_t n, cap;
+    int64_t n;
+    size_t cap;
 } pbuf;
 
 static int pbuf_reserve(pbuf *b, int64_t need)
 {
-    if (need <= b->cap)
-        return 0;
-    int64_t nc = b->cap ? b->cap : 16;
-    while (nc < need)
-        nc *= 2;
-    piece *np = realloc(b->pc, (size_t)nc * sizeof *np);
-    if (!np)
-        return -1;
-    b->pc = np;
-    b->cap = nc;
-    return 0;
+    return ari_vec_reserve((void **)&b->pc, &b->cap, (size_t)need, sizeof *b->pc);
 }
 
 static double piece_at(const piece *q, double p)
@@ -520,6 +498,19 @@ static double piece_end(const env *e, int64_t k)
     return k + 1 < e->n ? e->pc[k + 1].x : 1.0;
 }
 
+/* Steps a walk over two envelopes past the nearer piece end (both on a
+ * tie); 0 once both walks are at their last piece (which ends at 1). */
+static int next_pieces(double ea, double eb, int64_t *ia, int64_t *ib)
+{
+    if (ea >= 1 && eb >= 1)
+        return 0;
+    if (ea <= eb)
+        (*ia)++;
+    if (eb <= ea)
+        (*ib)++;
+    return 1;
+}
+
 /* out = a + b. */
 static int env_sum(const env *a, const env *b, pbuf *out)
 {
@@ -531,12 +522,8 @@ static int env_sum(const env *a, const env *b, pbuf *out)
         const piece *qa = &a->pc[ia], *qb = &b->pc[ib];
         emit(out, qa->x > qb->x ? qa->x : qb->x, qa->g + qb->g, qa->l + qb->l, qa->count + qb->count);
         double ea = piece_end(a, ia), eb = piece_end(b, ib);
-        if (ea >= 1 && eb >= 1)
+        if (!next_pieces(ea, eb, &ia, &ib))
             break;
-        if (ea <= eb)
-            ia++;
-        if (eb <= ea)
-            ib++;
     }
     return 0;
 }
@@ -571,12 +558,8 @@ static int env_max(const env *inc, const env *cand, double rel, pbuf *out)
             emit(out, lo, first->g, first->l, first->count);
             emit(out, x, second->g, second->l, second->count);
         }
-        if (ea >= 1 && eb >= 1)
+        if (!next_pieces(ea, eb, &ia, &ib))
             break;
-        if (ea <= eb)
-            ia++;
-        if (eb <= ea)
-            ib++;
         lo = hi;
     }
     return 0;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analysis/abe.h"
+#include "util/free_all.h"
+#include "util/vec.h"
 
 void ari_prog_data_free(ari_prog_data *d)
 {
@@ -18,11 +20,8 @@ void ari_prog_data_free(ari_prog_data *d)
         free(d->type_names[i]);
     for (int i = 0; d->restype_names && i < d->nrestypes; i++)
         free(d->restype_names[i]);
-    free(d->type_names);
-    free(d->restype_names);
-    free(d->node_ids);
-    free(d->workers);
-    free(d->tasks);
+    void *owned[] = {d->type_names, d->restype_names, d->node_ids, d->workers, d->tasks};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(d, 0, sizeof *d);
 }
 
@@ -415,17 +414,10 @@ static int by_cluster_pair(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-static int add_flow(ari_prog_result *r, int *cap, int step, int from, int to, const int *nodes,
-                    int count)
+static int add_flow(ari_prog_result *r, size_t *cap, int step, int from, int to, const int *nodes, int count)
 {
-    if (r->nflows == *cap) {
-        int ncap = *cap ? 2 * *cap : 64;
-        ari_prog_flow *f = realloc(r->flows, (size_t)ncap * sizeof *f);
-        if (!f)
-            return -1;
-        r->flows = f;
-        *cap = ncap;
-    }
+    if (ari_vec_reserve((void **)&r->flows, cap, (size_t)r->nflows + 1, sizeof *r->flows) < 0)
+        return -1;
     ari_prog_flow *f = &r->flows[r->nflows];
     memset(f, 0, sizeof *f);
     f->nodes = malloc((size_t)count * sizeof *f->nodes);
@@ -440,7 +432,7 @@ static int add_flow(ari_prog_result *r, int *cap, int step, int from, int to, co
     return 0;
 }
 
-static int flows_between(ari_prog_result *r, int s, int *order, int *cap)
+static int flows_between(ari_prog_result *r, int s, int *order, size_t *cap)
 {
     for (int n = 0; n < r->nnodes; n++)
         order[n] = n;
@@ -465,7 +457,7 @@ static int flows_between(ari_prog_result *r, int s, int *order, int *cap)
 static int compute_flows(ari_prog_result *r)
 {
     int *order = malloc((size_t)r->nnodes * sizeof *order);
-    int cap = 0;
+    size_t cap = 0;
     if (!order)
         return -1;
     for (int s = 0; s + 1 < r->nsteps; s++) {

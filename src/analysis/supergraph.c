@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/compare.h"
+#include "util/free_all.h"
 #include "util/log.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 
 #define MAX_CYCLE_PASSES 64
 
@@ -65,7 +68,8 @@ const char *ari_sg_kind_name(ari_sg_kind k)
 /* ---- module maps ------------------------------------------------------------------ */
 
 struct ari_module_map {
-    int n, cap;
+    int n;
+    size_t cap_module, cap_re;
     char **module;
     regex_t *re;
 };
@@ -79,18 +83,10 @@ int ari_module_map_add(ari_module_map *m, const char *module, const char *regex,
 {
     if (!module || !*module)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "module map: empty module name");
-    if (m->n == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 8;
-        char **mods = realloc(m->module, (size_t)cap * sizeof *mods);
-        if (mods)
-            m->module = mods;
-        regex_t *res = realloc(m->re, (size_t)cap * sizeof *res);
-        if (res)
-            m->re = res;
-        if (!mods || !res)
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        m->cap = cap;
-    }
+    size_t need = (size_t)m->n + 1;
+    if (ari_vec_reserve((void **)&m->module, &m->cap_module, need, sizeof *m->module) < 0 ||
+        ari_vec_reserve((void **)&m->re, &m->cap_re, need, sizeof *m->re) < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     int rc = regcomp(&m->re[m->n], regex ? regex : "", REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         char why[128];
@@ -162,7 +158,8 @@ typedef struct builder {
     double *vinc, *vexc;   /* [n] collapsed over all processes */
     int64_t *group;        /* [n] current supernode, -1 filtered */
     sg_group *groups;
-    int64_t ngroups, cap;
+    int64_t ngroups;
+    size_t cap;
     ari_strmap *ids;       /* id -> group + 1 */
     ari_strmap *stems;     /* stem -> next duplicate number */
     unsigned char *mark;   /* [n] scratch */
@@ -196,14 +193,8 @@ static int64_t add_group(builder *b, char *id, char *label, int64_t key, ari_sg_
         free(id);
         id = alt;
     }
-    if (b->ngroups == b->cap) {
-        int64_t cap = b->cap ? 2 * b->cap : 64;
-        sg_group *g = realloc(b->groups, (size_t)cap * sizeof *g);
-        if (!g)
-            goto fail;
-        b->groups = g;
-        b->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&b->groups, &b->cap, (size_t)b->ngroups + 1, sizeof *b->groups) < 0)
+        goto fail;
     sg_group *g = &b->groups[b->ngroups];
     g->stem = strdup(stem ? stem : id);
     if (!g->stem || !ari_strmap_put(b->ids, id, strlen(id), (void *)(intptr_t)(b->ngroups + 1))) {
@@ -777,23 +768,21 @@ typedef struct agg_rec {
 static int cmp_rec(const void *x, const void *y)
 {
     const agg_rec *r = x, *s = y;
-    if (r->node != s->node)
-        return r->node < s->node ? -1 : 1;
-    if (r->a != s->a)
-        return r->a < s->a ? -1 : 1;
-    if (r->b != s->b)
-        return r->b < s->b ? -1 : 1;
-    return r->c < s->c ? -1 : r->c > s->c;
+    int c = ari_cmp_i64(r->node, s->node);
+    if (c == 0)
+        c = ari_cmp_i64(r->a, s->a);
+    if (c == 0)
+        c = ari_cmp_i64(r->b, s->b);
+    return c ? c : ari_cmp_i64(r->c, s->c);
 }
 
 static int cmp_rec_inc(const void *x, const void *y)
 {
     const agg_rec *r = x, *s = y;
-    if (r->node != s->node)
-        return r->node < s->node ? -1 : 1;
-    if (r->inc != s->inc)
-        return r->inc > s->inc ? -1 : 1;
-    return cmp_rec(x, y);
+    int c = ari_cmp_i64(r->node, s->node);
+    if (c == 0)
+        c = ari_cmp_double(s->inc, r->inc); /* largest first */
+    return c ? c : cmp_rec(x, y);
 }
 
 /* Sorts, merges equal keys, and orders each node's records by inc. */
@@ -1205,14 +1194,9 @@ int ari_sg_view_compute(const ari_supergraph *g, const unsigned char *proc_mask,
 
 void ari_sg_view_free(ari_sg_view *v)
 {
-    free(v->inc);
-    free(v->exc);
-    free(v->filtered);
-    free(v->root_inflow);
-    free(v->weight);
-    free(v->hist);
-    free(v->hist_min);
-    free(v->hist_max);
+    void *owned[] = {v->inc,    v->exc,  v->filtered, v->root_inflow,
+                     v->weight, v->hist, v->hist_min, v->hist_max};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(v, 0, sizeof *v);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/strmap.h"
+#include "util/vec.h"
 
 /* ---- the profile builder: frames, call-tree nodes, samples --------------------------- */
 
@@ -45,21 +46,6 @@ static int nomem(ari_error *err)
     return ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* The index of the frame with this key, added (with this name) if new. */
 static ptrdiff_t frame_of(ts_builder *b, const char *key, const char *name)
 {
@@ -67,7 +53,7 @@ static ptrdiff_t frame_of(ts_builder *b, const char *key, const char *name)
     if (v)
         return (ptrdiff_t)((uintptr_t)v - 1);
     ari_trace_stacks *o = b->out;
-    if (grow((void **)&o->frames, &b->cap_frames, o->nframes + 1, sizeof *o->frames) < 0)
+    if (ari_vec_reserve((void **)&o->frames, &b->cap_frames, o->nframes + 1, sizeof *o->frames) < 0)
         return -1;
     size_t *st = realloc(b->stamp, b->cap_frames * sizeof *st);
     if (!st)
@@ -98,7 +84,7 @@ static ptrdiff_t child_of(ts_builder *b, ptrdiff_t parent, size_t frame)
     ptrdiff_t *last = parent < 0 ? &b->root_last_child : &b->nodes[parent].last_child;
     if (*last >= 0 && !b->nodes[*last].frozen && b->nodes[*last].frame == frame)
         return *last;
-    if (grow((void **)&b->nodes, &b->cap_nodes, b->nnodes + 1, sizeof *b->nodes) < 0)
+    if (ari_vec_reserve((void **)&b->nodes, &b->cap_nodes, b->nnodes + 1, sizeof *b->nodes) < 0)
         return -2;
     last = parent < 0 ? &b->root_last_child : &b->nodes[parent].last_child;
     b->nodes[b->nnodes] = (ts_node){frame, parent, -1, 0};
@@ -115,7 +101,7 @@ static int add_sample(ts_builder *b, ptrdiff_t node, double weight)
         b->samples[b->nsamples - 1].weight += weight;
         return 0;
     }
-    if (grow((void **)&b->samples, &b->cap_samples, b->nsamples + 1, sizeof *b->samples) < 0)
+    if (ari_vec_reserve((void **)&b->samples, &b->cap_samples, b->nsamples + 1, sizeof *b->samples) < 0)
         return nomem(b->err);
     b->samples[b->nsamples++] = (ts_sample){node, weight};
     return 0;
@@ -345,7 +331,7 @@ static int enter(ts_run *r, const ts_qev *bq)
     if (rc)
         return rc;
     ptrdiff_t node = child_of(&r->b, r->depth ? r->stack[r->depth - 1].node : -1, (size_t)f);
-    if (node < 0 || grow((void **)&r->stack, &r->cap, r->depth + 1, sizeof *r->stack) < 0)
+    if (node < 0 || ari_vec_reserve((void **)&r->stack, &r->cap, r->depth + 1, sizeof *r->stack) < 0)
         return nomem(r->b.err);
     ptrdiff_t *nodes = realloc(r->nodes, r->cap * sizeof *nodes);
     if (!nodes)

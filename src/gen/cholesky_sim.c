@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "gen/starpu_writer.h"
+#include "util/heap.h"
 
 enum { K_PLGSY, K_POTRF, K_TRSM, K_SYRK, K_GEMM, K_COUNT };
 enum { R_CPU, R_GPU };
@@ -297,94 +298,42 @@ static uint64_t handle_addr(int node, uint64_t tile)
 
 /* ---- heaps ---------------------------------------------------------------------- */
 
-static int ev_less(const event *a, const event *b)
+static int ev_less(const void *pa, const void *pb)
 {
+    const event *a = pa, *b = pb;
     return a->time != b->time ? a->time < b->time : a->seq < b->seq;
 }
 
 static void ev_push(sim *s, int type, int64_t time, uint64_t code, int worker)
 {
-    if (s->nev == s->cap_ev) {
-        size_t cap = s->cap_ev ? s->cap_ev * 2 : 1024;
-        event *v = realloc(s->ev, cap * sizeof *v);
-        if (!v) {
-            s->nomem = 1;
-            return;
-        }
-        s->ev = v;
-        s->cap_ev = cap;
-    }
     event e = {time, s->ev_seq++, code, worker, type};
-    size_t i = s->nev++;
-    while (i > 0 && ev_less(&e, &s->ev[(i - 1) / 2])) {
-        s->ev[i] = s->ev[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->ev[i] = e;
+    if (ari_heap_push((void **)&s->ev, &s->nev, &s->cap_ev, sizeof e, &e, ev_less) != 0)
+        s->nomem = 1;
 }
 
 static event ev_pop(sim *s)
 {
-    event top = s->ev[0], last = s->ev[--s->nev];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->nev)
-            break;
-        if (c + 1 < s->nev && ev_less(&s->ev[c + 1], &s->ev[c]))
-            c++;
-        if (!ev_less(&s->ev[c], &last))
-            break;
-        s->ev[i] = s->ev[c];
-        i = c;
-    }
-    if (s->nev > 0)
-        s->ev[i] = last;
+    event top;
+    ari_heap_pop(s->ev, &s->nev, sizeof top, &top, ev_less);
     return top;
 }
 
 /* Ready items: highest priority first, then submission order. */
-static int ready_before(const ready_item *a, const ready_item *b)
+static int ready_before(const void *pa, const void *pb)
 {
+    const ready_item *a = pa, *b = pb;
     return a->prio != b->prio ? a->prio > b->prio : a->gidx < b->gidx;
 }
 
 static int ready_push(ready_heap *h, ready_item it)
 {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 64;
-        ready_item *v = realloc(h->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        h->v = v;
-        h->cap = cap;
-    }
-    size_t i = h->n++;
-    while (i > 0 && ready_before(&it, &h->v[(i - 1) / 2])) {
-        h->v[i] = h->v[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->v[i] = it;
-    return 0;
+    return ari_heap_push((void **)&h->v, &h->n, &h->cap, sizeof it, &it, ready_before);
 }
 
 static ready_item ready_pop(ready_heap *h)
 {
-    ready_item top = h->v[0], last = h->v[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && ready_before(&h->v[c + 1], &h->v[c]))
-            c++;
-        if (!ready_before(&h->v[c], &last))
-            break;
-        h->v[i] = h->v[c];
-        i = c;
-    }
-    if (h->n > 0)
-        h->v[i] = last;
+    ready_item top;
+    ari_heap_pop(h->v, &h->n, sizeof top, &top, ready_before);
     return top;
 }
 

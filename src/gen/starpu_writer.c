@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/heap.h"
+
 /* ---- line builder -------------------------------------------------------- */
 
 void sw_reset(sw_line *l) { l->n = 0; }
@@ -27,14 +29,16 @@ void sw_chr(sw_line *l, char c)
         l->s[l->n++] = c;
 }
 
-/* Writes the decimal digits of v, left-padded with zeros to `width`. */
-static void sw_u64_padded(sw_line *l, uint64_t v, int width)
+/* Writes the digits of v in `base` (10 or 16, lower case), left-padded with
+ * zeros to `width`. */
+static void sw_digits(sw_line *l, uint64_t v, unsigned base, int width)
 {
+    static const char digits[] = "0123456789abcdef";
     char tmp[24];
     int i = 0;
     do {
-        tmp[i++] = (char)('0' + v % 10);
-        v /= 10;
+        tmp[i++] = digits[v % base];
+        v /= base;
     } while (v && i < 24);
     while (i < width && i < 24)
         tmp[i++] = '0';
@@ -42,6 +46,11 @@ static void sw_u64_padded(sw_line *l, uint64_t v, int width)
         return;
     while (i > 0)
         l->s[l->n++] = tmp[--i];
+}
+
+static void sw_u64_padded(sw_line *l, uint64_t v, int width)
+{
+    sw_digits(l, v, 10, width);
 }
 
 void sw_i64(sw_line *l, int64_t v)
@@ -56,19 +65,7 @@ void sw_i64(sw_line *l, int64_t v)
 
 void sw_hex(sw_line *l, uint64_t v, int min_digits)
 {
-    static const char digits[] = "0123456789abcdef";
-    char tmp[16];
-    int i = 0;
-    do {
-        tmp[i++] = digits[v & 15u];
-        v >>= 4;
-    } while (v && i < 16);
-    while (i < min_digits && i < 16)
-        tmp[i++] = '0';
-    if (!sw_room(l, (size_t)i))
-        return;
-    while (i > 0)
-        l->s[l->n++] = tmp[--i];
+    sw_digits(l, v, 16, min_digits);
 }
 
 void sw_ms(sw_line *l, int64_t ps, int decimals)
@@ -298,8 +295,9 @@ static int sw_stream_append(sw_paje *p, sw_stream *st, const sw_line *l)
     return 0;
 }
 
-static int sw_pending_less(const sw_pending *a, const sw_pending *b)
+static int sw_pending_less(const void *pa, const void *pb)
 {
+    const sw_pending *a = pa, *b = pb;
     if (a->time != b->time)
         return a->time < b->time;
     return a->seq < b->seq;
@@ -307,48 +305,20 @@ static int sw_pending_less(const sw_pending *a, const sw_pending *b)
 
 static int sw_heap_push(sw_paje *p, int64_t time, const sw_line *l)
 {
-    if (p->heap_len == p->heap_cap) {
-        size_t cap = p->heap_cap ? p->heap_cap * 2 : 4096;
-        sw_pending *h = realloc(p->heap, cap * sizeof *h);
-        if (!h)
-            return -1;
-        p->heap = h;
-        p->heap_cap = cap;
-    }
     sw_pending e = {time, p->seq++, malloc(l->n), l->n};
     if (!e.line)
         return -1;
     memcpy(e.line, l->s, l->n);
-    size_t i = p->heap_len++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!sw_pending_less(&e, &p->heap[parent]))
-            break;
-        p->heap[i] = p->heap[parent];
-        i = parent;
-    }
-    p->heap[i] = e;
-    return 0;
+    if (ari_heap_push((void **)&p->heap, &p->heap_len, &p->heap_cap, sizeof e, &e, sw_pending_less) == 0)
+        return 0;
+    free(e.line);
+    return -1;
 }
 
 static sw_pending sw_heap_pop(sw_paje *p)
 {
-    sw_pending top = p->heap[0];
-    sw_pending last = p->heap[--p->heap_len];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= p->heap_len)
-            break;
-        if (c + 1 < p->heap_len && sw_pending_less(&p->heap[c + 1], &p->heap[c]))
-            c++;
-        if (!sw_pending_less(&p->heap[c], &last))
-            break;
-        p->heap[i] = p->heap[c];
-        i = c;
-    }
-    if (p->heap_len > 0)
-        p->heap[i] = last;
+    sw_pending top;
+    ari_heap_pop(p->heap, &p->heap_len, sizeof top, &top, sw_pending_less);
     return top;
 }
 
