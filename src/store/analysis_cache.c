@@ -10,47 +10,49 @@
 
 #include "store/store_internal.h"
 #include "util/log.h"
+#include "util/vec.h"
 
 /* How long a cache write may wait for an import's write lock. */
 #define CACHE_WRITE_TIMEOUT_MS 200
 
 /* ---- database cache ---- */
 
+/* ?1 trace, ?2 analysis with its version ("bounds@1", in name), ?3 the
+ * canonical parameters; bound byte for byte, so distinct keys stay distinct. */
+static void cache_key(ari_arg args[3], char name[96], int64_t trace_id, const char *analysis,
+                      const char *params)
+{
+    snprintf(name, 96, "%s@" ARI_CACHE_VERSION, analysis);
+    args[0] = ari_arg_int(trace_id);
+    args[1] = ari_arg_raw_text(name);
+    args[2] = ari_arg_raw_text(params);
+}
+
 int ari_cache_get(ari_store *s, int64_t trace_id, const char *analysis, const char *params,
                   char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT result_json FROM analysis_cache WHERE trace_id = ?1 AND analysis = ?2 AND params = ?3",
-        err);
-    if (!st)
-        return -1;
+    ari_arg args[3];
     char name[96];
-    snprintf(name, sizeof name, "%s@" ARI_CACHE_VERSION, analysis);
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, params, -1, SQLITE_TRANSIENT);
-    return ari_store_query_text(s, st, json_out, err);
+    cache_key(args, name, trace_id, analysis, params);
+    sqlite3_stmt *st = ari_store_bound(s,
+        "SELECT result_json FROM analysis_cache WHERE trace_id = ?1 AND analysis = ?2 AND params = ?3",
+        args, ARI_NARGS(args), err);
+    return st ? ari_store_query_text(s, st, json_out, err) : -1;
 }
 
 int ari_cache_put(ari_store *s, int64_t trace_id, const char *analysis, const char *params,
                   const char *json)
 {
     ari_error err = {0};
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "INSERT OR REPLACE INTO analysis_cache(trace_id, analysis, params, result_json)"
-        " SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM traces WHERE id = ?1)", &err);
-    if (!st) {
-        ari_log(ARI_LOG_WARN, "analysis cache: %s", err.message);
-        return -1;
-    }
+    ari_arg args[4];
     char name[96];
-    snprintf(name, sizeof name, "%s@" ARI_CACHE_VERSION, analysis);
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, params, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, json, -1, SQLITE_TRANSIENT);
+    cache_key(args, name, trace_id, analysis, params);
+    args[3] = ari_arg_raw_text(json);
     ari_store_set_busy_timeout(s, CACHE_WRITE_TIMEOUT_MS);
-    int rc = ari_store_write(s, st, "store in the analysis cache", &err);
+    int rc = ari_store_run(s,
+        "INSERT OR REPLACE INTO analysis_cache(trace_id, analysis, params, result_json)"
+        " SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM traces WHERE id = ?1)",
+        args, ARI_NARGS(args), "store in the analysis cache", &err);
     ari_store_set_busy_timeout(s, -1);
     if (rc < 0)
         ari_log(ARI_LOG_INFO, "analysis cache: not stored (%s): %s", analysis, err.message);
@@ -59,17 +61,32 @@ int ari_cache_put(ari_store *s, int64_t trace_id, const char *analysis, const ch
 
 /* ---- loading a trace's rows ---- */
 
+/* Appends one task to a row (cap: the capacities of its three arrays);
+ * -1 when out of memory. */
+static int push_task(ari_row_tasks *row, size_t cap[3], double start, double end, int type)
+{
+    size_t n = (size_t)row->ntasks;
+    if (ari_vec_reserve((void **)&row->start, &cap[0], n + 1, sizeof *row->start) < 0 ||
+        ari_vec_reserve((void **)&row->end, &cap[1], n + 1, sizeof *row->end) < 0 ||
+        ari_vec_reserve((void **)&row->type, &cap[2], n + 1, sizeof *row->type) < 0)
+        return -1;
+    row->start[n] = start;
+    row->end[n] = end;
+    row->type[n] = type;
+    row->ntasks++;
+    return 0;
+}
+
 static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
                           ari_row_tasks *row, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(row->worker_id)};
+    sqlite3_stmt *st = ari_store_bound(s,
         "SELECT start, end, type FROM tasks WHERE trace_id = ?1 AND worker_id = ?2"
-        " ORDER BY start, end", err);
+        " ORDER BY start, end", args, ARI_NARGS(args), err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, row->worker_id);
-    size_t cap = 0;
+    size_t cap[3] = {0, 0, 0};
     const char *last_type = NULL;
     int last_id = -1, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -78,33 +95,13 @@ static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *met
             last_id = ari_tq_type_id(meta, type);
             last_type = last_id >= 0 ? meta->types[last_id] : NULL;
         }
-        if (last_id < 0)
-            continue;
-        if ((size_t)row->ntasks + 1 > cap) {
-            cap = cap ? cap * 2 : 256;
-            double *ns = realloc(row->start, cap * sizeof *ns);
-            if (ns)
-                row->start = ns;
-            double *ne = ns ? realloc(row->end, cap * sizeof *ne) : NULL;
-            if (ne)
-                row->end = ne;
-            int *nt = ne ? realloc(row->type, cap * sizeof *nt) : NULL;
-            if (!nt) {
-                sqlite3_reset(st);
-                return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-            }
-            row->type = nt;
+        if (last_id >= 0 &&
+            push_task(row, cap, sqlite3_column_double(st, 0), sqlite3_column_double(st, 1), last_id) < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
-        double start = sqlite3_column_double(st, 0), end = sqlite3_column_double(st, 1);
-        row->start[row->ntasks] = start;
-        row->end[row->ntasks] = end;
-        row->type[row->ntasks] = last_id;
-        row->ntasks++;
     }
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "read row tasks");
-    sqlite3_reset(st);
-    return 0;
+    return ari_store_rows_end(s, st, rc, "read row tasks", err);
 }
 
 static void rows_free(ari_rows *r)

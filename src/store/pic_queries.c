@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "store/store_internal.h"
+#include "util/vec.h"
 
 #define MAX_DEPTH 64
 #define MAX_TYPES 8
@@ -16,26 +17,18 @@
 
 typedef struct builder {
     ari_pq_data *d;
-    int64_t cap;
+    size_t parent_cap, nodes_cap;
     int64_t *leaf_container; /* [nleaves] */
-    int64_t leaf_cap;
+    size_t leaf_cap;
 } builder;
 
 static int add_node(builder *b, int64_t parent, const char *name, const char *kind, int64_t container,
                     int64_t mpi_node, const char *restype)
 {
     ari_pq_data *d = b->d;
-    if (d->n == b->cap) {
-        int64_t nc = b->cap ? b->cap * 2 : 64;
-        int64_t *np = realloc(d->parent, (size_t)nc * sizeof *np);
-        if (np)
-            d->parent = np;
-        ari_pq_node *nn = np ? realloc(d->nodes, (size_t)nc * sizeof *nn) : NULL;
-        if (!nn)
-            return -1;
-        d->nodes = nn;
-        b->cap = nc;
-    }
+    if (ari_vec_reserve((void **)&d->parent, &b->parent_cap, (size_t)d->n + 1, sizeof *d->parent) < 0 ||
+        ari_vec_reserve((void **)&d->nodes, &b->nodes_cap, (size_t)d->n + 1, sizeof *d->nodes) < 0)
+        return -1;
     ari_pq_node *n = &d->nodes[d->n];
     n->name = strdup(name ? name : "");
     n->kind = kind;
@@ -52,14 +45,9 @@ static int add_node(builder *b, int64_t parent, const char *name, const char *ki
 static int add_leaf(builder *b, int64_t parent, const char *name, const char *kind, int64_t container,
                     int64_t mpi_node, const char *restype)
 {
-    if (b->d->nleaves == b->leaf_cap) {
-        int64_t nc = b->leaf_cap ? b->leaf_cap * 2 : 64;
-        int64_t *nl = realloc(b->leaf_container, (size_t)nc * sizeof *nl);
-        if (!nl)
-            return -1;
-        b->leaf_container = nl;
-        b->leaf_cap = nc;
-    }
+    size_t need = (size_t)b->d->nleaves + 1;
+    if (ari_vec_reserve((void **)&b->leaf_container, &b->leaf_cap, need, sizeof *b->leaf_container) < 0)
+        return -1;
     b->leaf_container[b->d->nleaves++] = container;
     return add_node(b, parent, name, kind, container, mpi_node, restype);
 }
@@ -68,13 +56,11 @@ static int add_leaf(builder *b, int64_t parent, const char *name, const char *ki
 
 static int task_hierarchy(ari_store *s, int64_t id, const char *trace_name, builder *b, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-                                      "SELECT container_id, node, resource_type, name FROM workers WHERE trace_id = ?1 "
-                                      "ORDER BY node, resource_type, length(resource), resource",
-                                      err);
+    sqlite3_stmt *st = ari_store_stmt_id(s,
+        "SELECT container_id, node, resource_type, name FROM workers WHERE trace_id = ?1"
+        " ORDER BY node, resource_type, length(resource), resource", id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
     if (add_node(b, -1, trace_name, "trace", -1, -1, NULL) < 0)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     int64_t node_at = -1, rt_at = -1, cur_node = INT64_MIN;
@@ -106,29 +92,29 @@ static int task_hierarchy(ari_store *s, int64_t id, const char *trace_name, buil
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading workers");
+    return ari_store_rows_end(s, st, rc, "reading workers", err);
 }
 
 /* ---- Paje traces: the container tree ---- */
 
+/* A container; parent as an index into the tree, -1 for none. */
+typedef struct cnode {
+    int64_t id, parent_ix;
+    char *name;
+    unsigned char has_states, keep;
+} cnode;
+
 typedef struct ctree {
     int64_t n;
-    int64_t *id, *parent_ix;   /* parent as an index, -1 for none */
-    char **name;
-    unsigned char *has_states, *keep;
-    int64_t *child_start, *child; /* CSR children, by id */
+    cnode *node;                  /* by id */
+    int64_t *child_start, *child; /* CSR children */
 } ctree;
 
 static void ctree_free(ctree *c)
 {
     for (int64_t i = 0; i < c->n; i++)
-        free(c->name[i]);
-    free(c->id);
-    free(c->parent_ix);
-    free(c->name);
-    free(c->has_states);
-    free(c->keep);
+        free(c->node[i].name);
+    free(c->node);
     free(c->child_start);
     free(c->child);
 }
@@ -138,67 +124,55 @@ static int64_t find_ix(const ctree *c, int64_t id)
     int64_t lo = 0, hi = c->n;
     while (lo < hi) {
         int64_t mid = (lo + hi) / 2;
-        if (c->id[mid] < id)
+        if (c->node[mid].id < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < c->n && c->id[lo] == id ? lo : -1;
+    return lo < c->n && c->node[lo].id == id ? lo : -1;
 }
 
 static int load_containers(ari_store *s, int64_t trace, ctree *c, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM containers WHERE trace_id = ?1", err);
+    int64_t n = 0;
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT count(*) FROM containers WHERE trace_id = ?1", trace, err);
+    if (!st || ari_store_query_int64(s, st, &n, "reading containers", err) < 0)
+        return -1;
+    c->node = calloc((size_t)(n + 1), sizeof *c->node);
+    if (!c->node)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld containers", (long long)n);
+    st = ari_store_stmt_id(s, "SELECT id, parent_id, name FROM containers WHERE trace_id = ?1 ORDER BY id",
+                           trace, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace);
-    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_reset(st);
-    c->id = malloc((size_t)(n + 1) * sizeof *c->id);
-    int64_t *pid = malloc((size_t)(n + 1) * sizeof *pid);
-    c->parent_ix = malloc((size_t)(n + 1) * sizeof *c->parent_ix);
-    c->name = calloc((size_t)(n + 1), sizeof *c->name);
-    c->has_states = calloc((size_t)(n + 1), 1);
-    c->keep = calloc((size_t)(n + 1), 1);
-    if (!c->id || !pid || !c->parent_ix || !c->name || !c->has_states || !c->keep) {
-        free(pid);
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld containers", (long long)n);
-    }
-    st = ari_store_stmt(s, "SELECT id, parent_id, name FROM containers WHERE trace_id = ?1 ORDER BY id", err);
-    if (!st) {
-        free(pid);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, trace);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->n < n) {
-        c->id[c->n] = sqlite3_column_int64(st, 0);
-        pid[c->n] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+        cnode *x = &c->node[c->n++];
+        x->id = sqlite3_column_int64(st, 0);
+        x->parent_ix = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
         const char *name = (const char *)sqlite3_column_text(st, 2);
-        c->name[c->n] = strdup(name ? name : "");
-        c->n++;
+        x->name = strdup(name ? name : "");
     }
     sqlite3_reset(st);
-    for (int64_t i = 0; i < c->n; i++)
-        c->parent_ix[i] = pid[i] < 0 ? -1 : find_ix(c, pid[i]);
-    free(pid);
+    for (int64_t i = 0; i < c->n; i++) /* parent ids to indices */
+        c->node[i].parent_ix = c->node[i].parent_ix < 0 ? -1 : find_ix(c, c->node[i].parent_ix);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading containers");
 }
 
 static int mark_states(ari_store *s, int64_t trace, ctree *c, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT DISTINCT container_id FROM states WHERE trace_id = ?1", err);
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT DISTINCT container_id FROM states WHERE trace_id = ?1", trace, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t ix = find_ix(c, sqlite3_column_int64(st, 0));
         if (ix >= 0)
-            c->has_states[ix] = 1;
+            c->node[ix].has_states = 1;
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading states");
+    return ari_store_rows_end(s, st, rc, "reading states", err);
 }
 
 /* Children in CSR form; a container whose parent is unknown is a root. */
@@ -209,13 +183,13 @@ static int build_children(ctree *c)
     if (!c->child_start || !c->child)
         return -1;
     for (int64_t i = 0; i < c->n; i++)
-        if (c->parent_ix[i] >= 0)
-            c->child_start[c->parent_ix[i] + 2]++;
+        if (c->node[i].parent_ix >= 0)
+            c->child_start[c->node[i].parent_ix + 2]++;
     for (int64_t i = 0; i < c->n; i++)
         c->child_start[i + 2] += c->child_start[i + 1];
     for (int64_t i = 0; i < c->n; i++)
-        if (c->parent_ix[i] >= 0)
-            c->child[c->child_start[c->parent_ix[i] + 1]++] = i;
+        if (c->node[i].parent_ix >= 0)
+            c->child[c->child_start[c->node[i].parent_ix + 1]++] = i;
     return 0;
 }
 
@@ -227,7 +201,7 @@ static int mark_keep(ctree *c, int64_t *stack)
     if (!seen)
         return -1;
     for (int64_t r = 0; r < c->n; r++) {
-        if (c->parent_ix[r] >= 0)
+        if (c->node[r].parent_ix >= 0)
             continue;
         int64_t top = 0;
         stack[top++] = r;
@@ -241,9 +215,9 @@ static int mark_keep(ctree *c, int64_t *stack)
                 continue;
             }
             top--;
-            c->keep[x] |= c->has_states[x];
-            if (c->keep[x] && c->parent_ix[x] >= 0)
-                c->keep[c->parent_ix[x]] = 1;
+            c->node[x].keep |= c->node[x].has_states;
+            if (c->node[x].keep && c->node[x].parent_ix >= 0)
+                c->node[c->node[x].parent_ix].keep = 1;
         }
     }
     free(seen);
@@ -254,7 +228,7 @@ static int kept_children(const ctree *c, int64_t x)
 {
     int k = 0;
     for (int64_t j = c->child_start[x]; j < c->child_start[x + 1]; j++)
-        k += c->keep[c->child[j]];
+        k += c->node[c->child[j]].keep;
     return k;
 }
 
@@ -270,20 +244,20 @@ static int emit_tree(const ctree *c, builder *b, int64_t root, int64_t parent, i
         int kids = kept_children(c, x);
         int64_t me = b->d->n;
         if (kids == 0) {
-            if (add_leaf(b, p, c->name[x], "container", c->id[x], -1, NULL) < 0)
+            if (add_leaf(b, p, c->node[x].name, "container", c->node[x].id, -1, NULL) < 0)
                 return -1;
             continue;
         }
-        if (add_node(b, p, c->name[x], "container", c->id[x], -1, NULL) < 0)
+        if (add_node(b, p, c->node[x].name, "container", c->node[x].id, -1, NULL) < 0)
             return -1;
-        if (c->has_states[x]) {
+        if (c->node[x].has_states) {
             char self[300];
-            snprintf(self, sizeof self, "%.280s (self)", c->name[x]);
-            if (add_leaf(b, me, self, "container", c->id[x], -1, NULL) < 0)
+            snprintf(self, sizeof self, "%.280s (self)", c->node[x].name);
+            if (add_leaf(b, me, self, "container", c->node[x].id, -1, NULL) < 0)
                 return -1;
         }
         for (int64_t k = c->child_start[x + 1] - 1; k >= c->child_start[x]; k--)
-            if (c->keep[c->child[k]] && top < c->n) {
+            if (c->node[c->child[k]].keep && top < c->n) {
                 stack[top] = c->child[k];
                 at[top++] = me;
             }
@@ -303,7 +277,7 @@ static int paje_hierarchy(ari_store *s, int64_t id, const char *trace_name, buil
         rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
     int64_t roots = 0, root = -1;
     for (int64_t i = 0; rc == 0 && i < c.n; i++)
-        if (c.parent_ix[i] < 0 && c.keep[i]) {
+        if (c.node[i].parent_ix < 0 && c.node[i].keep) {
             roots++;
             root = i;
         }
@@ -312,7 +286,7 @@ static int paje_hierarchy(ari_store *s, int64_t id, const char *trace_name, buil
     } else if (rc == 0 && roots > 0) {
         rc = add_node(b, -1, trace_name, "trace", -1, -1, NULL);
         for (int64_t i = 0; rc == 0 && i < c.n; i++)
-            if (c.parent_ix[i] < 0 && c.keep[i])
+            if (c.node[i].parent_ix < 0 && c.node[i].keep)
                 rc = emit_tree(&c, b, i, 0, stack, at);
     }
     if (rc < 0 && !err->code[0])
@@ -337,91 +311,95 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The distinct value names of the leaves' states, sorted; map[id] is each
- * value id's index (ids of the same name share one). */
-static int load_values(ari_store *s, int64_t trace, int tasks, vals *v, ari_error *err)
+static void free_names(char **names, int64_t n)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT coalesce(max(id), 0) FROM names WHERE trace_id = ?1", err);
+    for (int64_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The value ids and names of the leaves' states as read, unsorted. */
+typedef struct raw_values {
+    int64_t *id;
+    char **name;
+    int n;
+    size_t id_cap, name_cap;
+} raw_values;
+
+static int read_values(ari_store *s, int64_t trace, int tasks, vals *v, raw_values *r, ari_error *err)
+{
+    sqlite3_stmt *st;
+    if (tasks) /* the workers' states only */
+        st = ari_store_stmt_id(s,
+            "SELECT DISTINCT s.value_id, n.name FROM states s JOIN names n"
+            " ON n.trace_id = s.trace_id AND n.id = s.value_id WHERE s.trace_id = ?1"
+            " AND s.container_id IN (SELECT container_id FROM workers WHERE trace_id = ?1)", trace, err);
+    else
+        st = ari_store_stmt_id(s,
+            "SELECT DISTINCT s.value_id, n.name FROM states s JOIN names n"
+            " ON n.trace_id = s.trace_id AND n.id = s.value_id WHERE s.trace_id = ?1", trace, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace);
-    v->max_id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_reset(st);
-    v->map = malloc(((size_t)v->max_id + 1) * sizeof *v->map);
-    if (!v->map)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (int64_t i = 0; i <= v->max_id; i++)
-        v->map[i] = -1;
-    st = tasks ? ari_store_stmt(s,
-                                "SELECT DISTINCT s.value_id, n.name FROM states s JOIN names n "
-                                "ON n.trace_id = s.trace_id AND n.id = s.value_id WHERE s.trace_id = ?1 "
-                                "AND s.container_id IN (SELECT container_id FROM workers WHERE trace_id = ?1)",
-                                err)
-               : ari_store_stmt(s,
-                                "SELECT DISTINCT s.value_id, n.name FROM states s JOIN names n "
-                                "ON n.trace_id = s.trace_id AND n.id = s.value_id WHERE s.trace_id = ?1",
-                                err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace);
-    int64_t *ids = NULL;
-    char **names = NULL;
-    int n = 0, cap = 0, rc;
+    int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const char *name = (const char *)sqlite3_column_text(st, 1);
         if (id < 0 || id > v->max_id)
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            int64_t *ni = realloc(ids, (size_t)cap * sizeof *ni);
-            if (ni)
-                ids = ni;
-            char **nn = ni ? realloc(names, (size_t)cap * sizeof *nn) : NULL;
-            if (!nn) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            names = nn;
+        if (ari_vec_reserve((void **)&r->id, &r->id_cap, (size_t)r->n + 1, sizeof *r->id) < 0 ||
+            ari_vec_reserve((void **)&r->name, &r->name_cap, (size_t)r->n + 1, sizeof *r->name) < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
-        ids[n] = id;
-        names[n] = strdup(name ? name : "");
-        v->map[id] = n++; /* raw index for now */
+        r->id[r->n] = id;
+        r->name[r->n] = strdup(name ? name : "");
+        v->map[id] = r->n++; /* raw index for now */
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        for (int i = 0; i < n; i++)
-            free(names[i]);
-        free(ids);
-        free(names);
-        return rc == SQLITE_NOMEM ? ari_error_set(err, ARI_E_NOMEM, "out of memory")
-                                  : ari_store_fail(s, err, "reading state values");
-    }
-    /* sorted, deduplicated names */
-    v->name = malloc(((size_t)n + 1) * sizeof *v->name);
-    char **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+    return ari_store_rows_end(s, st, rc, "reading state values", err);
+}
+
+/* The sorted, deduplicated names into v, and map[id] to their index. */
+static int sort_values(vals *v, const raw_values *r)
+{
+    v->name = malloc(((size_t)r->n + 1) * sizeof *v->name);
+    char **sorted = malloc(((size_t)r->n + 1) * sizeof *sorted);
     if (!v->name || !sorted) {
-        for (int i = 0; i < n; i++)
-            free(names[i]);
-        free(ids);
-        free(names);
         free(sorted);
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return -1;
     }
-    memcpy(sorted, names, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, by_name);
-    for (int i = 0; i < n; i++)
+    memcpy(sorted, r->name, (size_t)r->n * sizeof *sorted);
+    qsort(sorted, (size_t)r->n, sizeof *sorted, by_name);
+    for (int i = 0; i < r->n; i++)
         if (v->n == 0 || strcmp(v->name[v->n - 1], sorted[i]) != 0)
             v->name[v->n++] = strdup(sorted[i]);
-    for (int i = 0; i < n; i++) {
-        char **hit = bsearch(&names[i], v->name, (size_t)v->n, sizeof *v->name, by_name);
-        v->map[ids[i]] = hit ? (int)(hit - v->name) : -1;
-        free(names[i]);
+    for (int i = 0; i < r->n; i++) {
+        char **hit = bsearch(&r->name[i], v->name, (size_t)v->n, sizeof *v->name, by_name);
+        v->map[r->id[i]] = hit ? (int)(hit - v->name) : -1;
     }
     free(sorted);
-    free(ids);
-    free(names);
     return 0;
+}
+
+/* The distinct value names of the leaves' states, sorted; map[id] is each
+ * value id's index (ids of the same name share one). */
+static int load_values(ari_store *s, int64_t trace, int tasks, vals *v, ari_error *err)
+{
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT coalesce(max(id), 0) FROM names WHERE trace_id = ?1", trace, err);
+    if (!st || ari_store_query_int64(s, st, &v->max_id, "reading state values", err) < 0)
+        return -1;
+    v->map = malloc(((size_t)v->max_id + 1) * sizeof *v->map);
+    if (!v->map)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (int64_t i = 0; i <= v->max_id; i++)
+        v->map[i] = -1;
+    raw_values r = {0};
+    int rc = read_values(s, trace, tasks, v, &r, err);
+    if (rc == 0 && sort_values(v, &r) < 0)
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    free_names(r.name, r.n);
+    free(r.id);
+    return rc;
 }
 
 /* ---- times per slice ---- */
@@ -461,16 +439,14 @@ typedef struct open_state {
 static int leaf_times(ari_store *s, int64_t trace, int64_t container, const vals *v, const acc *w, double *row,
                       ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-                                      "SELECT type_id, value_id, start, end, depth FROM states WHERE trace_id = ?1 "
-                                      "AND container_id = ?2 AND start <= ?4 AND end >= ?3 ORDER BY start, depth",
-                                      err);
+    ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container), ari_arg_real(w->start),
+                      ari_arg_real(w->end)};
+    sqlite3_stmt *st = ari_store_bound(s,
+        "SELECT type_id, value_id, start, end, depth FROM states WHERE trace_id = ?1"
+        " AND container_id = ?2 AND start <= ?4 AND end >= ?3 ORDER BY start, depth",
+        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace);
-    sqlite3_bind_int64(st, 2, container);
-    sqlite3_bind_double(st, 3, w->start);
-    sqlite3_bind_double(st, 4, w->end);
     open_state open[MAX_TYPES][MAX_DEPTH];
     int64_t types[MAX_TYPES];
     int ntypes = 0, rc;
@@ -499,29 +475,28 @@ static int leaf_times(ari_store *s, int64_t trace, int64_t container, const vals
         }
         open[slot][depth] = (open_state){k, a, b};
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading states");
+    return ari_store_rows_end(s, st, rc, "reading states", err);
 }
 
 static int window(ari_store *s, int64_t trace, int tasks, double *start, double *end, ari_error *err)
 {
-    sqlite3_stmt *st = tasks ? ari_store_stmt(s,
-                                              "SELECT min(start), max(end) FROM states WHERE trace_id = ?1 AND "
-                                              "container_id IN (SELECT container_id FROM workers WHERE trace_id = ?1)",
-                                              err)
-                             : ari_store_stmt(s, "SELECT min(start), max(end) FROM states WHERE trace_id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    sqlite3_stmt *st;
+    if (tasks)
+        st = ari_store_stmt_id(s,
+            "SELECT min(start), max(end) FROM states WHERE trace_id = ?1 AND"
+            " container_id IN (SELECT container_id FROM workers WHERE trace_id = ?1)", trace, err);
+    else
+        st = ari_store_stmt_id(s, "SELECT min(start), max(end) FROM states WHERE trace_id = ?1", trace, err);
+    int rc = st ? ari_store_step_row(s, st, "reading the extent of the states", err) : -1;
+    if (rc == 0 && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         if (isnan(*start))
             *start = sqlite3_column_double(st, 0);
         if (isnan(*end))
             *end = sqlite3_column_double(st, 1);
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 0 : ari_store_fail(s, err, "reading the extent of the states");
+    if (rc == 0)
+        sqlite3_reset(st);
+    return rc < 0 ? -1 : 0;
 }
 
 /* Drops the values with no time, keeping the order. */
@@ -565,36 +540,30 @@ void ari_pq_free(ari_pq_data *d)
         free(d->nodes[i].name);
         free(d->nodes[i].resource_type);
     }
-    for (int k = 0; d->values && k < d->nvalues; k++)
-        free(d->values[k]);
-    free(d->values);
+    free_names(d->values, d->nvalues);
     free(d->nodes);
     free(d->parent);
     free(d->v);
     memset(d, 0, sizeof *d);
 }
 
+/* The trace's name, and whether it is a task trace (it has workers).
+ * Returns 0, 1 when there is no such trace, -1. */
 static int trace_head(ari_store *s, int64_t id, char **name, int *tasks, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-                                      "SELECT name, EXISTS (SELECT 1 FROM workers WHERE trace_id = ?1) "
-                                      "FROM traces WHERE id = ?1",
-                                      err);
-    if (!st)
+    int64_t has_workers = 0;
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT name FROM traces WHERE id = ?1", id, err);
+    int rc = st ? ari_store_query_string(s, st, "trace", name, "reading the trace", err) : -1;
+    if (rc != 0)
+        return rc;
+    st = ari_store_stmt_id(s, "SELECT EXISTS (SELECT 1 FROM workers WHERE trace_id = ?1)", id, err);
+    if (!st || ari_store_query_int64(s, st, &has_workers, "reading the trace", err) < 0) {
+        free(*name);
+        *name = NULL;
         return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *n = (const char *)sqlite3_column_text(st, 0);
-        *name = strdup(n ? n : "trace");
-        *tasks = sqlite3_column_int(st, 1);
     }
-    sqlite3_reset(st);
-    if (rc == SQLITE_DONE)
-        return 1;
-    if (rc != SQLITE_ROW)
-        return ari_store_fail(s, err, "reading the trace");
-    return *name ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    *tasks = has_workers != 0;
+    return 0;
 }
 
 static int load_times(ari_store *s, int64_t id, builder *b, vals *v, ari_error *err)
@@ -622,7 +591,7 @@ int ari_pq_load(ari_store *s, int64_t id, double start, double end, int slices, 
     int rc = trace_head(s, id, &name, &tasks, err);
     if (rc != 0)
         return rc;
-    builder b = {out, 0, NULL, 0};
+    builder b = {.d = out};
     vals v = {0};
     out->tasks = tasks;
     out->slices = slices;
@@ -645,9 +614,7 @@ int ari_pq_load(ari_store *s, int64_t id, double start, double end, int slices, 
         rc = load_times(s, id, &b, &v, err);
     if (rc == 0 && out->nvalues == 0)
         rc = 2;
-    for (int k = 0; v.name && k < v.n; k++)
-        free(v.name[k]);
-    free(v.name);
+    free_names(v.name, v.n);
     free(v.map);
     free(b.leaf_container);
     free(name);

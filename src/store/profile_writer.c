@@ -13,6 +13,7 @@
 
 #include "store/store_text.h"
 #include "store/trace_writer_internal.h"
+#include "util/vec.h"
 
 typedef struct pw_node {
     int declared;
@@ -41,19 +42,21 @@ struct ari_profile_writer {
     ari_profile_sink sink;
 
     pw_node **nodes;       /* indexed by reader id, NULL if never named */
-    int64_t nodes_cap;     /* slots allocated */
+    size_t nodes_cap;      /* slots allocated */
     int64_t *decl;         /* reader ids in declaration order */
-    int64_t ndecl, decl_cap;
+    int64_t ndecl;
+    size_t decl_cap;
 
     pw_metric *metrics;
-    int nmetrics, metrics_cap;
+    int nmetrics;
+    size_t metrics_cap;
 
     int64_t *rank, *thread;
-    int nprocs, procs_cap;
+    int nprocs;
+    size_t rank_cap, thread_cap;
     ari_strmap *proc_map;  /* "rank/thread" -> index + 1 */
 
-    char *meta;            /* JSON object text being built */
-    size_t meta_len, meta_cap;
+    ari_json_members meta; /* the metadata object being built */
     int64_t dropped;       /* values of nodes never declared */
     uint64_t calls;
 
@@ -92,14 +95,9 @@ static int on_metric(void *ctx, const ari_profile_metric *m, int *index)
     ari_text_free(&name);
     if (*index >= 0)
         return 0;
-    if (pw->nmetrics == pw->metrics_cap) {
-        int cap = pw->metrics_cap ? 2 * pw->metrics_cap : 8;
-        pw_metric *grown = realloc(pw->metrics, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
-        pw->metrics = grown;
-        pw->metrics_cap = cap;
-    }
+    size_t need = (size_t)pw->nmetrics + 1;
+    if (ari_vec_reserve((void **)&pw->metrics, &pw->metrics_cap, need, sizeof *pw->metrics) < 0)
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
     pw_metric *pm = &pw->metrics[pw->nmetrics];
     memset(pm, 0, sizeof *pm);
     pm->name = dup_or_empty(m->name);
@@ -127,17 +125,10 @@ static int on_proc(void *ctx, int64_t rank, int64_t thread, int *index)
     }
     if (pw->nprocs >= ARI_PROFILE_MAX_PROCS)
         return fail(pw, ARI_E_TOO_LARGE, "more than 4194304 processes%s", "");
-    if (pw->nprocs == pw->procs_cap) {
-        int cap = pw->procs_cap ? 2 * pw->procs_cap : 64;
-        int64_t *r = realloc(pw->rank, (size_t)cap * sizeof *r);
-        if (r)
-            pw->rank = r;
-        int64_t *t = r ? realloc(pw->thread, (size_t)cap * sizeof *t) : NULL;
-        if (!r || !t)
-            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
-        pw->thread = t;
-        pw->procs_cap = cap;
-    }
+    size_t need = (size_t)pw->nprocs + 1;
+    if (ari_vec_reserve((void **)&pw->rank, &pw->rank_cap, need, sizeof *pw->rank) < 0 ||
+        ari_vec_reserve((void **)&pw->thread, &pw->thread_cap, need, sizeof *pw->thread) < 0)
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
     pw->rank[pw->nprocs] = rank;
     pw->thread[pw->nprocs] = thread;
     pw->nprocs++;
@@ -156,19 +147,12 @@ static pw_node *slot(ari_profile_writer *pw, int64_t id)
         fail(pw, ARI_E_INVALID_INPUT, "node id %s out of range", msg);
         return NULL;
     }
-    if (id >= pw->nodes_cap) {
-        int64_t cap = pw->nodes_cap ? pw->nodes_cap : 256;
-        while (cap <= id)
-            cap *= 2;
-        pw_node **grown = realloc(pw->nodes, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            fail(pw, ARI_E_NOMEM, "out of memory%s", "");
-            return NULL;
-        }
-        memset(grown + pw->nodes_cap, 0, (size_t)(cap - pw->nodes_cap) * sizeof *grown);
-        pw->nodes = grown;
-        pw->nodes_cap = cap;
+    size_t old = pw->nodes_cap;
+    if (ari_vec_reserve((void **)&pw->nodes, &pw->nodes_cap, (size_t)id + 1, sizeof *pw->nodes) < 0) {
+        fail(pw, ARI_E_NOMEM, "out of memory%s", "");
+        return NULL;
     }
+    memset(pw->nodes + old, 0, (pw->nodes_cap - old) * sizeof *pw->nodes);
     if (!pw->nodes[id] && !(pw->nodes[id] = calloc(1, sizeof(pw_node))))
         fail(pw, ARI_E_NOMEM, "out of memory%s", "");
     return pw->nodes[id];
@@ -193,14 +177,8 @@ static int on_node(void *ctx, const ari_profile_node *n)
     p->line = n->line;
     if (!p->name || !p->module || !p->file || !p->kind)
         return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
-    if (pw->ndecl == pw->decl_cap) {
-        int64_t cap = pw->decl_cap ? 2 * pw->decl_cap : 256;
-        int64_t *grown = realloc(pw->decl, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
-        pw->decl = grown;
-        pw->decl_cap = cap;
-    }
+    if (ari_vec_reserve((void **)&pw->decl, &pw->decl_cap, (size_t)pw->ndecl + 1, sizeof *pw->decl) < 0)
+        return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
     pw->decl[pw->ndecl++] = n->id;
     return 0;
 }
@@ -262,8 +240,6 @@ static int on_value(void *ctx, int metric, int64_t node, int proc, double v)
     return 0;
 }
 
-static int append_meta(ari_profile_writer *pw, const char *key, const char *json_value, size_t vlen);
-
 /* Appends `"key": value` to the metadata object (value is JSON text). */
 static int on_meta(void *ctx, const char *key, const char *json_value)
 {
@@ -271,32 +247,9 @@ static int on_meta(void *ctx, const char *key, const char *json_value)
     ari_text value;
     if (ari_text_init(&value, json_value) < 0)
         return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
-    int rc = append_meta(pw, key, value.s, value.len);
+    int rc = ari_json_members_add(&pw->meta, key, value.s, value.len, 0);
     ari_text_free(&value);
-    return rc;
-}
-
-static int append_meta(ari_profile_writer *pw, const char *key, const char *json_value, size_t vlen)
-{
-    size_t need = pw->meta_len + strlen(key) * 6 + vlen + 16;
-    if (need > pw->meta_cap) {
-        size_t cap = pw->meta_cap ? pw->meta_cap : 1024;
-        while (cap < need)
-            cap *= 2;
-        char *grown = realloc(pw->meta, cap);
-        if (!grown)
-            return fail(pw, ARI_E_NOMEM, "out of memory%s", "");
-        pw->meta = grown;
-        pw->meta_cap = cap;
-    }
-    char *out = pw->meta + pw->meta_len;
-    *out++ = pw->meta_len ? ',' : '{';
-    out += ari_json_quote(out, key);
-    *out++ = ':';
-    memcpy(out, json_value, vlen);
-    out += vlen;
-    pw->meta_len = (size_t)(out - pw->meta);
-    return 0;
+    return rc < 0 ? fail(pw, ARI_E_NOMEM, "out of memory%s", "") : 0;
 }
 
 static void on_progress(void *ctx, double fraction)
@@ -380,7 +333,7 @@ static int number_nodes(ari_profile_writer *pw, ari_error *err)
             nroots++;
             continue;
         }
-        if (p->parent >= pw->nodes_cap || !pw->nodes[p->parent] || !pw->nodes[p->parent]->declared) {
+        if ((size_t)p->parent >= pw->nodes_cap || !pw->nodes[p->parent] || !pw->nodes[p->parent]->declared) {
             rc = ari_error_set(err, ARI_E_INVALID_INPUT, "node '%s' has an unknown parent %lld",
                                p->name, (long long)p->parent);
             break;
@@ -596,90 +549,54 @@ static int pair_metrics(ari_profile_writer *pw, ari_error *err)
 
 /* ---- write ---- */
 
-static int prepare(ari_profile_writer *pw, const char *sql, sqlite3_stmt **st, ari_error *err)
+static ari_arg real_or_null(double v)
 {
-    if (sqlite3_prepare_v2(pw->store->db, sql, -1, st, NULL) != SQLITE_OK)
-        return ari_store_fail(pw->store, err, "prepare profile statement");
-    return 0;
-}
-
-static int step(ari_profile_writer *pw, sqlite3_stmt *st, const char *what, ari_error *err)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(pw->store, err, what);
-    return 0;
+    return isnan(v) ? ari_arg_null() : ari_arg_real(v);
 }
 
 static int write_nodes(ari_profile_writer *pw, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(pw, "INSERT INTO cct_nodes(trace_id, node_id, parent_id, name, module, file, line,"
-                    " kind, depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, err) < 0)
-        return -1;
     int rc = 0;
-    sqlite3_bind_int64(st, 1, pw->trace_id);
     for (int64_t i = 0; i < pw->nnodes && rc == 0; i++) {
         const pw_node *p = pw->nodes[pw->order[i]];
-        sqlite3_bind_int64(st, 2, i);
-        if (pw->new_parent[i] < 0)
-            sqlite3_bind_null(st, 3);
-        else
-            sqlite3_bind_int64(st, 3, pw->new_parent[i]);
-        ari_store_bind_text_static(st, 4, p->name, -1);
-        ari_store_bind_text_static(st, 5, p->module, -1);
-        ari_store_bind_text_static(st, 6, p->file, -1);
-        sqlite3_bind_int(st, 7, p->line);
-        ari_store_bind_text_static(st, 8, p->kind, -1);
-        sqlite3_bind_int(st, 9, pw->depth[i]);
-        rc = step(pw, st, "insert cct node", err);
+        ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_int(i),
+                          pw->new_parent[i] < 0 ? ari_arg_null() : ari_arg_int(pw->new_parent[i]),
+                          ari_arg_text(p->name), ari_arg_text(p->module), ari_arg_text(p->file),
+                          ari_arg_int(p->line), ari_arg_text(p->kind), ari_arg_int(pw->depth[i])};
+        rc = ari_store_run(pw->store,
+                           "INSERT INTO cct_nodes(trace_id, node_id, parent_id, name, module, file, line,"
+                           " kind, depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                           args, ARI_NARGS(args), "insert cct node", err);
     }
-    sqlite3_finalize(st);
     return rc;
 }
 
 static int write_procs(ari_profile_writer *pw, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(pw, "INSERT INTO profile_procs(trace_id, proc, rank, thread) VALUES (?1, ?2, ?3, ?4)",
-                &st, err) < 0)
-        return -1;
     int rc = 0;
-    sqlite3_bind_int64(st, 1, pw->trace_id);
     for (int k = 0; k < pw->nprocs && rc == 0; k++) {
-        sqlite3_bind_int(st, 2, k);
-        sqlite3_bind_int64(st, 3, pw->rank[pw->proc_perm[k]]);
-        sqlite3_bind_int64(st, 4, pw->thread[pw->proc_perm[k]]);
-        rc = step(pw, st, "insert profile process", err);
+        ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_int(k), ari_arg_int(pw->rank[pw->proc_perm[k]]),
+                          ari_arg_int(pw->thread[pw->proc_perm[k]])};
+        rc = ari_store_run(pw->store,
+                           "INSERT INTO profile_procs(trace_id, proc, rank, thread) VALUES (?1, ?2, ?3, ?4)", args, ARI_NARGS(args), "insert profile process", err);
     }
-    sqlite3_finalize(st);
     return rc;
 }
 
 static int write_metrics(ari_profile_writer *pw, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(pw, "INSERT INTO profile_metrics(trace_id, metric_id, name, unit, inclusive, partner,"
-                    " derived, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, err) < 0)
-        return -1;
     int rc = 0;
-    sqlite3_bind_int64(st, 1, pw->trace_id);
     for (int m = 0; m < pw->nmetrics && rc == 0; m++) {
         const pw_metric *pm = &pw->metrics[m];
-        sqlite3_bind_int(st, 2, m);
-        ari_store_bind_text_static(st, 3, pm->name, -1);
-        ari_store_bind_text_static(st, 4, pm->unit, -1);
-        sqlite3_bind_int(st, 5, pm->inclusive);
-        if (pm->partner < 0)
-            sqlite3_bind_null(st, 6);
-        else
-            sqlite3_bind_int(st, 6, pm->partner);
-        sqlite3_bind_int(st, 7, pm->derived);
-        ari_store_bind_text_static(st, 8, pm->source, -1);
-        rc = step(pw, st, "insert profile metric", err);
+        ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_int(m), ari_arg_text(pm->name),
+                          ari_arg_text(pm->unit), ari_arg_int(pm->inclusive),
+                          pm->partner < 0 ? ari_arg_null() : ari_arg_int(pm->partner),
+                          ari_arg_int(pm->derived), ari_arg_text(pm->source)};
+        rc = ari_store_run(pw->store,
+                           "INSERT INTO profile_metrics(trace_id, metric_id, name, unit, inclusive, partner,"
+                           " derived, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                           args, ARI_NARGS(args), "insert profile metric", err);
     }
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -693,45 +610,45 @@ static void to_little_endian(const double *in, unsigned char *out, int64_t n)
     }
 }
 
+/* Min, max, mean and sum of the measured (not NaN) values of a row; all
+ * NaN when none is. */
+static void row_stats(const double *row, int64_t n, double stats[4])
+{
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    int64_t count = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (isnan(row[k]))
+            continue;
+        lo = row[k] < lo ? row[k] : lo;
+        hi = row[k] > hi ? row[k] : hi;
+        sum += row[k];
+        count++;
+    }
+    stats[0] = count ? lo : NAN;
+    stats[1] = count ? hi : NAN;
+    stats[2] = count ? sum / (double)count : NAN;
+    stats[3] = count ? sum : NAN;
+}
+
 static int write_values(ari_profile_writer *pw, int m, unsigned char *buf, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(pw, "INSERT INTO profile_values(trace_id, metric_id, node_id, vals, vmin, vmax, vmean,"
-                    " vsum) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, err) < 0)
-        return -1;
     int64_t np = pw->nprocs;
     int rc = 0;
-    sqlite3_bind_int64(st, 1, pw->trace_id);
-    sqlite3_bind_int(st, 2, m);
     for (int64_t i = 0; i < pw->nnodes && rc == 0; i++) {
         const double *row = pw->metrics[m].dense + i * np;
-        double lo = INFINITY, hi = -INFINITY, sum = 0;
-        int64_t count = 0;
-        for (int64_t k = 0; k < np; k++) {
-            if (isnan(row[k]))
-                continue;
-            lo = row[k] < lo ? row[k] : lo;
-            hi = row[k] > hi ? row[k] : hi;
-            sum += row[k];
-            count++;
-        }
+        double st[4];
+        row_stats(row, np, st);
         to_little_endian(row, buf, np);
-        sqlite3_bind_int64(st, 3, i);
-        sqlite3_bind_blob64(st, 4, buf, (sqlite3_uint64)(np * 8), SQLITE_STATIC);
-        if (count) {
-            sqlite3_bind_double(st, 5, lo);
-            sqlite3_bind_double(st, 6, hi);
-            sqlite3_bind_double(st, 7, sum / (double)count);
-            sqlite3_bind_double(st, 8, sum);
-        } else {
-            for (int c = 5; c <= 8; c++)
-                sqlite3_bind_null(st, c);
-        }
-        rc = step(pw, st, "insert profile values", err);
+        ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_int(m), ari_arg_int(i),
+                          ari_arg_blob(buf, np * 8), real_or_null(st[0]), real_or_null(st[1]),
+                          real_or_null(st[2]), real_or_null(st[3])};
+        rc = ari_store_run(pw->store,
+                           "INSERT INTO profile_values(trace_id, metric_id, node_id, vals, vmin, vmax, vmean,"
+                           " vsum) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                           args, ARI_NARGS(args), "insert profile values", err);
         if (rc == 0 && pw->tw && (i & 0x3ff) == 0 && ari_trace_writer_cancelled(pw->tw))
             rc = ari_error_set(err, ARI_E_CANCELLED, "import cancelled");
     }
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -745,40 +662,50 @@ static int summary_metric(const ari_profile_writer *pw)
     return m;
 }
 
+/* Mean, min and max over the processes of metric m summed over the roots
+ * (a process with no measured root is left out); NaN when none is. */
+static void root_inclusive(const ari_profile_writer *pw, int m, double out[3])
+{
+    int64_t np = pw->nprocs, count = 0;
+    double lo = NAN, hi = NAN, sum = 0;
+    for (int64_t k = 0; k < np; k++) {
+        double v = 0;
+        int seen = 0;
+        for (int64_t i = 0; i < pw->nnodes; i++) {
+            if (pw->new_parent[i] >= 0)
+                continue;
+            double x = pw->metrics[m].dense[i * np + k];
+            if (!isnan(x)) {
+                v += x;
+                seen = 1;
+            }
+        }
+        if (!seen)
+            continue;
+        lo = count == 0 || v < lo ? v : lo;
+        hi = count == 0 || v > hi ? v : hi;
+        sum += v;
+        count++;
+    }
+    out[0] = count ? sum / (double)count : NAN;
+    out[1] = lo;
+    out[2] = hi;
+}
+
 static int write_summary(ari_profile_writer *pw, ari_error *err)
 {
     int m = summary_metric(pw);
-    int64_t np = pw->nprocs, roots = 0;
-    double lo = NAN, hi = NAN, mean = NAN;
+    int64_t roots = 0;
+    double v[3] = {NAN, NAN, NAN};
     for (int64_t i = 0; i < pw->nnodes; i++)
         roots += pw->new_parent[i] < 0;
-    if (m >= 0) { /* per process, the sum over roots; then min/mean/max */
-        double sum = 0;
-        int64_t count = 0;
-        for (int64_t k = 0; k < np; k++) {
-            double v = 0;
-            int seen = 0;
-            for (int64_t i = 0; i < pw->nnodes; i++) {
-                if (pw->new_parent[i] >= 0)
-                    continue;
-                double x = pw->metrics[m].dense[i * np + k];
-                if (!isnan(x)) {
-                    v += x;
-                    seen = 1;
-                }
-            }
-            if (!seen)
-                continue;
-            lo = count == 0 || v < lo ? v : lo;
-            hi = count == 0 || v > hi ? v : hi;
-            sum += v;
-            count++;
-        }
-        if (count)
-            mean = sum / (double)count;
-    }
-    sqlite3_stmt *st;
-    if (prepare(pw,
+    if (m >= 0)
+        root_inclusive(pw, m, v);
+    ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_int(pw->nnodes), ari_arg_int(roots),
+                      ari_arg_int(pw->nprocs), ari_arg_text(m >= 0 ? pw->metrics[m].name : NULL),
+                      real_or_null(v[0]), real_or_null(v[1]), real_or_null(v[2]), ari_arg_int(pw->dropped),
+                      ari_arg_text(ari_json_members_close(&pw->meta))};
+    return ari_store_run(pw->store,
         "UPDATE traces SET summary_json = json_patch(summary_json, json_object("
         " 'nodes', ?2, 'roots', ?3, 'processes', ?4,"
         " 'ranks', (SELECT count(DISTINCT rank) FROM profile_procs WHERE trace_id = ?1),"
@@ -795,36 +722,12 @@ static int write_summary(ari_profile_writer *pw, ari_error *err)
         " counts_json = json_patch(counts_json, json_object('cct_nodes', ?2, 'processes', ?4,"
         "   'metrics', (SELECT count(*) FROM profile_metrics WHERE trace_id = ?1))),"
         " meta_json = json_patch(meta_json, json(?10))"
-        " WHERE id = ?1", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, pw->trace_id);
-    sqlite3_bind_int64(st, 2, pw->nnodes);
-    sqlite3_bind_int64(st, 3, roots);
-    sqlite3_bind_int64(st, 4, np);
-    if (m >= 0)
-        ari_store_bind_text_static(st, 5, pw->metrics[m].name, -1);
-    double v[3] = {mean, lo, hi};
-    for (int c = 0; c < 3; c++) {
-        if (isnan(v[c]))
-            sqlite3_bind_null(st, 6 + c);
-        else
-            sqlite3_bind_double(st, 6 + c, v[c]);
-    }
-    sqlite3_bind_int64(st, 9, pw->dropped);
-    if (pw->meta_len) {
-        pw->meta[pw->meta_len] = '}';
-        ari_store_bind_text_static(st, 10, pw->meta, (int)pw->meta_len + 1);
-    } else {
-        ari_store_bind_text_static(st, 10, "{}", -1);
-    }
-    int rc = step(pw, st, "profile summary", err);
-    sqlite3_finalize(st);
-    return rc;
+        " WHERE id = ?1", args, ARI_NARGS(args), "profile summary", err);
 }
 
 static void count_dropped(ari_profile_writer *pw)
 {
-    for (int64_t id = 0; id < pw->nodes_cap; id++) {
+    for (size_t id = 0; id < pw->nodes_cap; id++) {
         pw_node *p = pw->nodes[id];
         if (!p || p->declared)
             continue;
@@ -861,40 +764,59 @@ int ari_profile_writer_finish(ari_profile_writer *pw, ari_error *err)
     return rc;
 }
 
-void ari_profile_writer_free(ari_profile_writer *pw)
+static void node_free(pw_node *p)
 {
-    if (!pw)
-        return;
-    for (int64_t id = 0; id < pw->nodes_cap; id++) {
-        pw_node *p = pw->nodes[id];
-        if (!p)
-            continue;
-        free(p->name);
-        free(p->module);
-        free(p->file);
-        free(p->kind);
-        for (int m = 0; m < p->nmetrics; m++)
-            free(p->vals[m]);
-        free(p->vals);
-        free(p);
-    }
+    free(p->name);
+    free(p->module);
+    free(p->file);
+    free(p->kind);
+    for (int m = 0; m < p->nmetrics; m++)
+        free(p->vals[m]);
+    free(p->vals);
+    free(p);
+}
+
+static void metric_free(pw_metric *pm)
+{
+    free(pm->name);
+    free(pm->source);
+    free(pm->unit);
+    free(pm->partner_name);
+    free(pm->dense);
+}
+
+/* What the callbacks gathered: nodes, declarations, metrics, processes,
+ * metadata. */
+static void free_gathered(ari_profile_writer *pw)
+{
+    for (size_t id = 0; id < pw->nodes_cap; id++)
+        if (pw->nodes[id])
+            node_free(pw->nodes[id]);
     free(pw->nodes);
     free(pw->decl);
-    for (int m = 0; m < pw->nmetrics; m++) {
-        free(pw->metrics[m].name);
-        free(pw->metrics[m].source);
-        free(pw->metrics[m].unit);
-        free(pw->metrics[m].partner_name);
-        free(pw->metrics[m].dense);
-    }
+    for (int m = 0; m < pw->nmetrics; m++)
+        metric_free(&pw->metrics[m]);
     free(pw->metrics);
     free(pw->rank);
     free(pw->thread);
     ari_strmap_free(pw->proc_map);
-    free(pw->meta);
+    ari_json_members_free(&pw->meta);
+}
+
+/* What shaping added: the numbering and the order of the processes. */
+static void free_shaped(ari_profile_writer *pw)
+{
     free(pw->order);
     free(pw->new_parent);
     free(pw->depth);
     free(pw->proc_perm);
+}
+
+void ari_profile_writer_free(ari_profile_writer *pw)
+{
+    if (!pw)
+        return;
+    free_gathered(pw);
+    free_shaped(pw);
     free(pw);
 }

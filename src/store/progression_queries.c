@@ -10,12 +10,14 @@
 
 #include "store/store_internal.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 
 /* Names met while reading, numbered in order of appearance. */
 typedef struct name_table {
     ari_strmap *map;   /* name -> index + 1 */
     char **names;
-    int count, cap;
+    int count;
+    size_t cap;
 } name_table;
 
 static int name_index(name_table *t, const char *name)
@@ -24,14 +26,8 @@ static int name_index(name_table *t, const char *name)
     void *v = ari_strmap_get(t->map, name, len);
     if (v)
         return (int)((intptr_t)v - 1);
-    if (t->count == t->cap) {
-        int ncap = t->cap ? 2 * t->cap : 16;
-        char **n = realloc(t->names, (size_t)ncap * sizeof *n);
-        if (!n)
-            return -1;
-        t->names = n;
-        t->cap = ncap;
-    }
+    if (ari_vec_reserve((void **)&t->names, &t->cap, (size_t)t->count + 1, sizeof *t->names) < 0)
+        return -1;
     const char *key = ari_strmap_put(t->map, name, len, (void *)(intptr_t)(t->count + 1));
     if (!key || !(t->names[t->count] = strdup(name)))
         return -1;
@@ -78,33 +74,27 @@ typedef struct loader {
     int64_t id;
     name_table types, restypes;
     ari_prog_task *tasks; /* node holds the raw node number until remapped */
-    long ntasks, cap;
+    long ntasks;
+    size_t cap;
 } loader;
 
 static int push_task(loader *l, const ari_prog_task *t)
 {
-    if (l->ntasks == l->cap) {
-        long ncap = l->cap ? 2 * l->cap : 4096;
-        ari_prog_task *n = realloc(l->tasks, (size_t)ncap * sizeof *n);
-        if (!n)
-            return -1;
-        l->tasks = n;
-        l->cap = ncap;
-    }
+    if (ari_vec_reserve((void **)&l->tasks, &l->cap, (size_t)l->ntasks + 1, sizeof *l->tasks) < 0)
+        return -1;
     l->tasks[l->ntasks++] = *t;
     return 0;
 }
 
 static int read_tasks(loader *l, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(l->s,
+    sqlite3_stmt *st = ari_store_stmt_id(l->s,
         "SELECT t.node, t.type, COALESCE(t.resource_type, w.resource_type), t.start, t.end, "
         "COALESCE(t.worker_id, 0) "
         "FROM tasks t LEFT JOIN workers w ON w.trace_id = t.trace_id AND w.container_id = t.worker_id "
-        "WHERE t.trace_id = ?", err);
+        "WHERE t.trace_id = ?", l->id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, l->id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *type = (const char *)sqlite3_column_text(st, 1);
@@ -120,10 +110,7 @@ static int read_tasks(loader *l, ari_error *err)
             return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
         }
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(l->s, err, "read tasks");
-    return 0;
+    return ari_store_rows_end(l->s, st, rc, "read tasks", err);
 }
 
 static int by_int(const void *a, const void *b)
@@ -189,11 +176,10 @@ static int read_workers(loader *l, ari_prog_data *d, int **counts, ari_error *er
 {
     /* Worker rows are few: count per (node, resource type) into a table
      * sized after the names, growing it when a new resource type appears. */
-    sqlite3_stmt *st = ari_store_stmt(l->s,
-        "SELECT node, resource_type, count(*) FROM workers WHERE trace_id = ? GROUP BY 1, 2", err);
+    sqlite3_stmt *st = ari_store_stmt_id(l->s,
+        "SELECT node, resource_type, count(*) FROM workers WHERE trace_id = ? GROUP BY 1, 2", l->id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, l->id);
     int rc, cap = l->restypes.count + 4;
     int *c = calloc((size_t)d->nnodes * cap, sizeof *c);
     if (!c) {
@@ -222,10 +208,9 @@ static int read_workers(loader *l, ari_prog_data *d, int **counts, ari_error *er
         }
         c[(size_t)node * cap + r] += sqlite3_column_int(st, 2);
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
+    if (ari_store_rows_end(l->s, st, rc, "read workers", err) < 0) {
         free(c);
-        return ari_store_fail(l->s, err, "read workers");
+        return -1;
     }
     *counts = c;
     d->nrestypes = cap; /* the stride for now; finish() narrows it */
@@ -268,21 +253,9 @@ static int finish(loader *l, ari_prog_data *d, const int *counts, int stride)
 
 static int read_time_unit(ari_store *s, int64_t id, char **time_unit, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT time_unit FROM traces WHERE id = ?", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *u = (const char *)sqlite3_column_text(st, 0);
-        *time_unit = strdup(u ? u : "");
-        sqlite3_reset(st);
-        return *time_unit ? 0 : ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
-    }
-    sqlite3_reset(st);
-    if (rc == SQLITE_DONE)
-        return ARI_PROG_LOAD_NO_TRACE;
-    return ari_store_fail(s, err, "read trace");
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT time_unit FROM traces WHERE id = ?", id, err);
+    int rc = st ? ari_store_query_string(s, st, "", time_unit, "read trace", err) : -1;
+    return rc == 1 ? ARI_PROG_LOAD_NO_TRACE : rc;
 }
 
 static int load(loader *l, const int *filter, int nfilter, ari_prog_data *out, ari_error *err)

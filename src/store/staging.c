@@ -15,6 +15,7 @@
 #include "store/store_internal.h"
 #include "util/log.h"
 #include "util/proc.h"
+#include "util/sbuf.h"
 
 #define STAGING_TAG ".staging-"
 
@@ -72,38 +73,26 @@ static char *copy_sql(ari_store *s, const char *table, const char *shift, ari_er
         return NULL;
     }
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    size_t cap = 256, lc = 0, ls = 0;
-    char *cols = malloc(cap), *sel = malloc(cap);
-    int shifted = 0, rc;
-    while (cols && sel && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    ari_sbuf cols = {0}, sel = {0}, sql = {0};
+    int shifted = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
         const char *c = (const char *)sqlite3_column_text(st, 0);
-        size_t need = 2 * strlen(c) + 32;
-        if (lc + need >= cap || ls + need >= cap) {
-            cap = 2 * cap + need;
-            char *c2 = realloc(cols, cap), *s2 = c2 ? realloc(sel, cap) : NULL;
-            cols = c2 ? c2 : cols;
-            sel = s2 ? s2 : sel;
-            if (!c2 || !s2)
-                break;
-        }
         int is_shift = strcmp(c, shift) == 0;
         shifted |= is_shift;
-        lc += (size_t)snprintf(cols + lc, cap - lc, "%s\"%s\"", lc ? ", " : "", c);
-        ls += (size_t)snprintf(sel + ls, cap - ls, "%s\"%s\"%s", ls ? ", " : "", c, is_shift ? " + ?1" : "");
+        ari_sbuf_printf(&cols, "%s\"%s\"", cols.len ? ", " : "", c);
+        ari_sbuf_printf(&sel, "%s\"%s\"%s", sel.len ? ", " : "", c, is_shift ? " + ?1" : "");
     }
     sqlite3_finalize(st);
-    char *sql = NULL;
-    if (!cols || !sel || asprintf(&sql, "INSERT INTO main.\"%s\"(%s) SELECT %s FROM staging.\"%s\"",
-                                  table, cols, sel, table) < 0) {
-        sql = NULL;
+    ari_sbuf_printf(&sql, "INSERT INTO main.\"%s\"(%s) SELECT %s FROM staging.\"%s\"", table,
+                    ari_sbuf_text(&cols), ari_sbuf_text(&sel), table);
+    int failed = ari_sbuf_failed(&cols) || ari_sbuf_failed(&sel) || ari_sbuf_failed(&sql);
+    char *out = failed || !shifted ? NULL : ari_sbuf_take(&sql); /* not a per-trace table: NULL, no error */
+    if (failed)
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    } else if (!shifted) {
-        free(sql); /* not a per-trace table: NULL without an error */
-        sql = NULL;
-    }
-    free(cols);
-    free(sel);
-    return sql;
+    ari_sbuf_free(&cols);
+    ari_sbuf_free(&sel);
+    ari_sbuf_free(&sql);
+    return out;
 }
 
 static int staged_rows(ari_store *s, const char *table)
@@ -172,14 +161,10 @@ static int copy_tables(ari_store *s, int64_t offset, ari_error *err)
 
 static int attach(ari_staging *g, ari_store *s, ari_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "ATTACH DATABASE ?1 AS staging", -1, &st, NULL) != SQLITE_OK)
-        return ari_store_fail(s, err, "attach the staged import");
-    sqlite3_bind_text(st, 1, g->path, -1, SQLITE_STATIC);
-    int rc = ari_store_write(s, st, "attach the staged import", err);
-    sqlite3_finalize(st);
-    g->attached = rc == 0;
-    return rc;
+    ari_arg path = ari_arg_raw_text(g->path);
+    g->attached =
+        ari_store_run(s, "ATTACH DATABASE ?1 AS staging", &path, 1, "attach the staged import", err) == 0;
+    return g->attached ? 0 : -1;
 }
 
 static void detach(ari_staging *g, ari_store *s)
@@ -195,14 +180,8 @@ static void detach(ari_staging *g, ari_store *s)
 
 static int max_trace_id(ari_store *s, int64_t *out, ari_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(id), 0) FROM main.traces", -1, &st, NULL) != SQLITE_OK)
-        return ari_store_fail(s, err, "largest trace id");
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : ari_store_fail(s, err, "largest trace id");
-    if (rc == 0)
-        *out = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return rc;
+    sqlite3_stmt *st = ari_store_stmt(s, "SELECT coalesce(max(id), 0) FROM main.traces", err);
+    return st && ari_store_query_int64(s, st, out, "largest trace id", err) == 0 ? 0 : -1;
 }
 
 int ari_staging_publish(ari_staging *g, ari_store *s, int64_t *offset_out, ari_error *err)

@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "store/staging.h"
+#include "store/store_text.h"
 #include "util/embedded.h"
 #include "util/log.h"
+#include "util/vec.h"
 
 /* How long a statement waits for another connection's write lock before
  * failing with SQLITE_BUSY (then answered 503 with Retry-After). */
@@ -76,18 +78,12 @@ sqlite3_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err)
     int *hint = &s->hint[((uintptr_t)sql >> 3) & 255];
     if (*hint > 0 && s->cache[*hint - 1].sql == sql)
         return reuse(s, *hint - 1, hint);
-    for (int i = 0; i < s->ncache; i++)
+    for (size_t i = 0; i < s->ncache; i++)
         if (s->cache[i].sql == sql)
-            return reuse(s, i, hint);
-    if (s->ncache == s->cache_cap) {
-        int cap = s->cache_cap ? 2 * s->cache_cap : 64;
-        ari_cached_stmt *grown = realloc(s->cache, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            ari_error_set(err, ARI_E_NOMEM, "out of memory");
-            return NULL;
-        }
-        s->cache = grown;
-        s->cache_cap = cap;
+            return reuse(s, (int)i, hint);
+    if (ari_vec_reserve((void **)&s->cache, &s->cache_cap, s->ncache + 1, sizeof *s->cache) < 0) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
     }
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
@@ -96,26 +92,110 @@ sqlite3_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err)
     }
     s->cache[s->ncache].sql = sql;
     s->cache[s->ncache].stmt = st;
-    *hint = ++s->ncache;
+    *hint = (int)++s->ncache;
     return st;
+}
+
+static int bind_arg(sqlite3_stmt *st, int i, const ari_arg *a)
+{
+    switch (a->type) {
+    case SQLITE_INTEGER:
+        return sqlite3_bind_int64(st, i, a->i);
+    case SQLITE_FLOAT:
+        return sqlite3_bind_double(st, i, a->r);
+    case SQLITE_TEXT:
+        if (a->raw)
+            return sqlite3_bind_text(st, i, a->p, -1, SQLITE_TRANSIENT);
+        return ari_store_bind_text(st, i, a->p, -1);
+    case SQLITE_BLOB:
+        return sqlite3_bind_blob64(st, i, a->p, (sqlite3_uint64)a->i, SQLITE_STATIC);
+    default:
+        return sqlite3_bind_null(st, i);
+    }
+}
+
+int ari_store_bind_args(ari_store *s, sqlite3_stmt *st, const ari_arg *args, int n, ari_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = bind_arg(st, i + 1, &args[i]);
+        if (rc == SQLITE_NOMEM)
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        if (rc != SQLITE_OK)
+            return ari_store_fail(s, err, "bind");
+    }
+    return 0;
+}
+
+sqlite3_stmt *ari_store_bound(ari_store *s, const char *sql, const ari_arg *args, int n, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s, sql, err);
+    return st && ari_store_bind_args(s, st, args, n, err) == 0 ? st : NULL;
+}
+
+sqlite3_stmt *ari_store_stmt_id(ari_store *s, const char *sql, int64_t id, ari_error *err)
+{
+    ari_arg arg = ari_arg_int(id);
+    return ari_store_bound(s, sql, &arg, 1, err);
+}
+
+int ari_store_run(ari_store *s, const char *sql, const ari_arg *args, int n, const char *what,
+                  ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_bound(s, sql, args, n, err);
+    return st ? ari_store_write(s, st, what, err) : -1;
+}
+
+int ari_store_write_changed(ari_store *s, sqlite3_stmt *st, const char *what, ari_error *err)
+{
+    if (ari_store_write(s, st, what, err) < 0)
+        return -1;
+    return sqlite3_changes(s->db) ? 0 : 1;
+}
+
+int ari_store_step_row(ari_store *s, sqlite3_stmt *st, const char *what, ari_error *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc != SQLITE_DONE)
+        ari_store_fail(s, err, what);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 1 : -1;
+}
+
+int ari_store_rows_end(ari_store *s, sqlite3_stmt *st, int rc, const char *what, ari_error *err)
+{
+    if (rc != SQLITE_DONE)
+        ari_store_fail(s, err, what);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int ari_store_query_int64(ari_store *s, sqlite3_stmt *st, int64_t *out, const char *what, ari_error *err)
+{
+    int rc = ari_store_step_row(s, st, what, err);
+    if (rc != 0)
+        return rc;
+    *out = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int ari_store_query_string(ari_store *s, sqlite3_stmt *st, const char *if_null, char **out, const char *what,
+                           ari_error *err)
+{
+    int rc = ari_store_step_row(s, st, what, err);
+    if (rc != 0)
+        return rc;
+    const char *text = (const char *)sqlite3_column_text(st, 0);
+    *out = strdup(text ? text : if_null);
+    sqlite3_reset(st);
+    return *out ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
 
 int ari_store_query_text(ari_store *s, sqlite3_stmt *st, char **out, ari_error *err)
 {
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
-        return 1;
-    if (rc != SQLITE_ROW) {
-        ari_store_fail(s, err, "query");
-        sqlite3_reset(st);
-        return -1;
-    }
-    const char *text = (const char *)sqlite3_column_text(st, 0);
-    *out = strdup(text ? text : "null");
-    sqlite3_reset(st);
-    if (!*out)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    return 0;
+    return ari_store_query_string(s, st, "null", out, "query", err);
 }
 
 static int migration_number(const ari_embedded *m)
@@ -223,7 +303,7 @@ void ari_store_close(ari_store *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->ncache; i++)
+    for (size_t i = 0; i < s->ncache; i++)
         sqlite3_finalize(s->cache[i].stmt);
     free(s->cache);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)

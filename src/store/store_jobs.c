@@ -3,6 +3,7 @@
  * lasting state, and which process owns it so orphans can be failed. */
 #include "store/store_internal.h"
 #include "util/proc.h"
+#include "util/vec.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -49,16 +50,11 @@ static int owner_alive(int64_t pid, const char *key)
 int ari_jobs_create(ari_store *s, const char *kind, const char *params_json,
                     int64_t *id_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "INSERT INTO jobs(kind, status, params_json, owner_pid, owner_key)"
-        " VALUES (?1, 'queued', ?2, ?3, ?4)", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, params_json ? params_json : "{}", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, (int64_t)getpid());
-    sqlite3_bind_text(st, 4, own_key(), -1, SQLITE_STATIC);
-    if (ari_store_write(s, st, "create job", err) < 0)
+    ari_arg args[] = {ari_arg_raw_text(kind), ari_arg_raw_text(params_json ? params_json : "{}"),
+                      ari_arg_int((int64_t)getpid()), ari_arg_raw_text(own_key())};
+    if (ari_store_run(s, "INSERT INTO jobs(kind, status, params_json, owner_pid, owner_key)"
+                         " VALUES (?1, 'queued', ?2, ?3, ?4)",
+                      args, ARI_NARGS(args), "create job", err) < 0)
         return -1;
     *id_out = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -66,93 +62,71 @@ int ari_jobs_create(ari_store *s, const char *kind, const char *params_json,
 
 int ari_jobs_set_running(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "UPDATE jobs SET status = 'running' WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    if (ari_store_write(s, st, "update job", err) < 0)
-        return -1;
-    return 0;
+    sqlite3_stmt *st = ari_store_stmt_id(s, "UPDATE jobs SET status = 'running' WHERE id = ?1", id, err);
+    return st ? ari_store_write(s, st, "update job", err) : -1;
 }
 
 int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids_json,
                     const char *error_code, const char *error_message, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(id), ari_arg_raw_text(succeeded ? "succeeded" : "failed"),
+                      ari_arg_raw_text(trace_ids_json), ari_arg_raw_text(error_code),
+                      ari_arg_raw_text(error_message)};
+    return ari_store_run(s,
         "UPDATE jobs SET status = ?2, progress = CASE WHEN ?2 = 'succeeded' THEN 1 ELSE progress END,"
         " phase = CASE WHEN ?2 = 'succeeded' THEN 'done' ELSE 'failed' END,"
         " finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
-        " trace_ids = coalesce(?3, '[]'), error_code = ?4, error_message = ?5 WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, succeeded ? "succeeded" : "failed", -1, SQLITE_STATIC);
-    if (trace_ids_json)
-        sqlite3_bind_text(st, 3, trace_ids_json, -1, SQLITE_TRANSIENT);
-    if (error_code)
-        sqlite3_bind_text(st, 4, error_code, -1, SQLITE_TRANSIENT);
-    if (error_message)
-        sqlite3_bind_text(st, 5, error_message, -1, SQLITE_TRANSIENT);
-    if (ari_store_write(s, st, "finish job", err) < 0)
-        return -1;
-    return 0;
+        " trace_ids = coalesce(?3, '[]'), error_code = ?4, error_message = ?5 WHERE id = ?1",
+        args, ARI_NARGS(args), "finish job", err);
 }
 
 int ari_jobs_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT json_object(" JOB_FIELDS ") FROM jobs WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    return ari_store_query_text(s, st, json_out, err);
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT json_object(" JOB_FIELDS ") FROM jobs WHERE id = ?1", id, err);
+    return st ? ari_store_query_text(s, st, json_out, err) : -1;
 }
 
 int ari_jobs_list(ari_store *s, int64_t limit, int64_t offset, char **json_out,
                   int64_t *total, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM jobs", err);
-    if (!st)
+    if (!st || ari_store_query_int64(s, st, total, "count jobs", err) < 0)
         return -1;
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        ari_store_fail(s, err, "count jobs");
-        sqlite3_reset(st);
-        return -1;
-    }
-    *total = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(limit), ari_arg_int(offset)};
+    st = ari_store_bound(s,
         "SELECT json_group_array(json(obj)) FROM (SELECT json_object(" JOB_FIELDS ") AS obj"
-        " FROM jobs ORDER BY id DESC LIMIT ?1 OFFSET ?2)", err);
+        " FROM jobs ORDER BY id DESC LIMIT ?1 OFFSET ?2)", args, ARI_NARGS(args), err);
+    return st ? ari_store_query_text(s, st, json_out, err) : -1;
+}
+
+/* The queued or running jobs whose owner process is gone. */
+static int orphans(ari_store *s, int64_t **ids, size_t *n, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt(s,
+        "SELECT id, owner_pid, owner_key FROM jobs WHERE status IN ('queued', 'running')", err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, limit);
-    sqlite3_bind_int64(st, 2, offset);
-    return ari_store_query_text(s, st, json_out, err);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (owner_alive(sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2)))
+            continue;
+        if (ari_vec_reserve((void **)ids, &cap, *n + 1, sizeof **ids) < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    return ari_store_rows_end(s, st, rc, "list jobs", err);
 }
 
 int ari_jobs_fail_orphans(ari_store *s, int64_t **ids_out, size_t *n_out, ari_error *err)
 {
     *ids_out = NULL;
     *n_out = 0;
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT id, owner_pid, owner_key FROM jobs WHERE status IN ('queued', 'running')", err);
-    if (!st)
+    if (orphans(s, ids_out, n_out, err) < 0)
         return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (owner_alive(sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2)))
-            continue;
-        int64_t *grown = realloc(*ids_out, (*n_out + 1) * sizeof **ids_out);
-        if (!grown) {
-            sqlite3_reset(st);
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        }
-        *ids_out = grown;
-        (*ids_out)[(*n_out)++] = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "list jobs");
     for (size_t i = 0; i < *n_out; i++)
         if (ari_jobs_finish(s, (*ids_out)[i], 0, NULL, "interrupted",
                             "the server stopped before this job finished; nothing was imported", err) < 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/utf8.h"
+#include "util/vec.h"
 
 static int bind_text(sqlite3_stmt *st, int i, const char *s, int n, void (*keep)(void *))
 {
@@ -102,4 +103,41 @@ size_t ari_json_quote(char *out, const char *s)
     }
     out[n++] = '"';
     return n;
+}
+
+int ari_json_members_add(ari_json_members *o, const char *key, const char *value, size_t vlen, int quote)
+{
+    /* separator, quoted key, colon, value, and room for the closing brace and the NUL */
+    size_t need = o->len + 6 * strlen(key) + (quote ? 6 * vlen + 2 : vlen) + 6;
+    if (ari_vec_reserve((void **)&o->text, &o->cap, need, 1) < 0)
+        return -1;
+    char *out = o->text + o->len;
+    *out++ = o->len ? ',' : '{';
+    out += ari_json_quote(out, key);
+    *out++ = ':';
+    if (quote) {
+        out += ari_json_quote(out, value);
+    } else {
+        memcpy(out, value, vlen);
+        out += vlen;
+    }
+    *out = '\0';
+    o->len = (size_t)(out - o->text);
+    return 0;
+}
+
+const char *ari_json_members_close(ari_json_members *o)
+{
+    if (!o->len)
+        return "{}";
+    o->text[o->len] = '}'; /* add left room for it */
+    o->text[o->len + 1] = '\0';
+    return o->text;
+}
+
+void ari_json_members_free(ari_json_members *o)
+{
+    free(o->text);
+    o->text = NULL;
+    o->len = o->cap = 0;
 }

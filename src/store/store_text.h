@@ -43,4 +43,19 @@ char *ari_text_dup(const char *s);
  * hold 6 * strlen(s) + 2 bytes. Returns the length written. */
 size_t ari_json_quote(char *out, const char *s);
 
+/* A JSON object written member by member (a task trace's configuration,
+ * a profile's metadata), keys quoted by ari_json_quote. */
+typedef struct ari_json_members {
+    char *text; /* "{" member ("," member)*, NUL-terminated; NULL while empty */
+    size_t len, cap;
+} ari_json_members;
+
+/* Appends "key":value: value is quoted as a string when `quote`, else it
+ * is JSON text of vlen bytes copied as is. 0, or -1 when out of memory. */
+int ari_json_members_add(ari_json_members *o, const char *key, const char *value, size_t vlen, int quote);
+/* The object's text with its closing brace ("{}" when it has no member),
+ * valid until the next add or free. */
+const char *ari_json_members_close(ari_json_members *o);
+void ari_json_members_free(ari_json_members *o);
+
 #endif

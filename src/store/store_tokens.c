@@ -56,15 +56,10 @@ static int create_token(ari_store *s, const char *name, ari_scope scope, int wit
     if (random_secret(secret_out, err) < 0)
         return -1;
     ari_sha256_hex(secret_out, strlen(secret_out), hash);
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "INSERT INTO tokens(name, scope, hash, created_without_auth) VALUES (?1, ?2, ?3, ?4)", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, ari_scope_name(scope), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 4, without_auth);
-    if (ari_store_write(s, st, "create token", err) < 0)
+    ari_arg args[] = {ari_arg_raw_text(name), ari_arg_raw_text(ari_scope_name(scope)), ari_arg_raw_text(hash),
+                      ari_arg_int(without_auth)};
+    if (ari_store_run(s,
+                      "INSERT INTO tokens(name, scope, hash, created_without_auth) VALUES (?1, ?2, ?3, ?4)", args, ARI_NARGS(args), "create token", err) < 0)
         return -1;
     *id_out = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -95,19 +90,13 @@ int ari_tokens_lookup_origin(ari_store *s, const char *secret, ari_scope *scope_
 {
     char hash[ARI_SHA256_HEX];
     ari_sha256_hex(secret, strlen(secret), hash);
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT id, scope, created_without_auth FROM tokens WHERE hash = ?1 AND revoked_at IS NULL", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
-        return 1;
-    if (rc != SQLITE_ROW) {
-        ari_store_fail(s, err, "look up token");
-        sqlite3_reset(st);
-        return -1;
-    }
+    ari_arg arg = ari_arg_raw_text(hash);
+    sqlite3_stmt *st = ari_store_bound(s,
+        "SELECT id, scope, created_without_auth FROM tokens WHERE hash = ?1 AND revoked_at IS NULL", &arg, 1,
+        err);
+    int rc = st ? ari_store_step_row(s, st, "look up token", err) : -1;
+    if (rc != 0)
+        return rc;
     *id_out = sqlite3_column_int64(st, 0);
     *without_auth_out = sqlite3_column_int(st, 2) != 0;
     int parsed = ari_scope_parse((const char *)sqlite3_column_text(st, 1), scope_out);
@@ -120,15 +109,11 @@ int ari_tokens_lookup_origin(ari_store *s, const char *secret, ari_scope *scope_
 int ari_tokens_touch(ari_store *s, int64_t id)
 {
     ari_store_set_busy_timeout(s, 0);
-    sqlite3_stmt *st = ari_store_stmt(s,
+    sqlite3_stmt *st = ari_store_stmt_id(s,
         "UPDATE tokens SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1"
         " AND (last_used_at IS NULL OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
-        NULL);
-    int rc = -1;
-    if (st) {
-        sqlite3_bind_int64(st, 1, id);
-        rc = ari_store_write(s, st, "record token use", NULL);
-    }
+        id, NULL);
+    int rc = st ? ari_store_write(s, st, "record token use", NULL) : -1;
     ari_store_set_busy_timeout(s, -1);
     return rc;
 }
@@ -138,29 +123,20 @@ int ari_tokens_list(ari_store *s, char **json_out, ari_error *err)
     sqlite3_stmt *st = ari_store_stmt(s,
         "SELECT json_group_array(json(obj)) FROM (SELECT json_object(" TOKEN_FIELDS ") AS obj"
         " FROM tokens ORDER BY id)", err);
-    if (!st)
-        return -1;
-    return ari_store_query_text(s, st, json_out, err);
+    return st ? ari_store_query_text(s, st, json_out, err) : -1;
 }
 
 int ari_tokens_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT json_object(" TOKEN_FIELDS ") FROM tokens WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    return ari_store_query_text(s, st, json_out, err);
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT json_object(" TOKEN_FIELDS ") FROM tokens WHERE id = ?1", id, err);
+    return st ? ari_store_query_text(s, st, json_out, err) : -1;
 }
 
 int ari_tokens_revoke(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    sqlite3_stmt *st = ari_store_stmt_id(s,
         "UPDATE tokens SET revoked_at = coalesce(revoked_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
-        " WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    if (ari_store_write(s, st, "revoke token", err) < 0)
-        return -1;
-    return sqlite3_changes(s->db) ? 0 : 1;
+        " WHERE id = ?1", id, err);
+    return st ? ari_store_write_changed(s, st, "revoke token", err) : -1;
 }

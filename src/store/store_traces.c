@@ -26,30 +26,24 @@ static const char *order_by(const char *sort)
     return NULL;
 }
 
-static void bind_filter(sqlite3_stmt *st, const ari_trace_filter *f)
-{
-    if (f->kind)
-        sqlite3_bind_text(st, 1, f->kind, -1, SQLITE_TRANSIENT);
-    if (f->name)
-        sqlite3_bind_text(st, 2, f->name, -1, SQLITE_TRANSIENT);
-}
-
 #define FILTER_SQL " WHERE (?1 IS NULL OR kind = ?1) AND (?2 IS NULL OR instr(lower(name), lower(?2)) > 0)"
+
+/* ?1 kind, ?2 name (FILTER_SQL), ?3 limit, ?4 offset. */
+static const ari_arg *filter_args(const ari_trace_filter *f, ari_arg args[4])
+{
+    args[0] = ari_arg_raw_text(f->kind);
+    args[1] = ari_arg_raw_text(f->name);
+    args[2] = ari_arg_int(f->limit);
+    args[3] = ari_arg_int(f->offset);
+    return args;
+}
 
 static int count_traces(ari_store *s, const ari_trace_filter *f, int64_t *total, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM traces" FILTER_SQL, err);
-    if (!st)
-        return -1;
-    bind_filter(st, f);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        ari_store_fail(s, err, "count traces");
-        sqlite3_reset(st);
-        return -1;
-    }
-    *total = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    return 0;
+    ari_arg args[4];
+    sqlite3_stmt *st =
+        ari_store_bound(s, "SELECT count(*) FROM traces" FILTER_SQL, filter_args(f, args), 2, err);
+    return st ? ari_store_query_int64(s, st, total, "count traces", err) : -1;
 }
 
 int ari_traces_list(ari_store *s, const ari_trace_filter *f, char **json_out,
@@ -67,52 +61,36 @@ int ari_traces_list(ari_store *s, const ari_trace_filter *f, char **json_out,
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return ari_store_fail(s, err, "list traces");
-    bind_filter(st, f);
-    sqlite3_bind_int64(st, 3, f->limit);
-    sqlite3_bind_int64(st, 4, f->offset);
-    int rc = ari_store_query_text(s, st, json_out, err);
+    ari_arg args[4];
+    int rc = ari_store_bind_args(s, st, filter_args(f, args), 4, err);
+    if (rc == 0)
+        rc = ari_store_query_text(s, st, json_out, err);
     sqlite3_finalize(st);
     return rc;
 }
 
 int ari_traces_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    sqlite3_stmt *st = ari_store_stmt_id(s,
         "SELECT json_object(" TRACE_FIELDS ", 'meta', json(meta_json), 'summary', json(summary_json),"
         " 'files', (SELECT json_group_array(json_object('name', name, 'bytes', bytes,"
         "   'sha256', sha256, 'role', role)) FROM trace_files WHERE trace_id = traces.id))"
-        " FROM traces WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    return ari_store_query_text(s, st, json_out, err);
+        " FROM traces WHERE id = ?1", id, err);
+    return st ? ari_store_query_text(s, st, json_out, err) : -1;
 }
 
 int ari_traces_update(ari_store *s, int64_t id, const char *name,
                       const char *description, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(id), ari_arg_raw_text(name), ari_arg_raw_text(description)};
+    sqlite3_stmt *st = ari_store_bound(s,
         "UPDATE traces SET name = coalesce(?2, name), description = coalesce(?3, description)"
-        " WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    if (name)
-        sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-    if (description)
-        sqlite3_bind_text(st, 3, description, -1, SQLITE_TRANSIENT);
-    if (ari_store_write(s, st, "update trace", err) < 0)
-        return -1;
-    return sqlite3_changes(s->db) ? 0 : 1;
+        " WHERE id = ?1", args, ARI_NARGS(args), err);
+    return st ? ari_store_write_changed(s, st, "update trace", err) : -1;
 }
 
 int ari_traces_delete(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "DELETE FROM traces WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    if (ari_store_write(s, st, "delete trace", err) < 0)
-        return -1;
-    return sqlite3_changes(s->db) ? 0 : 1;
+    sqlite3_stmt *st = ari_store_stmt_id(s, "DELETE FROM traces WHERE id = ?1", id, err);
+    return st ? ari_store_write_changed(s, st, "delete trace", err) : -1;
 }

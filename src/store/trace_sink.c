@@ -8,6 +8,7 @@
 #include "store/trace_writer_internal.h"
 #include "store/task_writer.h"
 #include "store/store_text.h"
+#include "util/vec.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,11 @@ static int64_t lookup(ari_trace_writer *w, const ari_strmap *m, const char *key)
     return id;
 }
 
+int64_t ari_trace_writer_container(ari_trace_writer *w, const char *alias)
+{
+    return lookup(w, w->containers, alias);
+}
+
 static int remember(ari_trace_writer *w, ari_strmap *m, const char *key, int64_t id)
 {
     ari_text k;
@@ -40,11 +46,10 @@ static int remember(ari_trace_writer *w, ari_strmap *m, const char *key, int64_t
     return ok ? 0 : ari_error_set(&w->error, ARI_E_NOMEM, "out of memory");
 }
 
-static int step_done(ari_trace_writer *w, sqlite3_stmt *st, const char *what)
+/* Runs one statement of a sink callback; a failure goes to w->error. */
+static int run(ari_trace_writer *w, const char *sql, const ari_arg *args, int n, const char *what)
 {
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(w->store, &w->error, what);
-    return 0;
+    return ari_store_run(w->store, sql, args, n, what, &w->error);
 }
 
 /* Every sink call passes here: counts calls and polls for cancellation. */
@@ -83,49 +88,30 @@ static int64_t intern_name(ari_trace_writer *w, const char *name)
         return 0;
     if (id)
         return id;
-    sqlite3_stmt *st = ari_store_stmt(w->store, "INSERT INTO names(trace_id, id, name) VALUES (?1, ?2, ?3)",
-                                      &w->error);
-    if (!st)
-        return 0;
     id = ++w->next_name;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, id);
-    ari_store_bind_text(st, 3, name, -1);
-    if (step_done(w, st, "insert name") < 0 || remember(w, w->names, name, id) < 0)
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(id), ari_arg_text(name)};
+    if (run(w, "INSERT INTO names(trace_id, id, name) VALUES (?1, ?2, ?3)", args, ARI_NARGS(args),
+            "insert name") < 0 ||
+        remember(w, w->names, name, id) < 0)
         return 0;
     return id;
 }
 
 /* ---- user fields as a JSON object ---- */
 
-static int reserve(ari_trace_writer *w, size_t need)
+/* The fields as a JSON object in w->buf, bound as given (ari_json_quote
+ * made it valid), or NULL when there are none; -1 (w->error set) when out
+ * of memory. */
+static int fields_arg(ari_trace_writer *w, const ari_field *fields, size_t n, ari_arg *out)
 {
-    if (need <= w->buf_cap)
-        return 0;
-    size_t cap = w->buf_cap ? w->buf_cap : 256;
-    while (cap < need)
-        cap *= 2;
-    char *grown = realloc(w->buf, cap);
-    if (!grown)
-        return ari_error_set(&w->error, ARI_E_NOMEM, "out of memory");
-    w->buf = grown;
-    w->buf_cap = cap;
-    return 0;
-}
-
-/* Returns the fields as JSON in w->buf, or NULL when there are none. */
-static const char *fields_json(ari_trace_writer *w, const ari_field *fields, size_t n, int *failed)
-{
-    *failed = 0;
+    *out = ari_arg_null();
     if (n == 0)
-        return NULL;
+        return 0;
     size_t need = 3;
     for (size_t i = 0; i < n; i++)
         need += 6 * (strlen(fields[i].name) + strlen(fields[i].value)) + 8;
-    if (reserve(w, need) < 0) {
-        *failed = 1;
-        return NULL;
-    }
+    if (ari_vec_reserve((void **)&w->buf, &w->buf_cap, need, 1) < 0)
+        return ari_error_set(&w->error, ARI_E_NOMEM, "out of memory");
     size_t len = 0;
     w->buf[len++] = '{';
     for (size_t i = 0; i < n; i++) {
@@ -137,23 +123,22 @@ static const char *fields_json(ari_trace_writer *w, const ari_field *fields, siz
     }
     w->buf[len++] = '}';
     w->buf[len] = '\0';
-    return w->buf;
+    *out = ari_arg_raw_text(w->buf);
+    return 0;
 }
 
-static void bind_fields(sqlite3_stmt *st, int col, const char *json)
+static ari_arg id_or_null(int64_t id)
 {
-    if (json)
-        sqlite3_bind_text(st, col, json, -1, SQLITE_TRANSIENT); /* valid: ari_json_quote */
-    else
-        sqlite3_bind_null(st, col);
+    return id ? ari_arg_int(id) : ari_arg_null();
 }
 
-static void bind_id_or_null(sqlite3_stmt *st, int col, int64_t id)
+/* Inserts a state, variable, link or event row spanning [start, end]. */
+static int insert_timed(ari_trace_writer *w, const char *sql, const ari_arg *args, int n, double start,
+                        double end, int64_t *count, const char *what)
 {
-    if (id)
-        sqlite3_bind_int64(st, col, id);
-    else
-        sqlite3_bind_null(st, col);
+    (*count)++;
+    widen_span(w, start, end);
+    return run(w, sql, args, n, what);
 }
 
 /* ---- callbacks ---- */
@@ -172,30 +157,21 @@ static const char *nature_names[] = {"container", "state", "variable", "link", "
 static int on_type(void *ctx, const ari_type_def *t)
 {
     ari_trace_writer *w = ctx;
-    if (ensure_root(w) < 0)
-        return -1;
-    sqlite3_stmt *st = ari_store_stmt(w->store,
-        "INSERT INTO entity_types(trace_id, id, nature, alias, name, parent_id, start_type_id,"
-        " end_type_id, color) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &w->error);
-    if (!st || (unsigned)t->nature > ARI_NATURE_VALUE)
+    if (ensure_root(w) < 0 || (unsigned)t->nature > ARI_NATURE_VALUE)
         return -1;
     int64_t parent = lookup(w, w->types, t->parent), start = lookup(w, w->types, t->start_type);
     int64_t end = lookup(w, w->types, t->end_type);
     if (parent < 0 || start < 0 || end < 0)
         return -1;
     int64_t id = ++w->next_type;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, id);
-    sqlite3_bind_text(st, 3, nature_names[t->nature], -1, SQLITE_STATIC);
-    ari_store_bind_text(st, 4, t->alias ? t->alias : t->name, -1);
-    ari_store_bind_text(st, 5, t->name, -1);
-    bind_id_or_null(st, 6, parent);
-    bind_id_or_null(st, 7, start);
-    bind_id_or_null(st, 8, end);
-    if (t->color)
-        ari_store_bind_text(st, 9, t->color, -1);
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(id), ari_arg_text(nature_names[t->nature]),
+                      ari_arg_text(t->alias ? t->alias : t->name), ari_arg_text(t->name), id_or_null(parent),
+                      id_or_null(start), id_or_null(end), ari_arg_text(t->color)};
     w->counts.types++;
-    if (step_done(w, st, "insert type") < 0)
+    if (run(w,
+            "INSERT INTO entity_types(trace_id, id, nature, alias, name, parent_id, start_type_id,"
+            " end_type_id, color) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            args, ARI_NARGS(args), "insert type") < 0)
         return -1;
     /* Values are looked up through names, not types: their aliases may
      * repeat across types. */
@@ -212,25 +188,19 @@ static int on_container(void *ctx, const ari_container *c)
     if (tick(w) < 0 || ensure_root(w) < 0)
         return -1;
     int64_t type_id = require(w, w->types, c->type, "container type");
-    if (!type_id)
-        return -1;
-    sqlite3_stmt *st = ari_store_stmt(w->store,
-        "INSERT INTO containers(trace_id, id, parent_id, type_id, alias, name, start, end)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &w->error);
-    int64_t parent = st ? lookup(w, w->containers, c->parent) : -1;
+    int64_t parent = type_id ? lookup(w, w->containers, c->parent) : -1;
     if (parent < 0)
         return -1;
     int64_t id = ++w->next_container;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, id);
-    bind_id_or_null(st, 3, parent);
-    sqlite3_bind_int64(st, 4, type_id);
-    ari_store_bind_text(st, 5, c->alias ? c->alias : c->name, -1);
-    ari_store_bind_text(st, 6, c->name, -1);
-    sqlite3_bind_double(st, 7, c->start);
-    sqlite3_bind_double(st, 8, c->end);
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(id), id_or_null(parent), ari_arg_int(type_id),
+                      ari_arg_text(c->alias ? c->alias : c->name), ari_arg_text(c->name),
+                      ari_arg_real(c->start), ari_arg_real(c->end)};
     w->counts.containers++;
-    if (step_done(w, st, "insert container") < 0 || remember(w, w->containers, c->name, id) < 0)
+    if (run(w,
+            "INSERT INTO containers(trace_id, id, parent_id, type_id, alias, name, start, end)"
+            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            args, ARI_NARGS(args), "insert container") < 0 ||
+        remember(w, w->containers, c->name, id) < 0)
         return -1;
     return c->alias ? remember(w, w->containers, c->alias, id) : 0;
 }
@@ -243,42 +213,28 @@ static int on_container_end(void *ctx, const char *alias, double end)
     int64_t id = require(w, w->containers, alias, "container");
     if (!id)
         return -1;
-    sqlite3_stmt *st = ari_store_stmt(w->store,
-        "UPDATE containers SET end = ?3 WHERE trace_id = ?1 AND id = ?2", &w->error);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, id);
-    sqlite3_bind_double(st, 3, end);
-    return step_done(w, st, "update container");
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(id), ari_arg_real(end)};
+    return run(w, "UPDATE containers SET end = ?3 WHERE trace_id = ?1 AND id = ?2", args, ARI_NARGS(args),
+               "update container");
 }
 
 static int on_state(void *ctx, const ari_state *s)
 {
     ari_trace_writer *w = ctx;
-    int failed;
     if (tick(w) < 0)
         return -1;
     int64_t container = require(w, w->containers, s->container, "container");
     int64_t type = container ? require(w, w->types, s->type, "state type") : 0;
     int64_t value = type ? intern_name(w, s->value) : 0;
-    const char *fields = fields_json(w, s->fields, s->nfields, &failed);
-    sqlite3_stmt *st = value && !failed ? ari_store_stmt(w->store,
-        "INSERT INTO states(trace_id, container_id, type_id, value_id, start, end, depth, fields)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &w->error) : NULL;
-    if (!st)
+    ari_arg fields;
+    if (!value || fields_arg(w, s->fields, s->nfields, &fields) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, container);
-    sqlite3_bind_int64(st, 3, type);
-    sqlite3_bind_int64(st, 4, value);
-    sqlite3_bind_double(st, 5, s->start);
-    sqlite3_bind_double(st, 6, s->end);
-    sqlite3_bind_int(st, 7, s->depth);
-    bind_fields(st, 8, fields);
-    w->counts.states++;
-    widen_span(w, s->start, s->end);
-    return step_done(w, st, "insert state");
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(container), ari_arg_int(type), ari_arg_int(value),
+                      ari_arg_real(s->start), ari_arg_real(s->end), ari_arg_int(s->depth), fields};
+    return insert_timed(w,
+                        "INSERT INTO states(trace_id, container_id, type_id, value_id, start, end, depth,"
+                        " fields) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                        args, ARI_NARGS(args), s->start, s->end, &w->counts.states, "insert state");
 }
 
 static int on_variable(void *ctx, const ari_variable *v)
@@ -288,26 +244,19 @@ static int on_variable(void *ctx, const ari_variable *v)
         return -1;
     int64_t container = require(w, w->containers, v->container, "container");
     int64_t type = container ? require(w, w->types, v->type, "variable type") : 0;
-    sqlite3_stmt *st = type ? ari_store_stmt(w->store,
-        "INSERT INTO variables(trace_id, container_id, type_id, start, end, value)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->error) : NULL;
-    if (!st)
+    if (!type)
         return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, container);
-    sqlite3_bind_int64(st, 3, type);
-    sqlite3_bind_double(st, 4, v->start);
-    sqlite3_bind_double(st, 5, v->end);
-    sqlite3_bind_double(st, 6, v->value);
-    w->counts.variables++;
-    widen_span(w, v->start, v->end);
-    return step_done(w, st, "insert variable");
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(container), ari_arg_int(type), ari_arg_real(v->start),
+                      ari_arg_real(v->end), ari_arg_real(v->value)};
+    return insert_timed(w,
+                        "INSERT INTO variables(trace_id, container_id, type_id, start, end, value)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        args, ARI_NARGS(args), v->start, v->end, &w->counts.variables, "insert variable");
 }
 
 static int on_link(void *ctx, const ari_link *l)
 {
     ari_trace_writer *w = ctx;
-    int failed;
     if (tick(w) < 0)
         return -1;
     int64_t container = require(w, w->containers, l->container, "container");
@@ -315,52 +264,36 @@ static int on_link(void *ctx, const ari_link *l)
     int64_t to = from ? require(w, w->containers, l->end_container, "container") : 0;
     int64_t type = to ? require(w, w->types, l->type, "link type") : 0;
     int64_t value = type ? intern_name(w, l->value ? l->value : "") : 0;
-    const char *fields = fields_json(w, l->fields, l->nfields, &failed);
-    sqlite3_stmt *st = value && !failed ? ari_store_stmt(w->store,
-        "INSERT INTO links(trace_id, container_id, type_id, value_id, start_container_id,"
-        " end_container_id, key, start, end, fields) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        &w->error) : NULL;
-    if (!st)
+    ari_arg fields;
+    if (!value || fields_arg(w, l->fields, l->nfields, &fields) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, container);
-    sqlite3_bind_int64(st, 3, type);
-    sqlite3_bind_int64(st, 4, value);
-    sqlite3_bind_int64(st, 5, from);
-    sqlite3_bind_int64(st, 6, to);
-    ari_store_bind_text(st, 7, l->key ? l->key : "", -1);
-    sqlite3_bind_double(st, 8, l->start);
-    sqlite3_bind_double(st, 9, l->end);
-    bind_fields(st, 10, fields);
-    w->counts.links++;
-    widen_span(w, l->start, l->end);
-    return step_done(w, st, "insert link");
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(container), ari_arg_int(type), ari_arg_int(value),
+                      ari_arg_int(from), ari_arg_int(to), ari_arg_text(l->key ? l->key : ""),
+                      ari_arg_real(l->start), ari_arg_real(l->end), fields};
+    return insert_timed(w,
+                        "INSERT INTO links(trace_id, container_id, type_id, value_id, start_container_id,"
+                        " end_container_id, key, start, end, fields)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                        args, ARI_NARGS(args), l->start, l->end, &w->counts.links, "insert link");
 }
 
 static int on_event(void *ctx, const ari_event *e)
 {
     ari_trace_writer *w = ctx;
-    int failed;
     if (tick(w) < 0)
         return -1;
     int64_t container = require(w, w->containers, e->container, "container");
     int64_t type = container ? require(w, w->types, e->type, "event type") : 0;
     int64_t value = type ? intern_name(w, e->value ? e->value : "") : 0;
-    const char *fields = fields_json(w, e->fields, e->nfields, &failed);
-    sqlite3_stmt *st = value && !failed ? ari_store_stmt(w->store,
-        "INSERT INTO events(trace_id, container_id, type_id, value_id, time, fields)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->error) : NULL;
-    if (!st)
+    ari_arg fields;
+    if (!value || fields_arg(w, e->fields, e->nfields, &fields) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, container);
-    sqlite3_bind_int64(st, 3, type);
-    sqlite3_bind_int64(st, 4, value);
-    sqlite3_bind_double(st, 5, e->time);
-    bind_fields(st, 6, fields);
-    w->counts.events++;
-    widen_span(w, e->time, e->time);
-    return step_done(w, st, "insert event");
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(container), ari_arg_int(type), ari_arg_int(value),
+                      ari_arg_real(e->time), fields};
+    return insert_timed(w,
+                        "INSERT INTO events(trace_id, container_id, type_id, value_id, time, fields)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        args, ARI_NARGS(args), e->time, e->time, &w->counts.events, "insert event");
 }
 
 static void on_progress(void *ctx, double done, double total)
@@ -375,14 +308,11 @@ static void on_progress(void *ctx, double done, double total)
  * variables of the whole platform may live. */
 static int add_root(ari_trace_writer *w, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(w->store,
+    sqlite3_stmt *st = ari_store_stmt_id(w->store,
         "INSERT INTO containers(trace_id, id, parent_id, type_id, alias, name, start, end)"
-        " VALUES (?1, 1, NULL, NULL, '0', '0', 0, 0)", err);
-    if (!st)
+        " VALUES (?1, 1, NULL, NULL, '0', '0', 0, 0)", w->id, err);
+    if (!st || ari_store_write(w->store, st, "insert root container", err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(w->store, err, "insert root container");
     w->next_container = 1;
     w->counts.containers = 1;
     w->root_added = 1;
@@ -422,26 +352,16 @@ static int finish_paje(ari_trace_writer *w, ari_error *err)
 {
     const ari_entity_counts *c = &w->counts;
     int timed = w->t_min <= w->t_max;
-    sqlite3_stmt *st = ari_store_stmt(w->store,
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(c->types), ari_arg_int(c->containers),
+                      ari_arg_int(c->states), ari_arg_int(c->variables), ari_arg_int(c->links),
+                      ari_arg_int(c->events), ari_arg_real(timed ? w->t_min : 0),
+                      ari_arg_real(timed ? w->t_max : 0)};
+    return ari_store_run(w->store,
         "UPDATE traces SET counts_json = json_patch(counts_json, json_object('types', ?2,"
         "  'containers', ?3, 'states', ?4, 'variables', ?5, 'links', ?6, 'events', ?7)),"
         " summary_json = json_patch(summary_json, json_object('start', ?8, 'end', ?9,"
         "  'duration', ?9 - ?8, 'containers', ?3, 'time_unit', time_unit))"
-        " WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, c->types);
-    sqlite3_bind_int64(st, 3, c->containers);
-    sqlite3_bind_int64(st, 4, c->states);
-    sqlite3_bind_int64(st, 5, c->variables);
-    sqlite3_bind_int64(st, 6, c->links);
-    sqlite3_bind_int64(st, 7, c->events);
-    sqlite3_bind_double(st, 8, timed ? w->t_min : 0);
-    sqlite3_bind_double(st, 9, timed ? w->t_max : 0);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(w->store, err, "update trace counts");
-    return 0;
+        " WHERE id = ?1", args, ARI_NARGS(args), "update trace counts", err);
 }
 
 int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err)

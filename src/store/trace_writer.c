@@ -26,18 +26,9 @@ ari_trace_writer *ari_trace_writer_begin(ari_store *s, const char *name, const c
     w->progress = *progress;
     w->bytes_before = bytes_before;
     w->bytes_done = bytes_before;
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "INSERT INTO traces(name, kind, format, time_unit) VALUES (?1, ?2, ?3, ?4)", err);
-    if (!st) {
-        free(w);
-        return NULL;
-    }
-    ari_store_bind_text(st, 1, name, -1);
-    ari_store_bind_text(st, 2, kind, -1);
-    ari_store_bind_text(st, 3, format, -1);
-    ari_store_bind_text(st, 4, time_unit, -1);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        ari_store_fail(s, err, "insert trace");
+    ari_arg args[] = {ari_arg_text(name), ari_arg_text(kind), ari_arg_text(format), ari_arg_text(time_unit)};
+    if (ari_store_run(s, "INSERT INTO traces(name, kind, format, time_unit) VALUES (?1, ?2, ?3, ?4)", args,
+                      ARI_NARGS(args), "insert trace", err) < 0) {
         free(w);
         return NULL;
     }
@@ -92,17 +83,13 @@ int ari_trace_writer_file(ari_trace_writer *w, const char *path, const char *nam
     uint64_t bytes = 0;
     if (ari_sha256_file(path, digest, &bytes) < 0)
         return ari_error_set(err, ARI_E_IO, "%s: cannot read", name);
-    sqlite3_stmt *st = ari_store_stmt(w->store,
-        "INSERT INTO trace_files(trace_id, name, bytes, sha256, role) VALUES (?1, ?2, ?3, ?4, ?5)", err);
-    if (!st)
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_text(name), ari_arg_int((int64_t)bytes),
+                      ari_arg_text(digest), ari_arg_text(role ? role : "")};
+    if (ari_store_run(w->store,
+                      "INSERT INTO trace_files(trace_id, name, bytes, sha256, role)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5)",
+                      args, ARI_NARGS(args), "insert trace file", err) < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    ari_store_bind_text(st, 2, name, -1);
-    sqlite3_bind_int64(st, 3, (int64_t)bytes);
-    ari_store_bind_text(st, 4, digest, -1);
-    ari_store_bind_text(st, 5, role ? role : "", -1);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(w->store, err, "insert trace file");
     w->file_base = w->bytes_done;
     w->file_bytes = bytes;
     w->total_file_bytes += bytes;
@@ -114,26 +101,20 @@ int ari_trace_writer_file(ari_trace_writer *w, const char *path, const char *nam
 
 int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit)
 {
-    sqlite3_stmt *st = ari_store_stmt(w->store, "UPDATE traces SET time_unit = ?2 WHERE id = ?1", &w->error);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    ari_store_bind_text(st, 2, unit, -1);
-    return sqlite3_step(st) == SQLITE_DONE ? 0 : ari_store_fail(w->store, &w->error, "set time unit");
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_text(unit)};
+    return ari_store_run(w->store, "UPDATE traces SET time_unit = ?2 WHERE id = ?1", args, ARI_NARGS(args),
+                         "set time unit", &w->error);
 }
 
 /* The trace's size and digest: its single file's digest, or for a bundle
  * the SHA-256 of its files' digests in sorted order. */
 static int finish_files(ari_trace_writer *w, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(w->store,
+    sqlite3_stmt *st = ari_store_stmt_id(w->store,
         "SELECT count(*), coalesce(sum(bytes), 0), coalesce(group_concat(sha256, ''), '')"
-        " FROM (SELECT bytes, sha256 FROM trace_files WHERE trace_id = ?1 ORDER BY sha256)", err);
-    if (!st)
+        " FROM (SELECT bytes, sha256 FROM trace_files WHERE trace_id = ?1 ORDER BY sha256)", w->id, err);
+    if (!st || ari_store_step_row(w->store, st, "trace files", err) != 0)
         return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    if (sqlite3_step(st) != SQLITE_ROW)
-        return ari_store_fail(w->store, err, "trace files");
     int64_t nfiles = sqlite3_column_int64(st, 0), bytes = sqlite3_column_int64(st, 1);
     const char *digests = (const char *)sqlite3_column_text(st, 2);
     char digest[ARI_SHA256_HEX];
@@ -142,31 +123,20 @@ static int finish_files(ari_trace_writer *w, ari_error *err)
     else
         ari_sha256_hex(digests, strlen(digests), digest);
     sqlite3_reset(st);
-    st = ari_store_stmt(w->store, "UPDATE traces SET bytes = ?2, sha256 = ?3 WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, w->id);
-    sqlite3_bind_int64(st, 2, bytes);
-    ari_store_bind_text(st, 3, digest, -1);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        return ari_store_fail(w->store, err, "update trace");
-    return 0;
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(bytes), ari_arg_text(digest)};
+    return ari_store_run(w->store, "UPDATE traces SET bytes = ?2, sha256 = ?3 WHERE id = ?1", args,
+                         ARI_NARGS(args), "update trace", err);
 }
 
 int ari_trace_writer_finish(ari_trace_writer *w, const char *meta_json, ari_error *err)
 {
     if (finish_files(w, err) < 0 || ari_trace_sink_finish(w, err) < 0)
         return -1;
-    if (meta_json) {
-        sqlite3_stmt *st = ari_store_stmt(w->store, "UPDATE traces SET meta_json = json(?2) WHERE id = ?1", err);
-        if (!st)
-            return -1;
-        sqlite3_bind_int64(st, 1, w->id);
-        ari_store_bind_text(st, 2, meta_json, -1);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            return ari_store_fail(w->store, err, "update trace meta");
-    }
-    return 0;
+    if (!meta_json)
+        return 0;
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_text(meta_json)};
+    return ari_store_run(w->store, "UPDATE traces SET meta_json = json(?2) WHERE id = ?1", args,
+                         ARI_NARGS(args), "update trace meta", err);
 }
 
 void ari_trace_writer_free(ari_trace_writer *w)

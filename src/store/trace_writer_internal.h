@@ -39,6 +39,10 @@ struct ari_trace_writer {
 int ari_trace_sink_init(ari_trace_writer *w, ari_error *err);
 int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err);
 void ari_trace_sink_free(ari_trace_writer *w);
+/* The id of a container of the trace by alias or name (the sink's map,
+ * keyed by the stored, valid UTF-8 form), 0 if unknown, -1 (w->error set)
+ * when out of memory. */
+int64_t ari_trace_writer_container(ari_trace_writer *w, const char *alias);
 /* Progress through the current file, 0..1. */
 void ari_trace_writer_report(ari_trace_writer *w, double file_fraction);
 /* 1 (and the writer's error set) if the import was cancelled. */

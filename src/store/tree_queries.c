@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "util/vec.h"
 
 static int nomem(ari_error *err)
 {
@@ -15,44 +16,22 @@ static int nomem(ari_error *err)
 
 int64_t ari_tree_count(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM atree WHERE trace_id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    int64_t n = -1;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (n < 0)
-        return ari_store_fail(s, err, "count the tree nodes");
-    return n;
-}
-
-/* Grows an array of elements of size `size` to hold n + 1. */
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t next = *cap ? 2 * *cap : 1024;
-    void *q = realloc(*p, next * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = next;
-    return 0;
+    int64_t n = 0;
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT count(*) FROM atree WHERE trace_id = ?1", trace_id, err);
+    return st && ari_store_query_int64(s, st, &n, "count the tree nodes", err) >= 0 ? n : -1;
 }
 
 static int load_nodes(ari_store *s, int64_t trace_id, ari_tree_data *d, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT node, parent FROM atree WHERE trace_id = ?1 ORDER BY node", err);
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT node, parent FROM atree WHERE trace_id = ?1 ORDER BY node",
+                                         trace_id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     size_t cap1 = 0, cap2 = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&d->node, &cap1, d->nnodes, sizeof *d->node) < 0 ||
-            grow((void **)&d->parent, &cap2, d->nnodes, sizeof *d->parent) < 0) {
+        if (ari_vec_reserve((void **)&d->node, &cap1, d->nnodes + 1, sizeof *d->node) < 0 ||
+            ari_vec_reserve((void **)&d->parent, &cap2, d->nnodes + 1, sizeof *d->parent) < 0) {
             sqlite3_reset(st);
             return nomem(err);
         }
@@ -60,8 +39,7 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_tree_data *d, ari_erro
         d->parent[d->nnodes] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
         d->nnodes++;
     }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "read the elimination tree");
+    return ari_store_rows_end(s, st, rc, "read the elimination tree", err);
 }
 
 typedef struct task_loader {
@@ -74,18 +52,11 @@ static int append_task(ari_tree_data *d, task_loader *L, sqlite3_stmt *st, int t
     size_t n = d->ntasks;
     const char *job = (const char *)sqlite3_column_text(st, 0);
     size_t len = job ? strlen(job) : 0;
-    if (grow((void **)&d->tasks, &L->cap_tasks, n, sizeof *d->tasks) < 0 ||
-        grow((void **)&d->restype, &L->cap_restype, n, sizeof *d->restype) < 0 ||
-        grow((void **)&d->id_off, &L->cap_off, n, sizeof *d->id_off) < 0)
+    if (ari_vec_reserve((void **)&d->tasks, &L->cap_tasks, n + 1, sizeof *d->tasks) < 0 ||
+        ari_vec_reserve((void **)&d->restype, &L->cap_restype, n + 1, sizeof *d->restype) < 0 ||
+        ari_vec_reserve((void **)&d->id_off, &L->cap_off, n + 1, sizeof *d->id_off) < 0 ||
+        ari_vec_reserve((void **)&d->ids, &L->cap_ids, L->ids_len + len + 1, 1) < 0)
         return -1;
-    while (L->ids_len + len + 1 > L->cap_ids) {
-        size_t next = L->cap_ids ? 2 * L->cap_ids : 16384;
-        char *q = realloc(d->ids, next);
-        if (!q)
-            return -1;
-        d->ids = q;
-        L->cap_ids = next;
-    }
     memcpy(d->ids + L->ids_len, job ? job : "", len + 1);
     d->id_off[n] = L->ids_len;
     L->ids_len += len + 1;
@@ -107,16 +78,17 @@ static int append_task(ari_tree_data *d, task_loader *L, sqlite3_stmt *st, int t
 static int load_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m, const ari_task_filter *f,
                       ari_tree_data *d, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT job_id, type, worker_id, node, start, end, gflop, anode, submit_order FROM tasks"
-        " WHERE trace_id = ?1", err);
-    if (!st)
-        return -1;
     task_loader L = {0};
     L.seen_worker = calloc((size_t)m->nworkers + 1, 1);
     if (!L.seen_worker)
         return nomem(err);
-    sqlite3_bind_int64(st, 1, trace_id);
+    sqlite3_stmt *st = ari_store_stmt_id(s,
+        "SELECT job_id, type, worker_id, node, start, end, gflop, anode, submit_order FROM tasks"
+        " WHERE trace_id = ?1", trace_id, err);
+    if (!st) {
+        free(L.seen_worker);
+        return -1;
+    }
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int wi = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : ari_tq_worker_index(m, sqlite3_column_int64(st, 2));
@@ -138,10 +110,9 @@ static int load_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m, cons
             d->workers_depth += strcmp(rt, "CPU") == 0 || strcmp(rt, "CUDA") == 0;
         }
     }
-    sqlite3_reset(st);
     free(L.seen_worker);
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "read tasks");
+    if (ari_store_rows_end(s, st, rc, "read tasks", err) < 0)
+        return -1;
     if (!d->ids && !(d->ids = calloc(1, 1)))
         return nomem(err);
     return 0;
