@@ -8,6 +8,7 @@
 
 #include "ingest/chrome_trace.h"
 #include "ingest/hwloc_xml.h"
+#include "ingest/input.h"
 #include "ingest/nvsmi_csv.h"
 #include "store/datamove_writer.h"
 #include "store/trace_writer.h"
@@ -38,7 +39,7 @@ static int same_stem(const char *a, const char *b)
 static int probe_file(const ari_import_file *f, int (*probe)(const char *, size_t))
 {
     static char head[PROBE_BYTES];
-    long got = ari_file_head(f->path, head, sizeof head);
+    long got = ari_input_head(f->path, head, sizeof head);
     return got > 0 && probe(head, (size_t)got);
 }
 

@@ -12,6 +12,7 @@
 #include "ingest/caliper_json.h"
 #include "ingest/hatchet_json.h"
 #include "ingest/hpctoolkit.h"
+#include "ingest/input.h"
 #include "store/profile_writer.h"
 #include "store/trace_writer.h"
 
@@ -59,7 +60,7 @@ static int claim_hpctoolkit(ari_import_file *files, const size_t *idx, size_t n,
         ari_import_file *f = &files[idx[i]];
         if (f->claimed || strcmp(base_name(f->name), "experiment.xml") != 0)
             continue;
-        long got = ari_file_head(f->path, head, sizeof head);
+        long got = ari_input_head(f->path, head, sizeof head);
         if (got <= 0 || !ari_hpctoolkit_xml_probe(head, (size_t)got))
             continue;
         f->claimed = 1;

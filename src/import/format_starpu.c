@@ -34,6 +34,7 @@
 #include "store/task_writer.h"
 #include "store/trace_writer.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 
 /* ---- conventions ---- */
 
@@ -504,14 +505,8 @@ static int is_mpi_node(const char *id)
 
 static int push_pending(dag_state *d, const char *mpi, const char *job)
 {
-    if (d->npending + 2 > d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 64;
-        char **grown = realloc(d->pending, cap * sizeof *grown);
-        if (!grown)
-            return d->failed_nomem = 1, -1;
-        d->pending = grown;
-        d->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&d->pending, &d->cap, d->npending + 2, sizeof *d->pending) < 0)
+        return d->failed_nomem = 1, -1;
     d->pending[d->npending] = strdup(mpi);
     d->pending[d->npending + 1] = strdup(job);
     d->npending += 2;

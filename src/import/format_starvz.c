@@ -26,6 +26,7 @@
 #include "store/task_writer.h"
 #include "store/trace_writer.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 
 enum role {
     R_WORKER_STATE, R_COMM_STATE, R_MEMORY_STATE, R_OTHER_STATE, R_VARIABLE, R_LINK, R_EVENTS,
@@ -173,14 +174,8 @@ static const char *guess_parent(vz *v, const char *name)
 
 static int remember_name(vz *v, const char *name, ari_error *err)
 {
-    if (v->nnames == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 64;
-        char **grown = realloc(v->names, cap * sizeof *grown);
-        if (!grown)
-            return nomem(err);
-        v->names = grown;
-        v->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&v->names, &v->cap, v->nnames + 1, sizeof *v->names) < 0)
+        return nomem(err);
     if (!(v->names[v->nnames] = strdup(name)))
         return nomem(err);
     v->nnames++;

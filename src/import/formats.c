@@ -8,9 +8,9 @@
 #include "import/format_starpu.h"
 #include "import/format_starvz.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <string.h>
+
+#include "ingest/input.h"
 
 const ari_format *const ari_formats[] = {
     &ari_format_starpu,
@@ -34,7 +34,7 @@ int ari_claim_single(ari_import_file *files, const size_t *idx, size_t n, ari_gr
         ari_import_file *f = &files[idx[i]];
         if (f->claimed || f->bytes == 0)
             continue;
-        long got = ari_file_head(f->path, head, sizeof head);
+        long got = ari_input_head(f->path, head, sizeof head);
         if (got <= 0 || !probe(head, (size_t)got))
             continue;
         f->claimed = 1;
@@ -43,32 +43,4 @@ int ari_claim_single(ari_import_file *files, const size_t *idx, size_t n, ari_gr
         return 1;
     }
     return 0;
-}
-
-long ari_file_head(const char *path, char *buf, size_t n)
-{
-    struct archive *a = archive_read_new();
-    if (!a)
-        return -1;
-    archive_read_support_filter_all(a);
-    archive_read_support_format_raw(a);
-    archive_read_support_format_empty(a);
-    long got = -1;
-    struct archive_entry *entry;
-    if (archive_read_open_filename(a, path, 1 << 16) == ARCHIVE_OK) {
-        int rc = archive_read_next_header(a, &entry);
-        if (rc == ARCHIVE_EOF) {
-            got = 0;
-        } else if (rc == ARCHIVE_OK) {
-            got = 0;
-            while ((size_t)got < n) {
-                la_ssize_t r = archive_read_data(a, buf + got, n - (size_t)got);
-                if (r <= 0)
-                    break;
-                got += r;
-            }
-        }
-    }
-    archive_read_free(a);
-    return got;
 }

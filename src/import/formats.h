@@ -44,12 +44,10 @@ typedef struct ari_format {
 extern const ari_format *const ari_formats[]; /* NULL-terminated, bundles first */
 
 /* For single-file formats: claims the first unclaimed, non-empty file whose
- * first ARI_PROBE_BYTES (decompressed) `probe` accepts; returns 1 if one was. */
+ * first ARI_PROBE_BYTES (decompressed, ari_input_head) `probe` accepts;
+ * returns 1 if one was. */
 #define ARI_PROBE_BYTES 8192
 int ari_claim_single(ari_import_file *files, const size_t *idx, size_t n, ari_group *g,
                      int (*probe)(const char *head, size_t len));
-
-/* Reads up to n bytes of a file's (decompressed) head; returns bytes read or -1. */
-long ari_file_head(const char *path, char *buf, size_t n);
 
 #endif

@@ -29,6 +29,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/utf8.h"
+#include "util/vec.h"
 
 #define MAX_DIR_DEPTH 16
 
@@ -61,14 +62,8 @@ static const char *base_name(const char *path)
 static int add_file(file_list *fl, const char *path, const char *name, const char *dir,
                     uint64_t bytes, ari_error *err)
 {
-    if (fl->n == fl->cap) {
-        size_t cap = fl->cap ? 2 * fl->cap : 16;
-        ari_import_file *grown = realloc(fl->items, cap * sizeof *grown);
-        if (!grown)
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        fl->items = grown;
-        fl->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&fl->items, &fl->cap, fl->n + 1, sizeof *fl->items) < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     ari_import_file *f = &fl->items[fl->n];
     memset(f, 0, sizeof *f);
     f->path = strdup(path);
@@ -149,15 +144,9 @@ static char **list_dir(collector *c, const char *path, const char *name, size_t 
             rc = ari_archive_too_many(&c->budget, name, err);
             break;
         }
-        if (*n == cap) {
-            size_t grown_cap = cap ? 2 * cap : 64;
-            char **grown = realloc(entries, grown_cap * sizeof *entries);
-            if (!grown) {
-                rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-                break;
-            }
-            entries = grown;
-            cap = grown_cap;
+        if (ari_vec_reserve((void **)&entries, &cap, *n + 1, sizeof *entries) < 0) {
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+            break;
         }
         if (!(entries[*n] = strdup(e->d_name)))
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
@@ -256,14 +245,8 @@ static int collect(collector *c, const char *path, const char *name, int depth, 
 
 static int push_group(group_list *gl, const ari_group *g, ari_error *err)
 {
-    if (gl->n == gl->cap) {
-        size_t cap = gl->cap ? 2 * gl->cap : 8;
-        ari_group *grown = realloc(gl->items, cap * sizeof *grown);
-        if (!grown)
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        gl->items = grown;
-        gl->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&gl->items, &gl->cap, gl->n + 1, sizeof *gl->items) < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     gl->items[gl->n++] = *g; /* the claim function has marked its files */
     return 0;
 }

@@ -18,14 +18,9 @@
 
 static struct archive *open_archive(const char *path)
 {
-    struct archive *a = archive_read_new();
+    struct archive *a = ari_libarchive_new(1);
     if (!a)
         return NULL;
-    archive_read_support_filter_all(a);
-    archive_read_support_format_tar(a);
-    archive_read_support_format_gnutar(a);
-    archive_read_support_format_zip(a);
-    archive_read_support_format_7zip(a);
     if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
         archive_read_free(a);
         return NULL;

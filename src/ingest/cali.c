@@ -14,6 +14,7 @@
 #include "ingest/caliper_json.h"
 #include "ingest/input.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 
 #define MAX_NODES ((int64_t)1 << 24)
 #define MAX_FIELDS 4096
@@ -305,28 +306,16 @@ static int node_record(cali *c, char **keys, char **vals, size_t n)
 
 static int push_entry(cali *c, int64_t attr, const char *value)
 {
-    if (c->nentries == c->entries_cap) {
-        size_t cap = c->entries_cap ? 2 * c->entries_cap : 64;
-        entry *grown = realloc(c->entries, cap * sizeof *grown);
-        if (!grown)
-            return ari_error_set(c->err, ARI_E_NOMEM, "out of memory");
-        c->entries = grown;
-        c->entries_cap = cap;
-    }
+    if (ari_vec_reserve((void **)&c->entries, &c->entries_cap, c->nentries + 1, sizeof *c->entries) < 0)
+        return ari_error_set(c->err, ARI_E_NOMEM, "out of memory");
     c->entries[c->nentries++] = (entry){attr, value};
     return 0;
 }
 
 static int push_path(cali *c, const char *label)
 {
-    if (c->npath == c->path_cap) {
-        size_t cap = c->path_cap ? 2 * c->path_cap : 32;
-        const char **grown = realloc(c->path, cap * sizeof *grown);
-        if (!grown)
-            return ari_error_set(c->err, ARI_E_NOMEM, "out of memory");
-        c->path = grown;
-        c->path_cap = cap;
-    }
+    if (ari_vec_reserve((void **)&c->path, &c->path_cap, c->npath + 1, sizeof *c->path) < 0)
+        return ari_error_set(c->err, ARI_E_NOMEM, "out of memory");
     c->path[c->npath++] = label;
     return 0;
 }

@@ -1,12 +1,10 @@
 /* caliper_json.c: Caliper json-split and JSON record lists (see
- * caliper_json.h). A small pull tokenizer streams the "data" rows of
- * json-split through a 64 KiB buffer (libarchive's raw format undoes any
- * compression); the other members are captured as text and parsed with
+ * caliper_json.h). json_tokens' stream cuts json-split one member (and one
+ * "data" row) at a time from ari_input (plain, .gz, .zst; decode cap), so
+ * "data" is never held whole; the other members are captured as text and parsed with
  * jansson. */
 #include "ingest/caliper_json.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,324 +12,117 @@
 #include <string.h>
 
 #include "ingest/input.h"
+#include "ingest/json_tokens.h"
+#include "util/vec.h"
 
 #define MAX_CAPTURE ((size_t)1 << 29) /* one non-data member, as text */
-#define MAX_DEPTH 256
 #define MAX_COLUMNS 4096
 
-/* ---- byte source ---- */
+/* ---- tokens: ari_json_stream (json_tokens.h) ---- */
 
 typedef struct jsrc {
-    struct archive *a;     /* NULL for a memory source */
-    const char *mem;
-    size_t mem_len, mem_pos;
-    char buf[1 << 16];
-    size_t pos, len;
-    int eof;
-    uint64_t line;         /* 1-based, for messages */
-    uint64_t total;        /* compressed file size, 0 if unknown */
+    ari_json_stream st;
+    ari_input *in;         /* NULL for a memory source */
     const char *name;
     ari_error *err;
-    int failed;
+    int failed;            /* err is set */
     const ari_profile_sink *k;
-    uint64_t fills;
 } jsrc;
 
-static int src_fail(jsrc *s, const char *what)
+/* "name:line: what", the line of the byte at `at` (in the stream's
+ * buffer); the first error sticks. */
+static int src_fail_at(jsrc *s, const char *at, const char *what)
 {
     if (!s->failed)
         ari_error_set(s->err, ARI_E_INVALID_INPUT, "%s:%llu: %s", s->name,
-                      (unsigned long long)s->line, what);
+                      (unsigned long long)ari_json_stream_line(&s->st, at), what);
     s->failed = 1;
     return -1;
 }
 
-static void src_fill(jsrc *s)
+/* An error at the next unread byte. */
+static int src_fail(jsrc *s, const char *what)
 {
-    s->pos = 0;
-    s->len = 0;
-    if (s->eof)
-        return;
-    if (!s->a) {
-        size_t n = s->mem_len - s->mem_pos;
-        if (n > sizeof s->buf)
-            n = sizeof s->buf;
-        memcpy(s->buf, s->mem + s->mem_pos, n);
-        s->mem_pos += n;
-        s->len = n;
-        s->eof = n == 0;
-        return;
-    }
-    la_ssize_t r = archive_read_data(s->a, s->buf, sizeof s->buf);
-    if (r < 0) {
-        ari_error_set(s->err, ARI_E_IO, "%s: %s", s->name, archive_error_string(s->a));
-        s->failed = 1;
-        s->eof = 1;
-        return;
-    }
-    if (ari_input_check_decoded(s->a, s->name, s->err) < 0) {
-        s->failed = 1;
-        s->eof = 1;
-        return;
-    }
-    s->len = (size_t)r;
-    s->eof = r == 0;
-    if (s->k && s->k->on_progress && s->total && (++s->fills & 63) == 0)
-        s->k->on_progress(s->k->ctx, (double)archive_filter_bytes(s->a, -1) / (double)s->total);
+    return src_fail_at(s, s->st.buf + s->st.start, what);
 }
 
+/* The next byte after blanks (not consumed), -1 at the end or on error. */
 static int peek(jsrc *s)
 {
-    if (s->pos == s->len)
-        src_fill(s);
-    return s->pos < s->len ? (unsigned char)s->buf[s->pos] : -1;
+    int c = ari_json_stream_peek(&s->st, s->err);
+    if (c == -2)
+        s->failed = 1;
+    return c < 0 ? -1 : c;
 }
 
-static int next(jsrc *s)
+static void consume(jsrc *s)
 {
-    int c = peek(s);
-    if (c >= 0) {
-        s->pos++;
-        if (c == '\n')
-            s->line++;
-    }
-    return c;
-}
-
-static int skip_ws(jsrc *s)
-{
-    int c;
-    while ((c = peek(s)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-        next(s);
-    if (c == 0)
-        return src_fail(s, "a NUL byte: binary data, not JSON");
-    return c;
+    s->st.start++;
 }
 
 static int expect(jsrc *s, int want, const char *what)
 {
-    if (skip_ws(s) != want) {
+    if (peek(s) != want) {
         char msg[96];
         snprintf(msg, sizeof msg, "expected %s", what);
         return src_fail(s, msg);
     }
-    next(s);
+    consume(s);
     return 0;
 }
 
-static int open_file(jsrc *s, const char *path)
+/* Cuts the next value: *p and *n (valid until the next call); consume it
+ * with s->st.start += n. discard: skip it without keeping it whole. An
+ * input that ends first is the error eof_what. */
+static int cut(jsrc *s, const char **p, size_t *n, int discard, const char *eof_what)
 {
-    s->a = archive_read_new();
-    if (!s->a)
-        return ari_error_set(s->err, ARI_E_NOMEM, "out of memory");
-    archive_read_support_filter_all(s->a);
-    archive_read_support_format_raw(s->a);
-    archive_read_support_format_empty(s->a);
-    struct archive_entry *e;
-    if (archive_read_open_filename(s->a, path, 1 << 16) != ARCHIVE_OK)
-        return ari_error_set(s->err, ARI_E_IO, "%s: %s", s->name, archive_error_string(s->a));
-    int rc = archive_read_next_header(s->a, &e);
-    if (rc == ARCHIVE_EOF)
-        s->eof = 1;
-    else if (rc != ARCHIVE_OK)
-        return ari_error_set(s->err, ARI_E_IO, "%s: %s", s->name, archive_error_string(s->a));
-    FILE *f = fopen(path, "rb");
-    if (f) {
-        if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > 0)
-            s->total = (uint64_t)ftell(f);
-        fclose(f);
-    }
-    return 0;
+    if (peek(s) < 0)
+        return s->failed ? -1 : src_fail(s, eof_what);
+    int rc = ari_json_stream_cut(&s->st, n, discard, s->err);
+    if (rc < 0)
+        s->failed = 1;
+    if (rc > 0)
+        return src_fail_at(s, s->st.buf + s->st.len, eof_what);
+    *p = s->st.buf + s->st.start;
+    return rc;
 }
 
-static void close_src(jsrc *s)
+/* An object key, decoded into a malloc'd *out. */
+static int read_key(jsrc *s, char **out)
 {
-    if (s->a)
-        archive_read_free(s->a);
-    s->a = NULL;
-}
-
-/* ---- growable text ---- */
-
-typedef struct text {
-    char *p;
-    size_t len, cap, max;
-} text;
-
-static int text_add(text *t, char c)
-{
-    if (t->len + 2 > t->cap) {
-        if (t->cap >= t->max)
-            return -1;
-        size_t cap = t->cap ? 2 * t->cap : 256;
-        char *grown = realloc(t->p, cap);
-        if (!grown)
-            return -1;
-        t->p = grown;
-        t->cap = cap;
-    }
-    t->p[t->len++] = c;
-    t->p[t->len] = '\0';
-    return 0;
-}
-
-/* ---- tokens ---- */
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-static int add_utf8(text *t, unsigned cp)
-{
-    if (cp < 0x80)
-        return text_add(t, (char)cp);
-    if (cp < 0x800)
-        return text_add(t, (char)(0xc0 | (cp >> 6))) | text_add(t, (char)(0x80 | (cp & 0x3f)));
-    return text_add(t, (char)(0xe0 | (cp >> 12))) | text_add(t, (char)(0x80 | ((cp >> 6) & 0x3f))) |
-           text_add(t, (char)(0x80 | (cp & 0x3f)));
-}
-
-/* Reads a string (after skipping blanks) into t (decoded; t may be NULL
- * to skip it). With raw set, the text is copied as written, quotes
- * included, for capture. */
-static int read_string(jsrc *s, text *t, int raw)
-{
-    if (skip_ws(s) != '"')
+    const char *p;
+    size_t n;
+    int plain;
+    *out = NULL;
+    if (peek(s) != '"')
         return src_fail(s, "expected a string");
-    next(s);
-    if (raw && t && text_add(t, '"') < 0)
-        return src_fail(s, "value too large");
-    for (;;) {
-        int c = next(s);
-        if (c < 0)
-            return src_fail(s, "unterminated string (truncated file?)");
-        if (c == 0 || c == '\n')
-            return src_fail(s, "control character in a string");
-        if (raw && t && text_add(t, (char)c) < 0)
-            return src_fail(s, "value too large");
-        if (c == '"')
-            return 0;
-        if (c != '\\') {
-            if (!raw && t && text_add(t, (char)c) < 0)
-                return src_fail(s, "string too long");
-            continue;
-        }
-        int e = next(s);
-        if (e < 0)
-            return src_fail(s, "unterminated string (truncated file?)");
-        if (raw) {
-            if (t && text_add(t, (char)e) < 0)
-                return src_fail(s, "value too large");
-            continue;
-        }
-        char out;
-        switch (e) {
-        case '"': out = '"'; break;
-        case '\\': out = '\\'; break;
-        case '/': out = '/'; break;
-        case 'b': out = '\b'; break;
-        case 'f': out = '\f'; break;
-        case 'n': out = '\n'; break;
-        case 'r': out = '\r'; break;
-        case 't': out = '\t'; break;
-        case 'u': {
-            unsigned cp = 0;
-            for (int i = 0; i < 4; i++) {
-                int h = hexval(next(s));
-                if (h < 0)
-                    return src_fail(s, "bad \\u escape");
-                cp = cp * 16 + (unsigned)h;
-            }
-            if (cp == 0)
-                cp = '?';
-            if (t && add_utf8(t, cp) < 0)
-                return src_fail(s, "string too long");
-            continue;
-        }
-        default:
-            return src_fail(s, "bad escape in a string");
-        }
-        if (t && text_add(t, out) < 0)
-            return src_fail(s, "string too long");
-    }
+    if (cut(s, &p, &n, 0, "unterminated string (truncated file?)") < 0)
+        return -1;
+    if (ari_json_skip_string(p, p + n, 0, &plain) != p + n)
+        return src_fail(s, "bad string (control character, escape or UTF-8)");
+    *out = malloc(n);
+    if (!*out || ari_json_string_decode(p, n, *out, n) < 0)
+        return src_fail(s, "out of memory");
+    s->st.start += n;
+    return 0;
 }
 
-/* A bare token (number, true, false, null) into buf. */
-static int read_bare(jsrc *s, char *buf, size_t size)
+/* A bare token (number, true, false, null) of a data row into buf. */
+static const char *row_bare(jsrc *s, const char *p, const char *end, char *buf, size_t size)
 {
     size_t n = 0;
-    int c;
-    skip_ws(s);
-    while ((c = peek(s)) >= 0 && (c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9') ||
-                                  (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
-        if (n + 1 >= size)
-            return src_fail(s, "token too long");
-        buf[n++] = (char)next(s);
+    while (p < end && (*p == '-' || *p == '+' || *p == '.' || (*p >= '0' && *p <= '9') ||
+                       (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+        if (n + 1 >= size) {
+            src_fail_at(s, p, "token too long");
+            return NULL;
+        }
+        buf[n++] = *p++;
     }
     buf[n] = '\0';
-    return n ? 0 : src_fail(s, "expected a value");
-}
-
-/* Skips (or, with t, copies) one value of any type. */
-static int copy_value(jsrc *s, text *t)
-{
-    int depth = 0;
-    do {
-        int c = skip_ws(s);
-        if (c < 0)
-            return src_fail(s, "unexpected end of file (truncated?)");
-        if (c == '"') {
-            if (read_string(s, t, 1) < 0)
-                return -1;
-        } else if (c == '[' || c == '{') {
-            if (++depth > MAX_DEPTH)
-                return src_fail(s, "nested too deep");
-            next(s);
-            if (t && text_add(t, (char)c) < 0)
-                return src_fail(s, "value too large");
-            continue; /* the first element (or the close) follows */
-        } else if (c == ']' || c == '}') {
-            if (depth == 0)
-                return src_fail(s, "unexpected bracket");
-            next(s);
-            depth--;
-            if (t && text_add(t, (char)c) < 0)
-                return src_fail(s, "value too large");
-        } else {
-            char tok[128];
-            if (read_bare(s, tok, sizeof tok) < 0)
-                return -1;
-            for (char *p = tok; t && *p; p++)
-                if (text_add(t, *p) < 0)
-                    return src_fail(s, "value too large");
-        }
-        /* after a value: a separator, or closes */
-        while (depth > 0) {
-            c = skip_ws(s);
-            if (c == ',' || c == ':') {
-                next(s);
-                if (t && text_add(t, (char)c) < 0)
-                    return src_fail(s, "value too large");
-                break;
-            }
-            if (c == ']' || c == '}') {
-                next(s);
-                depth--;
-                if (t && text_add(t, (char)c) < 0)
-                    return src_fail(s, "value too large");
-                continue;
-            }
-            return src_fail(s, c < 0 ? "unexpected end of file (truncated?)" : "expected ',' or a closing bracket");
-        }
-    } while (depth > 0);
-    return 0;
+    if (!n)
+        src_fail_at(s, p, "expected a value");
+    return n ? p : NULL;
 }
 
 /* ---- json-split ---- */
@@ -519,14 +310,8 @@ static int proc_of_rank(split *sp, double rank, int *proc)
 
 static int buffer_row(split *sp, int64_t nid, int proc)
 {
-    if (sp->nsrows == sp->srows_cap) {
-        size_t cap = sp->srows_cap ? 2 * sp->srows_cap : 256;
-        srow *grown = realloc(sp->srows, cap * sizeof *grown);
-        if (!grown)
-            return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
-        sp->srows = grown;
-        sp->srows_cap = cap;
-    }
+    if (ari_vec_reserve((void **)&sp->srows, &sp->srows_cap, sp->nsrows + 1, sizeof *sp->srows) < 0)
+        return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
     srow *r = &sp->srows[sp->nsrows];
     r->nid = nid;
     r->proc = proc;
@@ -572,83 +357,124 @@ static int emit_row(split *sp)
     return 0;
 }
 
-/* Streams the rows of "data" (the '[' not yet read). */
+/* One value of a data row into ce: a label (kept as absent), null, true,
+ * false or a number. Returns the byte after it, NULL on error. */
+static const char *row_cell(jsrc *s, const char *p, const char *end, cell *ce)
+{
+    if (*p == '"') { /* a label where an index is expected: keep as absent */
+        int plain;
+        const char *q = ari_json_skip_string(p, end, 0, &plain);
+        if (!q)
+            src_fail_at(s, p, "bad string in a data row");
+        p = q;
+        ce->null = 1;
+        return p;
+    }
+    char tok[128], *stop;
+    if (!(p = row_bare(s, p, end, tok, sizeof tok)))
+        return NULL;
+    ce->null = 0;
+    if (strcmp(tok, "null") == 0) {
+        ce->null = 1;
+    } else if (strcmp(tok, "true") == 0 || strcmp(tok, "false") == 0) {
+        ce->v = tok[0] == 't';
+    } else {
+        ce->v = strtod(tok, &stop);
+        if (*stop) {
+            src_fail_at(s, p, "a data value is not a number");
+            return NULL;
+        }
+    }
+    return p;
+}
+
+/* Parses the row text row[0..n) ("[v, v, ...]") into sp->row. */
+static int parse_row(jsrc *s, split *sp, const char *row, size_t n)
+{
+    const char *end = row + n, *p = ari_json_skip_ws(row + 1, end);
+    int k = 0;
+    if (p < end && *p == ']')
+        return sp->ncols == 0 ? 0 : src_fail_at(s, p, "a data row has fewer values than there are columns");
+    for (;;) {
+        if (k >= sp->ncols)
+            return src_fail_at(s, p, "a data row has more values than there are columns");
+        if (!(p = row_cell(s, p, end, &sp->row[k++])))
+            return -1;
+        p = ari_json_skip_ws(p, end);
+        if (p < end && *p == ']')
+            break;
+        if (p >= end || *p != ',')
+            return src_fail_at(s, p, "expected ',' or ']' in a data row");
+        p = ari_json_skip_ws(p + 1, end);
+    }
+    return k == sp->ncols ? 0 : src_fail_at(s, p, "a data row has fewer values than there are columns");
+}
+
+static void row_progress(jsrc *s, const split *sp)
+{
+    uint64_t total = ari_json_stream_total(&s->st);
+    if (s->k && s->k->on_progress && total && (sp->rows & 0xffff) == 0)
+        s->k->on_progress(s->k->ctx, (double)ari_json_stream_done(&s->st) / (double)total);
+}
+
+/* Streams the rows of "data" (the '[' not yet read), one cut at a time. */
 static int stream_data(jsrc *s, split *sp)
 {
     if (expect(s, '[', "'[' to open \"data\"") < 0)
         return -1;
-    if (skip_ws(s) == ']') {
-        next(s);
+    if (peek(s) == ']') {
+        consume(s);
         return 0;
     }
     for (;;) {
-        if (expect(s, '[', "'[' to open a data row") < 0)
+        const char *row;
+        size_t n;
+        if (peek(s) != '[')
+            return s->failed ? -1 : src_fail(s, "expected '[' to open a data row");
+        if (cut(s, &row, &n, 0, "unexpected end of file in a data row (truncated?)") < 0 ||
+            parse_row(s, sp, row, n) < 0)
             return -1;
-        int n = 0;
-        if (skip_ws(s) == ']') {
-            next(s);
-        } else {
-            for (;;) {
-                if (n >= sp->ncols)
-                    return src_fail(s, "a data row has more values than there are columns");
-                int c = skip_ws(s);
-                cell *ce = &sp->row[n++];
-                if (c == '"') { /* a label where an index is expected: keep as absent */
-                    if (read_string(s, NULL, 0) < 0)
-                        return -1;
-                    ce->null = 1;
-                } else {
-                    char tok[128], *end;
-                    if (read_bare(s, tok, sizeof tok) < 0)
-                        return -1;
-                    if (strcmp(tok, "null") == 0) {
-                        ce->null = 1;
-                    } else if (strcmp(tok, "true") == 0 || strcmp(tok, "false") == 0) {
-                        ce->null = 0;
-                        ce->v = tok[0] == 't';
-                    } else {
-                        ce->v = strtod(tok, &end);
-                        ce->null = 0;
-                        if (*end)
-                            return src_fail(s, "a data value is not a number");
-                    }
-                }
-                c = skip_ws(s);
-                next(s);
-                if (c == ']')
-                    break;
-                if (c != ',')
-                    return src_fail(s, c < 0 ? "unexpected end of file in a data row (truncated?)"
-                                             : "expected ',' or ']' in a data row");
-            }
-        }
-        if (n != sp->ncols)
-            return src_fail(s, "a data row has fewer values than there are columns");
+        s->st.start += n;
         sp->rows++;
         if (emit_row(sp) < 0)
             return -1;
-        int c = skip_ws(s);
-        next(s);
-        if (c == ']')
+        row_progress(s, sp);
+        int c = peek(s);
+        if (c == ']') {
+            consume(s);
             return 0;
+        }
         if (c != ',')
             return src_fail(s, c < 0 ? "unexpected end of file in \"data\" (truncated?)"
                                      : "expected ',' or ']' after a data row");
+        consume(s);
     }
 }
 
+/* The next value, parsed with jansson (the members other than "data"). */
 static int capture(jsrc *s, json_t **out)
 {
-    text t = {NULL, 0, 0, MAX_CAPTURE};
-    if (copy_value(s, &t) < 0) {
-        free(t.p);
+    const char *p;
+    size_t n;
+    *out = NULL;
+    if (cut(s, &p, &n, 0, "unexpected end of file (truncated?)") < 0)
         return -1;
-    }
     json_error_t jerr;
-    *out = json_loadb(t.p ? t.p : "", t.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
-    free(t.p);
+    *out = json_loadb(p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (!*out)
-        return src_fail(s, jerr.text);
+        return src_fail_at(s, p + n, jerr.text);
+    s->st.start += n;
+    return 0;
+}
+
+/* Skips the next value. */
+static int skip_member(jsrc *s)
+{
+    const char *p;
+    size_t n;
+    if (cut(s, &p, &n, 1, "unexpected end of file (truncated?)") < 0)
+        return -1;
+    s->st.start += n;
     return 0;
 }
 
@@ -662,70 +488,74 @@ static int meta_entry(split *sp, const char *key, json_t *v)
     return rc ? sink_fail(sp) : 0;
 }
 
+/* One member's value: "data" streamed (or deferred), others captured. */
+static int read_member(jsrc *s, split *sp, const char *k, int rows_only)
+{
+    int is_data = strcmp(k, "data") == 0;
+    if (is_data && !sp->data_done && (rows_only || (sp->have_cols && sp->have_meta))) {
+        if (!sp->set_up && setup_columns(sp) < 0)
+            return -1;
+        sp->set_up = 1;
+        sp->data_done = 1;
+        return stream_data(s, sp);
+    }
+    if (is_data || rows_only) {
+        sp->data_deferred |= is_data;
+        return skip_member(s);
+    }
+    json_t *v = NULL;
+    int rc = capture(s, &v);
+    if (rc < 0)
+        return -1;
+    if (strcmp(k, "columns") == 0)
+        rc = sp->have_cols ? src_fail(s, "\"columns\" twice") : parse_columns(sp, v);
+    else if (strcmp(k, "column_metadata") == 0)
+        rc = sp->have_cols ? parse_column_metadata(sp, v)
+                           : ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: \"column_metadata\" before \"columns\"",
+                                           sp->name);
+    else if (strcmp(k, "nodes") == 0)
+        rc = json_is_array(v) ? (json_decref(sp->nodes), sp->nodes = json_incref(v), 0)
+                              : ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: \"nodes\" is not a list", sp->name);
+    else
+        rc = meta_entry(sp, k, v);
+    json_decref(v);
+    return rc;
+}
+
 /* One pass over the top-level object. In the second pass (rows_only) only
  * "data" is read. */
 static int read_object(jsrc *s, split *sp, int rows_only)
 {
-    int c = skip_ws(s);
+    int c = peek(s);
     if (c < 0)
-        return src_fail(s, "empty file: no JSON object");
+        return s->failed ? -1 : src_fail(s, "empty file: no JSON object");
     if (c != '{')
         return src_fail(s, "not a Caliper json-split object (expected '{')");
-    next(s);
-    if (skip_ws(s) == '}')
+    consume(s);
+    if (peek(s) == '}')
         return src_fail(s, "empty object: no \"data\", \"columns\" or \"nodes\"");
-    text key = {NULL, 0, 0, 1 << 20};
-    int rc = 0;
     for (;;) {
-        key.len = 0;
-        if (read_string(s, &key, 0) < 0 || expect(s, ':', "':' after a key") < 0) {
-            rc = -1;
-            break;
+        char *key;
+        if (read_key(s, &key) < 0 || expect(s, ':', "':' after a key") < 0) {
+            free(key);
+            return -1;
         }
-        const char *k = key.p ? key.p : "";
-        if (strcmp(k, "data") == 0 && !sp->data_done && (rows_only || (sp->have_cols && sp->have_meta))) {
-            if (!sp->set_up && (rc = setup_columns(sp)) < 0)
-                break;
-            sp->set_up = 1;
-            rc = stream_data(s, sp);
-            sp->data_done = 1;
-        } else if (strcmp(k, "data") == 0 || rows_only) {
-            sp->data_deferred |= strcmp(k, "data") == 0;
-            rc = copy_value(s, NULL);
-        } else {
-            json_t *v = NULL;
-            rc = capture(s, &v);
-            if (rc == 0) {
-                if (strcmp(k, "columns") == 0)
-                    rc = sp->have_cols ? src_fail(s, "\"columns\" twice") : parse_columns(sp, v);
-                else if (strcmp(k, "column_metadata") == 0)
-                    rc = sp->have_cols ? parse_column_metadata(sp, v)
-                                       : ari_error_set(sp->err, ARI_E_INVALID_INPUT,
-                                                       "%s: \"column_metadata\" before \"columns\"", sp->name);
-                else if (strcmp(k, "nodes") == 0)
-                    rc = json_is_array(v) ? (json_decref(sp->nodes), sp->nodes = json_incref(v), 0)
-                                          : ari_error_set(sp->err, ARI_E_INVALID_INPUT,
-                                                          "%s: \"nodes\" is not a list", sp->name);
-                else
-                    rc = meta_entry(sp, k, v);
-            }
-            json_decref(v);
-        }
+        int rc = read_member(s, sp, key, rows_only);
+        free(key);
         if (rc < 0)
-            break;
-        c = skip_ws(s);
-        next(s);
-        if (c == '}')
-            break;
-        if (c != ',') {
-            rc = src_fail(s, c < 0 ? "unexpected end of file (truncated?)" : "expected ',' or '}'");
+            return -1;
+        c = peek(s);
+        if (c == '}') {
+            consume(s);
             break;
         }
+        if (c != ',')
+            return src_fail(s, c < 0 ? "unexpected end of file (truncated?)" : "expected ',' or '}'");
+        consume(s);
     }
-    free(key.p);
-    if (rc == 0 && skip_ws(s) >= 0)
-        rc = src_fail(s, "data after the end of the JSON object");
-    return rc;
+    if (peek(s) >= 0 || s->failed)
+        return src_fail(s, "data after the end of the JSON object");
+    return 0;
 }
 
 /* "file.c:12" -> file "file.c", line 12. */
@@ -938,22 +768,22 @@ static int split_read(const char *path, const char *data, size_t len, const char
     sp.k = k;
     sp.err = err;
     sp.name = name;
-    jsrc *s = calloc(1, sizeof *s);
-    if (!s)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    jsrc src, *s = &src;
     int rc = 0;
     for (int pass = 0; pass < 2 && rc == 0; pass++) {
         memset(s, 0, sizeof *s);
         s->name = name;
         s->err = err;
-        s->line = 1;
         s->k = k;
-        s->mem = data;
-        s->mem_len = len;
-        if (path && (rc = open_file(s, path)) < 0)
+        if (path && !(s->in = ari_input_open(path, name, err))) {
+            rc = -1;
             break;
+        }
+        ari_json_stream_init(&s->st, s->in, data, len, name, MAX_CAPTURE);
+        s->st.count_lines = 1;
         rc = read_object(s, &sp, pass == 1);
-        close_src(s);
+        ari_json_stream_free(&s->st);
+        ari_input_close(s->in);
         if (rc < 0)
             break;
         if (pass == 0 && !sp.have_cols)
@@ -969,7 +799,6 @@ static int split_read(const char *path, const char *data, size_t len, const char
         rc = declare_nodes(&sp);
     if (rc == 0 && k->on_progress)
         k->on_progress(k->ctx, 1.0);
-    free(s);
     split_free(&sp);
     return rc;
 }
@@ -1088,7 +917,12 @@ int ari_caliper_json_records_read(const char *path, const char *name, const ari_
                                   ari_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_DECODE_ANY, &jerr);
+    char *data;
+    size_t len;
+    if (ari_input_load(path, name, &data, &len, err) < 0)
+        return -1;
+    json_t *root = json_loadb(data, len, JSON_DECODE_ANY, &jerr);
+    free(data);
     if (!root)
         return ari_error_set(err, ARI_E_INVALID_INPUT, "%s:%d: %s", name, jerr.line, jerr.text);
     records rs = {k, err, name, json_object(), 0};

@@ -1,12 +1,14 @@
 /* chrome_trace.c: the Chrome Trace Event Format reader (see chrome_trace.h).
- * Three parts: a byte source with a growable window (file through
- * libarchive, or memory), a JSON cutter that finds where one value ends
- * (resumable across refills, so a long value is scanned once), and the
- * event logic: slices, B/E matching, counters, metadata and flow binding. */
+ * The bytes come from an ari_json_stream (json_tokens.h: a window over
+ * ari_input or memory that cuts one value at a time); simple X and instant
+ * events are decoded in place with json_tokens' cautious scanners, others
+ * with jansson. Then the event logic: slices, B/E matching, counters,
+ * metadata and flow binding. Sinks only ever see plain C values and JSON
+ * text. */
 #include "ingest/chrome_trace.h"
 
-#include <archive.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,69 +16,12 @@
 #include <string.h>
 
 #include "ingest/input.h"
+#include "ingest/json_tokens.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 
 #define CT_CHUNK (1u << 20)
 #define CT_MAX_VALUE ((size_t)256 << 20) /* largest event or top-level value kept */
-
-/* ---- byte source ---------------------------------------------------------- */
-
-typedef struct ct_src {
-    struct archive *ar;     /* NULL for memory */
-    const char *mem;
-    size_t mem_len, mem_pos;
-    uint64_t total;         /* bytes of the file, for progress */
-    char *buf;
-    size_t start, len, cap; /* live bytes are buf[start..len) */
-    uint64_t base;          /* stream offset of buf[0] */
-    int eof;
-} ct_src;
-
-/* Appends more input after buf[len]; drops buf[0..keep) first. Returns 1
- * if bytes were added, 0 at the end, -1 on error. */
-static int src_fill(ct_src *s, size_t keep, const char *name, ari_error *err)
-{
-    if (keep > 0) {
-        memmove(s->buf, s->buf + keep, s->len - keep);
-        s->len -= keep;
-        s->start -= keep;
-        s->base += keep;
-    }
-    if (s->eof)
-        return 0;
-    if (s->cap - s->len < CT_CHUNK) {
-        if (s->len > CT_MAX_VALUE)
-            return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: offset %llu: a value larger than %zu MiB",
-                                 name, (unsigned long long)s->base, CT_MAX_VALUE >> 20);
-        size_t cap = s->cap ? s->cap * 2 : 2 * CT_CHUNK;
-        char *grown = realloc(s->buf, cap);
-        if (!grown)
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        s->buf = grown;
-        s->cap = cap;
-    }
-    size_t room = s->cap - s->len;
-    long got;
-    if (s->ar) {
-        got = (long)archive_read_data(s->ar, s->buf + s->len, room);
-        if (got < 0)
-            return ari_error_set(err, ARI_E_IO, "%s: %s", name, archive_error_string(s->ar));
-        if (ari_input_check_decoded(s->ar, name, err) < 0)
-            return -1;
-    } else {
-        got = (long)(s->mem_len - s->mem_pos < room ? s->mem_len - s->mem_pos : room);
-        memcpy(s->buf + s->len, s->mem + s->mem_pos, (size_t)got);
-        s->mem_pos += (size_t)got;
-    }
-    if (got == 0) {
-        s->eof = 1;
-        return 0;
-    }
-    if (memchr(s->buf + s->len, '\0', (size_t)got))
-        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: binary data (NUL byte), not JSON", name);
-    s->len += (size_t)got;
-    return 1;
-}
 
 /* ---- reader state ------------------------------------------------------------ */
 
@@ -120,7 +65,7 @@ typedef struct ct_reader {
     const ari_chrome_raw_sink *raw; /* NULL unless ari_chrome_read*_raw */
     ari_chrome_stats st;
     ari_error *err;
-    ct_src src;
+    ari_json_stream src;
     ari_strmap *threads;     /* "pid\x1ftid" -> index + 1 */
     ct_thread *th;
     size_t nth, cap_th;
@@ -142,114 +87,23 @@ static int fail(ct_reader *r, const char *fmt, ...)
     return ari_error_set(r->err, ARI_E_INVALID_INPUT, "%s: %s", r->name, msg);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *g = realloc(*p, c * size);
-    if (!g)
-        return -1;
-    *p = g;
-    *cap = c;
-    return 0;
-}
-
 /* ---- JSON cutting ---------------------------------------------------------------- */
 
-static int is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* Skips whitespace; returns the next byte, or -1 at the end of input
- * (-2 on a read error). */
 static int peek(ct_reader *r)
 {
-    ct_src *s = &r->src;
-    for (;;) {
-        while (s->start < s->len && is_ws(s->buf[s->start]))
-            s->start++;
-        if (s->start < s->len)
-            return (unsigned char)s->buf[s->start];
-        int rc = src_fill(s, s->start, r->name, r->err);
-        if (rc < 0)
-            return -2;
-        if (rc == 0)
-            return -1;
-    }
+    return ari_json_stream_peek(&r->src, r->err);
 }
 
-/* Finds the end of the JSON value at src.start: on success *vlen is its
- * length (the value stays at buf[start..start+vlen)). With discard, the
- * bytes are dropped while scanning (for values nobody needs). Returns 0,
- * 1 if the input ended inside the value, -1 on error. */
 static int cut_value(ct_reader *r, size_t *vlen, int discard)
 {
-    ct_src *s = &r->src;
-    size_t i = s->start;
-    int depth = 0, in_str = 0, esc = 0, scalar = -1;
-    for (;;) {
-        for (; i < s->len; i++) {
-            char c = s->buf[i];
-            if (scalar < 0)
-                scalar = !(c == '{' || c == '[' || c == '"');
-            if (in_str) {
-                if (esc)
-                    esc = 0;
-                else if (c == '\\')
-                    esc = 1;
-                else if (c == '"') {
-                    in_str = 0;
-                    if (depth == 0) {
-                        *vlen = i + 1 - s->start;
-                        return 0;
-                    }
-                }
-            } else if (scalar) {
-                if (c == ',' || c == '}' || c == ']' || is_ws(c)) {
-                    *vlen = i - s->start;
-                    return 0;
-                }
-            } else if (c == '"') {
-                in_str = 1;
-            } else if (c == '{' || c == '[') {
-                depth++;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) {
-                    *vlen = i + 1 - s->start;
-                    return 0;
-                }
-                if (depth < 0)
-                    return fail(r, "offset %llu: unbalanced '%c'", (unsigned long long)(s->base + i), c);
-            }
-        }
-        size_t keep = s->start;
-        if (discard) { /* nothing before i is needed */
-            keep = i;
-            s->start = i;
-        }
-        int rc = src_fill(s, keep, r->name, r->err);
-        if (rc < 0)
-            return -1;
-        i -= keep; /* the window moved down by keep bytes */
-        if (rc == 0) {
-            if (scalar == 1 && i > s->start) {
-                *vlen = i - s->start;
-                return 0;
-            }
-            return 1;
-        }
-    }
+    return ari_json_stream_cut(&r->src, vlen, discard, r->err);
 }
 
 /* Parses buf[start..start+n) as JSON and consumes it. */
 static json_t *load_value(ct_reader *r, size_t n)
 {
     json_error_t je;
-    ct_src *s = &r->src;
+    ari_json_stream *s = &r->src;
     json_t *v = json_loadb(s->buf + s->start, n, JSON_DECODE_ANY, &je);
     if (!v)
         fail(r, "offset %llu: %s", (unsigned long long)(s->base + s->start + (size_t)(je.position > 0 ? je.position : 0)),
@@ -294,8 +148,6 @@ static int expect(ct_reader *r, char c, const char *what)
  * (escapes in a needed string, deep nesting, a real pid, flows...) the event
  * goes the general way, which also gives the error messages. */
 
-#define CT_FAST_DEPTH 32
-
 typedef struct ct_span {
     char *p; /* NULL when the key is absent */
     size_t n;
@@ -304,167 +156,6 @@ typedef struct ct_span {
 typedef struct ct_fields {
     ct_span ph, name, cat, pid, tid, ts, dur, tts, tdur, args, other;
 } ct_fields;
-
-static const char *skip_value(const char *p, const char *end, int depth);
-
-static const char *skip_ws(const char *p, const char *end)
-{
-    while (p < end && is_ws(*p))
-        p++;
-    return p;
-}
-
-static int is_hex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* Length of the valid UTF-8 sequence at p (lead byte >= 0x80), 0 if bad. */
-static int utf8_len(const unsigned char *p, const unsigned char *end)
-{
-    int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-    if (n == 0 || p[0] > 0xf4 || end - p < n)
-        return 0;
-    for (int i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
-        (p[0] == 0xf4 && p[1] >= 0x90))
-        return 0; /* overlong, surrogate, beyond U+10FFFF */
-    return n;
-}
-
-/* p at '"': returns the byte after the closing quote, NULL if the string
- * is bad or has an escape this path leaves to jansson. *plain is 0 when the
- * string has escapes. */
-static const char *skip_string(const char *p, const char *end, int *plain)
-{
-    *plain = 1;
-    for (p++; p < end;) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"')
-            return p + 1;
-        if (c < 0x20)
-            return NULL;
-        if (c == '\\') {
-            *plain = 0;
-            if (end - p < 2)
-                return NULL;
-            char e = p[1];
-            if (e == 'u') {
-                if (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) || !is_hex(p[5]))
-                    return NULL;
-                unsigned v = (unsigned)strtoul((char[5]){p[2], p[3], p[4], p[5], 0}, NULL, 16);
-                if (v == 0 || (v >= 0xd800 && v <= 0xdfff))
-                    return NULL; /* NUL and surrogates: jansson decides */
-                p += 6;
-            } else if (strchr("\"\\/bfnrt", e) && e) {
-                p += 2;
-            } else {
-                return NULL;
-            }
-        } else if (c >= 0x80) {
-            int n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
-            if (!n)
-                return NULL;
-            p += n;
-        } else {
-            p++;
-        }
-    }
-    return NULL;
-}
-
-static const char *skip_digits(const char *p, const char *end, int *count)
-{
-    const char *q = p;
-    while (q < end && *q >= '0' && *q <= '9')
-        q++;
-    *count = (int)(q - p);
-    return q;
-}
-
-/* JSON number grammar; NULL where jansson might overflow or reject. */
-static const char *skip_number(const char *p, const char *end)
-{
-    int n, real = 0;
-    if (p < end && *p == '-')
-        p++;
-    if (p < end && *p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
-        return NULL;
-    p = skip_digits(p, end, &n);
-    if (n == 0 || n > 18)
-        return NULL;
-    if (p < end && *p == '.') {
-        p = skip_digits(p + 1, end, &n);
-        if (n == 0)
-            return NULL;
-        real = 1;
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < end && (*p == '+' || *p == '-'))
-            p++;
-        p = skip_digits(p, end, &n);
-        if (n == 0 || n > 2)
-            return NULL;
-        real = 1;
-    }
-    (void)real;
-    return p;
-}
-
-static const char *skip_literal(const char *p, const char *end, const char *word)
-{
-    size_t n = strlen(word);
-    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
-}
-
-/* Walks an object's members; on each calls back with key and value spans.
- * Returns the byte after '}', NULL if invalid. */
-static const char *skip_container(const char *p, const char *end, int depth, char close)
-{
-    if (depth > CT_FAST_DEPTH)
-        return NULL;
-    p = skip_ws(p + 1, end);
-    if (p < end && *p == close)
-        return p + 1;
-    for (;;) {
-        if (close == '}') {
-            int plain;
-            if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain)))
-                return NULL;
-            p = skip_ws(p, end);
-            if (p >= end || *p != ':')
-                return NULL;
-            p = skip_ws(p + 1, end);
-        }
-        if (!(p = skip_value(p, end, depth + 1)))
-            return NULL;
-        p = skip_ws(p, end);
-        if (p < end && *p == close)
-            return p + 1;
-        if (p >= end || *p != ',')
-            return NULL;
-        p = skip_ws(p + 1, end);
-    }
-}
-
-static const char *skip_value(const char *p, const char *end, int depth)
-{
-    if (p >= end)
-        return NULL;
-    int plain;
-    switch (*p) {
-    case '"': return skip_string(p, end, &plain);
-    case '{': return skip_container(p, end, depth, '}');
-    case '[': return skip_container(p, end, depth, ']');
-    case 't': return skip_literal(p, end, "true");
-    case 'f': return skip_literal(p, end, "false");
-    case 'n': return skip_literal(p, end, "null");
-    default: return (*p == '-' || (*p >= '0' && *p <= '9')) ? skip_number(p, end) : NULL;
-    }
-}
 
 static ct_span *field_slot(ct_fields *f, const char *k, size_t n)
 {
@@ -490,30 +181,30 @@ static ct_span *field_slot(ct_fields *f, const char *k, size_t n)
  * the general path must take it. */
 static int fast_fields(char *buf, size_t n, ct_fields *f)
 {
-    const char *end = buf + n, *p = skip_ws(buf + 1, end);
+    const char *end = buf + n, *p = ari_json_skip_ws(buf + 1, end);
     memset(f, 0, sizeof *f);
     if (p < end && *p == '}')
         return 0;
     for (;;) {
         int plain;
         const char *k = p;
-        if (p >= end || *p != '"' || !(p = skip_string(p, end, &plain)) || !plain)
+        if (p >= end || *p != '"' || !(p = ari_json_skip_string(p, end, ARI_JSON_CAUTIOUS, &plain)) || !plain)
             return -1;
         ct_span *slot = field_slot(f, k + 1, (size_t)(p - k - 2));
-        p = skip_ws(p, end);
+        p = ari_json_skip_ws(p, end);
         if (p >= end || *p != ':')
             return -1;
-        const char *v = skip_ws(p + 1, end);
-        if (!(p = skip_value(v, end, 1)))
+        const char *v = ari_json_skip_ws(p + 1, end);
+        if (!(p = ari_json_skip_value(v, end, ARI_JSON_CAUTIOUS)))
             return -1;
         if (slot)
             *slot = (ct_span){(char *)v, (size_t)(p - v)};
-        p = skip_ws(p, end);
+        p = ari_json_skip_ws(p, end);
         if (p < end && *p == '}')
-            return skip_ws(p + 1, end) == end ? 0 : -1;
+            return ari_json_skip_ws(p + 1, end) == end ? 0 : -1;
         if (p >= end || *p != ',')
             return -1;
-        p = skip_ws(p + 1, end);
+        p = ari_json_skip_ws(p + 1, end);
     }
 }
 
@@ -564,7 +255,7 @@ static int span_plain(ct_span v)
     return !v.p || *v.p != '"' || !memchr(v.p, '\\', v.n);
 }
 
-static int emit_slice(ct_reader *r, int thread, ari_chrome_slice *s);
+static int emit_slice(ct_reader *r, int thread, ari_chrome_slice *s, const json_t *args);
 static int thread_of(ct_reader *r, const char *pid, const char *tid);
 static void saw_time(ct_reader *r, int thread, double t);
 
@@ -604,34 +295,9 @@ static int fast_event(ct_reader *r, char *buf, size_t n)
     if (thread < 0)
         return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
     saw_time(r, thread, ts + dur);
-    ari_chrome_slice s = {0, NULL, NULL, span_text(f.name), span_text(f.cat), point, ts, dur, tts, tdur, NULL,
+    ari_chrome_slice s = {0, NULL, NULL, span_text(f.name), span_text(f.cat), point, ts, dur, tts, tdur,
                           f.args.p, f.args.n};
-    return emit_slice(r, thread, &s);
-}
-
-int ari_chrome_args_next(const char *text, size_t len, size_t *pos, ari_chrome_member *m)
-{
-    const char *end = text + len, *p = skip_ws(text + *pos, end);
-    if (p < end && (*p == '{' || *p == ','))
-        p = skip_ws(p + 1, end);
-    if (p >= end || *p != '"')
-        return 0;
-    int plain;
-    const char *k = p;
-    if (!(p = skip_string(p, end, &plain)))
-        return 0;
-    m->key = k + 1;
-    m->key_len = (size_t)(p - k - 2);
-    p = skip_ws(p, end);
-    if (p >= end || *p != ':')
-        return 0;
-    const char *v = skip_ws(p + 1, end);
-    if (!(p = skip_value(v, end, 1)))
-        return 0;
-    m->value = v;
-    m->value_len = (size_t)(p - v);
-    *pos = (size_t)(p - text);
-    return 1;
+    return emit_slice(r, thread, &s, NULL);
 }
 
 /* ---- threads, slices and flows ------------------------------------------------ */
@@ -658,7 +324,7 @@ static int thread_of(ct_reader *r, const char *pid, const char *tid)
     void *v = ari_strmap_get(r->threads, key, (size_t)n);
     if (v)
         return (int)((intptr_t)v - 1);
-    if (grow((void **)&r->th, &r->cap_th, r->nth + 1, sizeof *r->th) < 0)
+    if (ari_vec_reserve((void **)&r->th, &r->cap_th, r->nth + 1, sizeof *r->th) < 0)
         return -1;
     ct_thread *t = &r->th[r->nth];
     memset(t, 0, sizeof *t);
@@ -682,7 +348,7 @@ static void saw_time(ct_reader *r, int thread, double t)
 
 static int add_end(ct_reader *r, int thread, char ph, double ts, int enclosing, int64_t slice, const char *id)
 {
-    if (grow((void **)&r->ends, &r->cap_ends, r->nends + 1, sizeof *r->ends) < 0)
+    if (ari_vec_reserve((void **)&r->ends, &r->cap_ends, r->nends + 1, sizeof *r->ends) < 0)
         return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
     ct_end *e = &r->ends[r->nends];
     *e = (ct_end){ts, r->seq++, thread, ph, enclosing, slice, strdup(id)};
@@ -705,13 +371,15 @@ static int slice_flows(ct_reader *r, int thread, double ts, int64_t slice, const
     return 0;
 }
 
-static int emit_slice(ct_reader *r, int thread, ari_chrome_slice *s)
+/* Hands a slice to the sink; args: the event's args (general path), given
+ * to the sink as compact JSON text when an object. */
+static int emit_slice(ct_reader *r, int thread, ari_chrome_slice *s, const json_t *args)
 {
     s->id = r->next_slice++;
     s->pid = r->th[thread].pid;
     s->tid = r->th[thread].tid;
     if (!s->point) {
-        if (grow((void **)&r->recs, &r->cap_recs, r->nrecs + 1, sizeof *r->recs) < 0)
+        if (ari_vec_reserve((void **)&r->recs, &r->cap_recs, r->nrecs + 1, sizeof *r->recs) < 0)
             return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
         r->recs[r->nrecs++] = (ct_rec){thread, s->ts, s->ts + s->dur, s->id};
         r->st.slices++;
@@ -720,13 +388,11 @@ static int emit_slice(ct_reader *r, int thread, ari_chrome_slice *s)
     }
     if (!r->k->slice)
         return 0;
-    if (!r->k->raw_args || !s->args)
+    if (!args)
         return r->k->slice(r->k->ctx, s);
-    /* A raw sink given a slice of the general path: its args as text. */
-    char *text = json_is_object(s->args) ? json_dumps(s->args, JSON_COMPACT) : NULL;
-    if (json_is_object(s->args) && !text)
+    char *text = json_is_object(args) ? json_dumps(args, JSON_COMPACT) : NULL;
+    if (json_is_object(args) && !text)
         return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
-    s->args = NULL;
     s->args_text = text;
     s->args_len = text ? strlen(text) : 0;
     int rc = r->k->slice(r->k->ctx, s);
@@ -787,7 +453,7 @@ static int on_counter(ct_reader *r, const json_t *ev, const char *pid, double ts
 static int buffer_be(ct_reader *r, int thread, const json_t *ev, char ph, double ts)
 {
     ct_thread *t = &r->th[thread];
-    if (grow((void **)&t->be, &t->cap, t->nbe + 1, sizeof *t->be) < 0)
+    if (ari_vec_reserve((void **)&t->be, &t->cap, t->nbe + 1, sizeof *t->be) < 0)
         return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
     ct_be *b = &t->be[t->nbe];
     memset(b, 0, sizeof *b);
@@ -838,8 +504,8 @@ static int on_complete(ct_reader *r, int thread, const json_t *ev, double ts, in
     }
     saw_time(r, thread, ts + dur);
     ari_chrome_slice s = {0, NULL, NULL, str_field(ev, "name"), str_field(ev, "cat"), point, ts, dur,
-                          tts, tdur, json_object_get(ev, "args"), NULL, 0};
-    int rc = emit_slice(r, thread, &s);
+                          tts, tdur, NULL, 0};
+    int rc = emit_slice(r, thread, &s, json_object_get(ev, "args"));
     if (rc)
         return rc;
     char idbuf[64];
@@ -867,6 +533,21 @@ static int emit_raw(ct_reader *r, const json_t *ev, const char *pid, const char 
     return rc;
 }
 
+/* An M event: its args' "name" and "labels" strings, and the args as
+ * compact JSON. */
+static int on_metadata(ct_reader *r, const json_t *ev, const char *pid, const char *tid)
+{
+    const json_t *args = json_object_get(ev, "args");
+    char *text = args ? json_dumps(args, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    if (args && !text)
+        return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
+    ari_chrome_metadata m = {pid, tid, str_field(ev, "name"), json_string_value(json_object_get(args, "name")),
+                             json_string_value(json_object_get(args, "labels")), text};
+    int rc = r->k->metadata(r->k->ctx, &m);
+    free(text);
+    return rc;
+}
+
 static int on_event(ct_reader *r, const json_t *ev)
 {
     r->st.events++;
@@ -886,7 +567,7 @@ static int on_event(ct_reader *r, const json_t *ev)
         r->st.metadata++;
         if (!r->k->metadata)
             return 0;
-        return r->k->metadata(r->k->ctx, pid, tid, str_field(ev, "name"), json_object_get(ev, "args"));
+        return on_metadata(r, ev, pid, tid);
     }
     if (!strchr("XBEiIRCstf", ph[0])) {
         r->st.skipped++;
@@ -942,8 +623,8 @@ static int close_be(ct_reader *r, int thread, const ct_be *b, double end, double
         json_object_update(args, (json_t *)end_args);
     }
     ari_chrome_slice s = {0, NULL, NULL, b->name, b->cat, 0, b->ts, end - b->ts, b->tts,
-                          isnan(b->tts) || isnan(end_tts) ? NAN : end_tts - b->tts, args, NULL, 0};
-    int rc = emit_slice(r, thread, &s);
+                          isnan(b->tts) || isnan(end_tts) ? NAN : end_tts - b->tts, NULL, 0};
+    int rc = emit_slice(r, thread, &s, args);
     if (rc == 0)
         rc = slice_flows(r, thread, b->ts, s.id, b->bind_id, b->flow_in, b->flow_out);
     json_decref(args);
@@ -1130,8 +811,8 @@ static int progress(ct_reader *r)
 {
     if (!r->k->progress || (r->st.events & 0xffff) != 0)
         return 0;
-    uint64_t done = r->src.ar ? (uint64_t)archive_filter_bytes(r->src.ar, -1) : r->src.mem_pos;
-    return r->k->progress(r->k->ctx, r->src.total ? (double)done / (double)r->src.total : 0);
+    uint64_t done = ari_json_stream_done(&r->src), total = ari_json_stream_total(&r->src);
+    return r->k->progress(r->k->ctx, total ? (double)done / (double)total : 0);
 }
 
 /* Reads the elements of the traceEvents array (after its "["). */
@@ -1161,7 +842,7 @@ static int read_events(ct_reader *r)
             return fail(r, "input ends inside event %lld", (long long)r->st.events);
         if (rc < 0)
             return -1;
-        if (r->k->raw_args && !r->raw && (rc = fast_event(r, r->src.buf + r->src.start, n)) != 1) {
+        if (!r->raw && (rc = fast_event(r, r->src.buf + r->src.start, n)) != 1) {
             r->src.start += n;
             if (rc == 0)
                 rc = progress(r);
@@ -1239,8 +920,12 @@ static int read_object(ct_reader *r)
         json_t *v = load_value(r, n);
         if (!v)
             return -1;
-        rc = sampled ? r->raw->samples(r->raw->ctx, key, v) : r->k->top(r->k->ctx, key, v);
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
         json_decref(v);
+        if (!text)
+            return ari_error_set(r->err, ARI_E_NOMEM, "out of memory");
+        rc = sampled ? r->raw->samples(r->raw->ctx, key, text) : r->k->top(r->k->ctx, key, text);
+        free(text);
         if (rc)
             return rc;
     }
@@ -1298,7 +983,7 @@ static void reader_free(ct_reader *r)
     free(r->th);
     free(r->recs);
     free(r->ends);
-    free(r->src.buf);
+    ari_json_stream_free(&r->src);
     ari_strmap_free(r->threads);
 }
 
@@ -1327,9 +1012,7 @@ int ari_chrome_read_buffer_raw(const char *data, size_t len, const char *name, c
     r.k = k;
     r.raw = raw;
     r.err = err;
-    r.src.mem = data;
-    r.src.mem_len = len;
-    r.src.total = len;
+    ari_json_stream_init(&r.src, NULL, data, len, r.name, CT_MAX_VALUE);
     return run(&r, st);
 }
 
@@ -1348,32 +1031,13 @@ int ari_chrome_read_raw(const char *path, const char *name, const ari_chrome_sin
     r.k = k;
     r.raw = raw;
     r.err = err;
-    struct archive *a = archive_read_new();
-    if (!a)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    archive_read_support_filter_all(a);
-    archive_read_support_format_raw(a);
-    archive_read_support_format_empty(a);
-    struct archive_entry *entry;
-    int rc;
-    if (archive_read_open_filename(a, path, 1 << 20) != ARCHIVE_OK) {
-        rc = ari_error_set(err, ARI_E_IO, "%s: %s", r.name, archive_error_string(a));
-    } else if ((rc = archive_read_next_header(a, &entry)) != ARCHIVE_OK) {
-        rc = rc == ARCHIVE_EOF ? ari_error_set(err, ARI_E_INVALID_INPUT, "%s: empty input, not a Chrome trace", r.name)
-                               : ari_error_set(err, ARI_E_IO, "%s: %s", r.name, archive_error_string(a));
-    } else {
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            fseek(f, 0, SEEK_END);
-            long size = ftell(f);
-            r.src.total = size > 0 ? (uint64_t)size : 0;
-            fclose(f);
-        }
-        r.src.ar = a;
-        rc = run(&r, st);
-    }
-    archive_read_free(a);
-    return rc ? -1 : 0;
+    ari_input *in = ari_input_open(path, r.name, err);
+    if (!in)
+        return -1;
+    ari_json_stream_init(&r.src, in, NULL, 0, r.name, CT_MAX_VALUE);
+    int rc = run(&r, st);
+    ari_input_close(in);
+    return rc;
 }
 
 int ari_chrome_probe(const char *head, size_t n)
@@ -1381,7 +1045,7 @@ int ari_chrome_probe(const char *head, size_t n)
     size_t i = 0;
     if (n >= 3 && (unsigned char)head[0] == 0xef && (unsigned char)head[1] == 0xbb)
         i = 3;
-    while (i < n && is_ws(head[i]))
+    while (i < n && ari_json_is_ws(head[i]))
         i++;
     if (i >= n || (head[i] != '[' && head[i] != '{'))
         return 0;

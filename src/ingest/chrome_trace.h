@@ -15,11 +15,15 @@
  * (metadata). Other phases (async, samples, objects, memory dumps) are
  * counted and skipped. Times are microseconds, as in the file;
  * displayTimeUnit only tells viewers how to display them.
+ *
+ * Files come through ari_input (plain, .gz, .zst; decode cap), cut by
+ * json_tokens' stream. Sinks see plain C values and JSON text, never a
+ * JSON tree: the consumer (the data-movement writer in the store) needs no
+ * JSON library.
  */
 #ifndef ARIADNE_CHROME_TRACE_H
 #define ARIADNE_CHROME_TRACE_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,9 +37,10 @@ typedef struct ari_chrome_slice {
     int point;            /* 1 for an instant */
     double ts, dur;       /* µs */
     double tts, tdur;     /* thread clock µs; NaN when absent */
-    const json_t *args;   /* NULL when absent, and always NULL for a raw_args sink */
-    /* The args object as JSON text (not NUL-terminated), for raw_args
-     * sinks; NULL when absent. Valid JSON: walk it with ari_chrome_args_next. */
+    /* The args object as JSON text (not NUL-terminated), NULL when absent
+     * or not an object: as written in the file for events decoded in place,
+     * else as jansson's compact dump. Valid JSON: walk it with
+     * ari_json_member_next (json_tokens.h). */
     const char *args_text;
     size_t args_len;
 } ari_chrome_slice;
@@ -53,6 +58,15 @@ typedef struct ari_chrome_raw_event {
     double dur;            /* X: dur, else tdur, else 0; 0 for B/E */
 } ari_chrome_raw_event;
 
+/* An M event (process_name, thread_name, process_labels, ...). */
+typedef struct ari_chrome_metadata {
+    const char *pid, *tid;  /* as for slices */
+    const char *name;       /* "" when absent */
+    const char *arg_name;   /* args.name when a string, else NULL */
+    const char *arg_labels; /* args.labels when a string, else NULL */
+    const char *args_text;  /* args as compact JSON (NUL-terminated), NULL when absent */
+} ari_chrome_metadata;
+
 typedef struct ari_chrome_sink {
     void *ctx;
     int (*slice)(void *ctx, const ari_chrome_slice *s);
@@ -61,17 +75,15 @@ typedef struct ari_chrome_sink {
                    double value);
     /* A flow arrow between two slices (ids from slice()). */
     int (*flow)(void *ctx, const char *flow_id, int64_t from, int64_t to);
-    /* M events: process_name, thread_name, process_labels, ... */
-    int (*metadata)(void *ctx, const char *pid, const char *tid, const char *name, const json_t *args);
+    /* M events. */
+    int (*metadata)(void *ctx, const ari_chrome_metadata *m);
     /* Top-level keys of the object form other than traceEvents whose values
-     * are small (deviceProperties, displayTimeUnit, traceName, ...). */
-    int (*top)(void *ctx, const char *key, const json_t *value);
+     * are small (deviceProperties, displayTimeUnit, traceName, ...), the
+     * value as jansson's compact JSON (NUL-terminated), so a sink that
+     * stores it verbatim stores what a JSON library would write. */
+    int (*top)(void *ctx, const char *key, const char *value_json);
     /* Progress through the input, 0..1, now and then. */
     int (*progress)(void *ctx, double fraction);
-    /* Non-zero: slices carry their args as text only (args_text), which
-     * spares a JSON tree per event; the reader then decodes X and instant
-     * events in place, without jansson. */
-    int raw_args;
 } ari_chrome_sink;
 
 /* An optional second sink, for ari_chrome_read_raw: the events as written,
@@ -82,20 +94,9 @@ typedef struct ari_chrome_raw_sink {
     /* Every B, E and X event in file order, before B/E pairing. */
     int (*event)(void *ctx, const ari_chrome_raw_event *e);
     /* The "samples" and "stackFrames" values of the object form (sampled
-     * profiles; they can be large). */
-    int (*samples)(void *ctx, const char *key, const json_t *value);
+     * profiles; they can be large), as compact JSON (NUL-terminated). */
+    int (*samples)(void *ctx, const char *key, const char *value_json);
 } ari_chrome_raw_sink;
-
-/* One member of a JSON object given as text: the key as written (between
- * its quotes, escapes not decoded) and the value's text. */
-typedef struct ari_chrome_member {
-    const char *key, *value;
-    size_t key_len, value_len;
-} ari_chrome_member;
-
-/* Walks the members of args_text: start with *pos = 0; returns 1 and m
- * for each member, 0 after the last. */
-int ari_chrome_args_next(const char *text, size_t len, size_t *pos, ari_chrome_member *m);
 
 typedef struct ari_chrome_stats {
     int64_t events;       /* elements of traceEvents */

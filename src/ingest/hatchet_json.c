@@ -1,6 +1,7 @@
 /* hatchet_json.c: Hatchet's graph+dataframe JSON and literal formats (see
  * hatchet_json.h), parsed whole with jansson: these files are written by
- * Python from an in-memory GraphFrame, so they fit in memory. */
+ * Python from an in-memory GraphFrame, so they fit in memory. The bytes
+ * come through ari_input (plain, .gz, .zst; decode cap). */
 #include "ingest/hatchet_json.h"
 
 #include <jansson.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ingest/input.h"
 
 typedef struct hj {
     const ari_profile_sink *k;
@@ -279,13 +282,12 @@ int ari_hatchet_json_read_mem(const char *data, size_t len, const char *name, co
 
 int ari_hatchet_json_read(const char *path, const char *name, const ari_profile_sink *k, ari_error *err)
 {
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    if (!root)
-        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s:%d: %s", name, jerr.line, jerr.text);
-    hj h = {k, err, name, 0};
-    int rc = read_root(&h, root);
-    json_decref(root);
+    char *data;
+    size_t len;
+    if (ari_input_load(path, name, &data, &len, err) < 0)
+        return -1;
+    int rc = ari_hatchet_json_read_mem(data, len, name, k, err);
+    free(data);
     if (rc == 0 && k->on_progress)
         k->on_progress(k->ctx, 1.0);
     return rc;

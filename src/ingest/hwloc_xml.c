@@ -15,6 +15,7 @@
  * libhwloc is still used for this machine's own topology (trusted).
  */
 #include "ingest/hwloc_xml.h"
+#include "util/vec.h"
 
 #include <expat.h>
 #include <hwloc.h>
@@ -35,14 +36,8 @@
 int ari_topology_add(ari_topology *t, int parent, const char *kind, const char *name, int64_t os_index,
                      const char *key, const char *attrs_json)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        ari_component *g = realloc(t->comps, cap * sizeof *g);
-        if (!g)
-            return -1;
-        t->comps = g;
-        t->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&t->comps, &t->cap, t->n + 1, sizeof *t->comps) < 0)
+        return -1;
     ari_component *c = &t->comps[t->n];
     memset(c, 0, sizeof *c);
     c->parent = parent;
@@ -375,14 +370,8 @@ static int tree_new(tree *t, int type, unsigned long line)
 {
     if (t->n >= MAX_OBJECTS)
         return -1;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        hw_obj *g = realloc(t->o, cap * sizeof *g);
-        if (!g)
-            return -1;
-        t->o = g;
-        t->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&t->o, &t->cap, t->n + 1, sizeof *t->o) < 0)
+        return -1;
     hw_obj *o = &t->o[t->n];
     memset(o, 0, sizeof *o);
     o->type = type;

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/vec.h"
+
 #define CHUNK ((size_t)256 * 1024)
 
 struct ari_input {
@@ -118,6 +120,24 @@ static const char *announced_compression(const char *path)
     return n > 0 ? compression_of(head, (size_t)n) : NULL;
 }
 
+void *ari_libarchive_new(int as_archive)
+{
+    struct archive *a = archive_read_new();
+    if (!a)
+        return NULL;
+    archive_read_support_filter_all(a);
+    if (as_archive) {
+        archive_read_support_format_tar(a);
+        archive_read_support_format_gnutar(a);
+        archive_read_support_format_zip(a);
+        archive_read_support_format_7zip(a);
+    } else {
+        archive_read_support_format_raw(a);
+        archive_read_support_format_empty(a);
+    }
+    return a;
+}
+
 /* Opens path, or fd when path is NULL. */
 static ari_input *open_input(const char *path, int fd, const char *display_name, ari_error *err)
 {
@@ -139,15 +159,12 @@ static ari_input *open_input(const char *path, int fd, const char *display_name,
     in->total = (uint64_t)st.st_size;
     in->kind = path ? announced_compression(path) : NULL;
     in->max_line = ARI_INPUT_MAX_LINE;
-    in->a = archive_read_new();
+    in->a = ari_libarchive_new(0);
     if (!in->a) {
         ari_error_set(err, ARI_E_NOMEM, "%s: out of memory", display_name);
         ari_input_close(in);
         return NULL;
     }
-    archive_read_support_filter_all(in->a);
-    archive_read_support_format_raw(in->a);
-    archive_read_support_format_empty(in->a);
     int r = path ? archive_read_open_filename(in->a, path, 65536)
                  : archive_read_open_fd(in->a, fd, 65536);
     if (r != ARCHIVE_OK) {
@@ -354,6 +371,93 @@ int ari_input_check_head(const char *path, const char *name, size_t bytes, ari_e
     if (rc < 0 && err)
         *err = e;
     return rc;
+}
+
+long ari_input_read(ari_input *in, char *buf, size_t n, ari_error *err)
+{
+    if (!in || in->failed)
+        return ari_error_set(err, ARI_E_IO, "%s: read after an error", in ? in->name : "(input)");
+    if (in->buf && in->pos < in->end) { /* what a getline left over */
+        size_t k = in->end - in->pos < n ? in->end - in->pos : n;
+        memcpy(buf, in->buf + in->pos, k);
+        in->pos += k;
+        if (in->scan < in->pos)
+            in->scan = in->pos;
+        return (long)k;
+    }
+    if (in->eof || n == 0)
+        return 0;
+    la_ssize_t got = archive_read_data(in->a, buf, n);
+    if (got < 0) {
+        in->failed = 1;
+        return decode_error(in, "", err);
+    }
+    if (got == 0) {
+        in->eof = 1;
+        return 0;
+    }
+    if (ari_input_check_decoded(in->a, in->name, err) < 0) {
+        in->failed = 1;
+        return -1;
+    }
+    if (in->tee && fwrite(buf, 1, (size_t)got, in->tee) != (size_t)got) {
+        in->failed = 1;
+        return ari_error_set(err, ARI_E_IO, "%s: cannot write a temporary copy: %s", in->name,
+                             ari_io_reason(errno));
+    }
+    return (long)got;
+}
+
+int ari_input_read_all(ari_input *in, size_t max, char **data, size_t *len, ari_error *err)
+{
+    char *p = NULL;
+    size_t n = 0, cap = 0;
+    long got = 0;
+    *data = NULL;
+    *len = 0;
+    do {
+        if (ari_vec_reserve((void **)&p, &cap, n + CHUNK + 1, 1) < 0) {
+            free(p);
+            return ari_error_set(err, ARI_E_NOMEM, "%s: out of memory", ari_input_name(in));
+        }
+        got = ari_input_read(in, p + n, cap - 1 - n, err);
+        n += got > 0 ? (size_t)got : 0;
+        if (max && n > max)
+            got = ari_error_set(err, ARI_E_TOO_LARGE, "%s: larger than %zu bytes", ari_input_name(in), max);
+    } while (got > 0);
+    if (got < 0) {
+        free(p);
+        return -1;
+    }
+    p[n] = '\0';
+    *data = p;
+    *len = n;
+    return 0;
+}
+
+int ari_input_load(const char *path, const char *display_name, char **data, size_t *len, ari_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    ari_input *in = ari_input_open(path, display_name, err);
+    if (!in)
+        return -1;
+    int rc = ari_input_read_all(in, 0, data, len, err);
+    ari_input_close(in);
+    return rc;
+}
+
+long ari_input_head(const char *path, char *buf, size_t n)
+{
+    ari_error e = {0};
+    ari_input *in = ari_input_open(path, NULL, &e);
+    if (!in)
+        return -1;
+    long got = 0, r = 1;
+    while ((size_t)got < n && (r = ari_input_read(in, buf + got, n - (size_t)got, &e)) > 0)
+        got += r;
+    ari_input_close(in);
+    return got > 0 ? got : r < 0 ? -1 : 0;
 }
 
 void ari_input_close(ari_input *in)

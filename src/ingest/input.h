@@ -8,6 +8,13 @@
  * limit, or a NUL byte (binary data), is refused with a clear
  * "name:line: reason" error. Shared by every text reader (Paje, StarPU
  * tasks.rec, dag.dot, CSV).
+ *
+ * It is also the one byte source of the readers: JSON readers (Chrome
+ * traces, Caliper, Hatchet) pull decoded bytes with ari_input_read or load a
+ * whole document with ari_input_read_all, the formats sniff a file's first
+ * bytes with ari_input_head, and the archive unpacker (archive.c) gets its
+ * libarchive reader from ari_libarchive_new. No other file opens
+ * libarchive, so every reader takes .gz/.zst alike and obeys the decode cap.
  */
 #ifndef ARIADNE_INPUT_H
 #define ARIADNE_INPUT_H
@@ -75,6 +82,31 @@ int ari_input_check_head(const char *path, const char *name, size_t bytes, ari_e
 const char *ari_io_reason(int errnum);
 
 void ari_input_close(ari_input *in);
+
+/* Up to n decoded bytes into buf (bytes a getline buffered come first):
+ * their count, 0 at the end of the input, -1 with err set ("name: truncated
+ * gzip stream", too_large past the decode cap). Not NUL-terminated. */
+long ari_input_read(ari_input *in, char *buf, size_t n, ari_error *err);
+
+/* The whole decoded rest of the input in one malloc'd NUL-terminated buffer
+ * (*data, to free; *len without the NUL). max: most bytes accepted (0: no
+ * limit beyond the decode cap), more is too_large. 0, or -1 with err set. */
+int ari_input_read_all(ari_input *in, size_t max, char **data, size_t *len, ari_error *err);
+
+/* ari_input_open, ari_input_read_all and ari_input_close in one call: the
+ * decoded content of path (plain or compressed) for readers that parse a
+ * whole document at once. */
+int ari_input_load(const char *path, const char *display_name, char **data, size_t *len, ari_error *err);
+
+/* The first n decoded bytes of path into buf: how many (0 for an empty
+ * file), or -1 when it cannot be opened or decoded. For format probes. */
+long ari_input_head(const char *path, char *buf, size_t n);
+
+/* A libarchive reader (struct archive *) with every decompression filter:
+ * with as_archive 0 the "raw" and "empty" formats (one stream, as the
+ * readers see it), with 1 the archive formats the import unpacks (tar, GNU
+ * tar, zip, 7-Zip). Not opened yet; NULL when out of memory. */
+void *ari_libarchive_new(int as_archive);
 
 /* The most bytes one compressed input may decode to (0, the default: no
  * cap), set once at start-up from --max-unpacked: a small .gz of zeros

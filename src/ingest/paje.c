@@ -30,6 +30,7 @@
 
 #include "ingest/input.h"
 #include "util/strmap.h"
+#include "util/vec.h"
 
 /* ---- event kinds and fields --------------------------------------------- */
 
@@ -281,17 +282,7 @@ static int nomem(reader *r)
 /* Grows *p (an array of *cap elements of size sz) to hold at least n. */
 static int reserve(void **p, size_t *cap, size_t n, size_t sz)
 {
-    if (n <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 8;
-    while (ncap < n)
-        ncap *= 2;
-    void *q = realloc(*p, ncap * sz);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = ncap;
-    return 0;
+    return ari_vec_reserve(p, cap, n, sz);
 }
 
 static int reserve_int(void **p, int *cap, int n, size_t sz)

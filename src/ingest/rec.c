@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ingest/input.h"
+#include "util/vec.h"
 
 #define MAX_RECORD_BYTES ((size_t)64 << 20)
 
@@ -59,14 +60,8 @@ static int reserve(ari_rec *r, size_t more, ari_error *err)
         return 0;
     if (r->used + more > MAX_RECORD_BYTES)
         return fail(r, err, "record larger than 64 MiB");
-    size_t cap = r->cap ? r->cap : 4096;
-    while (cap < r->used + more)
-        cap *= 2;
-    char *grown = realloc(r->arena, cap);
-    if (!grown)
+    if (ari_vec_reserve((void **)&r->arena, &r->cap, r->used + more, 1) < 0)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    r->arena = grown;
-    r->cap = cap;
     return 0;
 }
 

@@ -3,7 +3,11 @@
  * tracks, processes, devices and a compact copy of each event's timing are
  * kept in memory. Finish: GPU tracks are settled, then tiles, topology,
  * tracks and the summary are written. Text is stored as valid UTF-8, and
- * the maps are keyed by that stored form of pids, tids and names. */
+ * the maps are keyed by that stored form of pids, tids and names. The
+ * reader hands JSON over as text (args, deviceProperties, trace metadata):
+ * it is walked with json_tokens' scanners and stored verbatim, and the
+ * summary is written with util/sbuf's JSON appenders, which print numbers
+ * as jansson does, so no JSON library is needed here. */
 #include "store/datamove_writer.h"
 
 #include <math.h>
@@ -12,8 +16,11 @@
 #include <string.h>
 
 #include "analysis/datamove.h"
+#include "ingest/json_tokens.h"
 #include "store/store_text.h"
 #include "store/trace_writer_internal.h"
+#include "util/sbuf.h"
+#include "util/vec.h"
 
 #define MAX_TILE_TRACKS 64 /* further tracks share the last row of tiles */
 
@@ -34,6 +41,10 @@ typedef struct dw_event {  /* timing kept for tiles and the clock */
 typedef struct dw_pair {
     char src[24], dst[24];
 } dw_pair;
+
+typedef struct dw_meta {   /* a top-level key of the trace and its JSON value */
+    char *key, *value;
+} dw_meta;
 
 typedef struct dw_metric {
     char *name;
@@ -66,8 +77,9 @@ struct ari_datamove_writer {
     dw_metric *metrics;
     size_t nmetrics, cap_metrics;
 
-    json_t *devices;        /* deviceProperties */
-    json_t *meta;           /* traceName, displayTimeUnit, ... */
+    char *devices;          /* deviceProperties: a JSON array, NULL if none */
+    dw_meta *meta;          /* traceName, displayTimeUnit, ...: strings and numbers */
+    size_t nmeta, cap_meta;
     ari_topology topo;
     int has_topo;
     uint64_t calls;
@@ -83,21 +95,6 @@ static int oom(ari_datamove_writer *dw)
 static int db_fail(ari_datamove_writer *dw, const char *what)
 {
     return ari_store_fail(dw->store, &dw->error, what);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 256;
-    while (c < need)
-        c *= 2;
-    void *g = realloc(*p, c * size);
-    if (!g)
-        return -1;
-    *p = g;
-    *cap = c;
-    return 0;
 }
 
 static int step_done(ari_datamove_writer *dw, sqlite3_stmt *st, const char *what)
@@ -147,7 +144,7 @@ static int find_track(ari_datamove_writer *dw, const char *pid, const char *tid)
     intptr_t v = (intptr_t)ari_strmap_get(dw->track_map, key, (size_t)n);
     if (v)
         return (int)v - 1;
-    if (grow((void **)&dw->tracks, &dw->cap_tracks, dw->ntracks + 1, sizeof *dw->tracks) < 0)
+    if (ari_vec_reserve((void **)&dw->tracks, &dw->cap_tracks, dw->ntracks + 1, sizeof *dw->tracks) < 0)
         return oom(dw);
     dw_track *t = &dw->tracks[dw->ntracks];
     t->pid = strdup(pid);
@@ -194,13 +191,13 @@ typedef struct dw_args {
     double bytes, tb;
 } dw_args;
 
-static int key_is(const ari_chrome_member *m, const char *key)
+static int key_is(const ari_json_member *m, const char *key)
 {
     return m->key_len == strlen(key) && memcmp(m->key, key, m->key_len) == 0;
 }
 
 /* 1 for a JSON number, with *is_int when it has no fraction or exponent. */
-static int member_number(const ari_chrome_member *m, double *out, int *is_int)
+static int member_number(const ari_json_member *m, double *out, int *is_int)
 {
     const char *v = m->value;
     if (!(*v == '-' || (*v >= '0' && *v <= '9')))
@@ -211,7 +208,7 @@ static int member_number(const ari_chrome_member *m, double *out, int *is_int)
 }
 
 /* Rank of key in keys (1 = best), 0 if absent. */
-static int key_rank(const ari_chrome_member *m, const char *const *keys)
+static int key_rank(const ari_json_member *m, const char *const *keys)
 {
     for (int i = 0; keys[i]; i++)
         if (key_is(m, keys[i]))
@@ -224,9 +221,9 @@ static void read_args(const ari_chrome_slice *s, dw_args *a)
     static const char *const src_keys[] = {"src device", "srcDevice", "src_device", NULL};
     static const char *const dst_keys[] = {"dst device", "dstDevice", "dst_device", NULL};
     memset(a, 0, sizeof *a);
-    ari_chrome_member m;
+    ari_json_member m;
     size_t pos = 0;
-    while (s->args_text && ari_chrome_args_next(s->args_text, s->args_len, &pos, &m)) {
+    while (s->args_text && ari_json_member_next(s->args_text, s->args_len, ARI_JSON_CAUTIOUS, &pos, &m)) {
         double v = 0;
         int is_int = 0, num = member_number(&m, &v, &is_int), r;
         a->nonempty = 1;
@@ -421,7 +418,7 @@ static int on_slice(void *ctx, const ari_chrome_slice *s)
         return -1;
     if (category == ARI_DM_MOVE && add_movement(dw, s, &a, device, &bytes, &pair) < 0)
         return -1;
-    if (grow((void **)&dw->events, &dw->cap_events, dw->nevents + 1, sizeof *dw->events) < 0)
+    if (ari_vec_reserve((void **)&dw->events, &dw->cap_events, dw->nevents + 1, sizeof *dw->events) < 0)
         return oom(dw);
     dw->events[dw->nevents++] = (dw_event){s->ts, s->dur, bytes, track, (int16_t)pair, (int8_t)category};
     return 0;
@@ -520,16 +517,15 @@ static int on_flow(void *ctx, const char *flow_id, int64_t from, int64_t to)
     return step_done(dw, st, "insert flow");
 }
 
-static int metadata(ari_datamove_writer *dw, const char *pid, const char *tid, const char *name,
-                    const json_t *args);
+static int metadata(ari_datamove_writer *dw, const char *pid, const char *tid, const ari_chrome_metadata *m);
 
-static int on_metadata(void *ctx, const char *pid, const char *tid, const char *name, const json_t *args)
+static int on_metadata(void *ctx, const ari_chrome_metadata *m)
 {
     ari_datamove_writer *dw = ctx;
     ari_text p, t;
-    int rc = ari_text_init(&p, pid);
-    if (rc == 0 && (rc = ari_text_init(&t, tid)) == 0) {
-        rc = metadata(dw, p.s, t.s, name, args);
+    int rc = ari_text_init(&p, m->pid);
+    if (rc == 0 && (rc = ari_text_init(&t, m->tid)) == 0) {
+        rc = metadata(dw, p.s, t.s, m);
         ari_text_free(&t);
     } else {
         rc = oom(dw);
@@ -539,13 +535,12 @@ static int on_metadata(void *ctx, const char *pid, const char *tid, const char *
 }
 
 /* on_metadata, pid and tid valid UTF-8. */
-static int metadata(ari_datamove_writer *dw, const char *pid, const char *tid, const char *name,
-                    const json_t *args)
+static int metadata(ari_datamove_writer *dw, const char *pid, const char *tid, const ari_chrome_metadata *m)
 {
     char key[300];
-    const char *value = json_string_value(json_object_get(args, "name"));
-    if (strcmp(name, "process_labels") == 0) {
-        const char *labels = json_string_value(json_object_get(args, "labels"));
+    const char *value = m->arg_name;
+    if (strcmp(m->name, "process_labels") == 0) {
+        const char *labels = m->arg_labels;
         int gpu;
         if (labels && sscanf(labels, "GPU %d", &gpu) == 1 && gpu >= 0 &&
             !ari_strmap_put(dw->gpu_pids, pid, strlen(pid), (void *)(intptr_t)(gpu + 1)))
@@ -554,25 +549,48 @@ static int metadata(ari_datamove_writer *dw, const char *pid, const char *tid, c
     }
     if (!value)
         return 0;
-    if (strcmp(name, "process_name") == 0)
+    if (strcmp(m->name, "process_name") == 0)
         snprintf(key, sizeof key, "p\x1f%.140s", pid);
-    else if (strcmp(name, "thread_name") == 0)
+    else if (strcmp(m->name, "thread_name") == 0)
         snprintf(key, sizeof key, "t\x1f%.140s\x1f%.140s", pid, tid);
     else
         return 0;
     return set_name(dw, key, value);
 }
 
-static int on_top(void *ctx, const char *key, const json_t *value)
+/* Sets key to value (JSON text) in the trace metadata: in place if the key
+ * is there already, as a JSON object does. */
+static int set_meta(ari_datamove_writer *dw, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (!v)
+        return oom(dw);
+    for (size_t i = 0; i < dw->nmeta; i++)
+        if (strcmp(dw->meta[i].key, key) == 0) {
+            free(dw->meta[i].value);
+            dw->meta[i].value = v;
+            return 0;
+        }
+    char *k = strdup(key);
+    if (!k || ari_vec_reserve((void **)&dw->meta, &dw->cap_meta, dw->nmeta + 1, sizeof *dw->meta) < 0) {
+        free(k);
+        free(v);
+        return oom(dw);
+    }
+    dw->meta[dw->nmeta++] = (dw_meta){k, v};
+    return 0;
+}
+
+static int on_top(void *ctx, const char *key, const char *value)
 {
     ari_datamove_writer *dw = ctx;
-    if (strcmp(key, "deviceProperties") == 0 && json_is_array(value)) {
-        json_decref(dw->devices);
-        dw->devices = json_deep_copy(value);
+    if (strcmp(key, "deviceProperties") == 0 && value[0] == '[') {
+        free(dw->devices);
+        dw->devices = strdup(value);
         return dw->devices ? 0 : oom(dw);
     }
-    if (json_is_string(value) || json_is_number(value))
-        json_object_set_new(dw->meta, key, json_deep_copy(value));
+    if (value[0] == '"' || value[0] == '-' || (value[0] >= '0' && value[0] <= '9'))
+        return set_meta(dw, key, value);
     return 0;
 }
 
@@ -597,13 +615,12 @@ static ari_datamove_writer *writer_new(ari_store *s, int64_t trace_id, ari_error
     dw->gpu_pids = ari_strmap_new();
     dw->names = ari_strmap_new();
     dw->metric_map = ari_strmap_new();
-    dw->meta = json_object();
-    if (!dw->track_map || !dw->gpu_pids || !dw->names || !dw->metric_map || !dw->meta) {
+    if (!dw->track_map || !dw->gpu_pids || !dw->names || !dw->metric_map) {
         ari_datamove_writer_free(dw);
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return NULL;
     }
-    dw->chrome = (ari_chrome_sink){dw, on_slice, on_counter, on_flow, on_metadata, on_top, on_progress, 1};
+    dw->chrome = (ari_chrome_sink){dw, on_slice, on_counter, on_flow, on_metadata, on_top, on_progress};
     dw->nvsmi = (ari_nvsmi_sink){dw, on_sample};
     return dw;
 }
@@ -690,8 +707,12 @@ void ari_datamove_writer_free(ari_datamove_writer *dw)
     ari_strmap_free(dw->track_map);
     ari_strmap_free(dw->gpu_pids);
     ari_strmap_free(dw->metric_map);
-    json_decref(dw->devices);
-    json_decref(dw->meta);
+    free(dw->devices);
+    for (size_t i = 0; i < dw->nmeta; i++) {
+        free(dw->meta[i].key);
+        free(dw->meta[i].value);
+    }
+    free(dw->meta);
     ari_topology_free(&dw->topo);
     free(dw);
 }
@@ -874,6 +895,60 @@ static int write_pair_bins(ari_datamove_writer *dw, double t0, double t1)
     return rc;
 }
 
+/* The number of elements of the JSON array text (NULL: 0). */
+static int device_count(const char *devices)
+{
+    int n = 0;
+    size_t pos = 0, len;
+    const char *v;
+    while (devices && ari_json_element_next(devices, strlen(devices), 0, &pos, &v, &len))
+        n++;
+    return n;
+}
+
+/* The last element of deviceProperties whose "id" is g (a missing or
+ * non-integer id counts as 0); NULL if none. */
+static const char *device_props(const char *devices, int g, size_t *len)
+{
+    const char *found = NULL, *v, *id;
+    size_t pos = 0, n, idn;
+    while (devices && ari_json_element_next(devices, strlen(devices), 0, &pos, &v, &n)) {
+        int64_t num = 0;
+        if (ari_json_member_get(v, n, "id", &id, &idn) && !ari_json_integer(id, idn, &num))
+            num = 0;
+        if (num == g) {
+            found = v;
+            *len = n;
+        }
+    }
+    return found;
+}
+
+/* A synthetic GPU's name and attributes (JSON) from its deviceProperties. */
+static void gpu_attrs(const char *dev, size_t len, char *name, size_t size, ari_sbuf *a)
+{
+    const char *v;
+    size_t n;
+    ari_sbuf_add_str(a, "{\"synthetic\":true");
+    if (dev && ari_json_member_get(dev, len, "name", &v, &n) && *v == '"') {
+        char *text = malloc(n);
+        if (text && ari_json_string_decode(v, n, text, n) == 0)
+            snprintf(name, size, "%s", text);
+        else
+            a->failed = 1;
+        free(text);
+    }
+    if (dev && ari_json_member_get(dev, len, "totalGlobalMem", &v, &n)) {
+        ari_sbuf_add_str(a, ",\"local_memory\":");
+        ari_sbuf_add(a, v, n);
+    }
+    if (dev && ari_json_member_get(dev, len, "numSms", &v, &n)) {
+        ari_sbuf_add_str(a, ",\"numSms\":");
+        ari_sbuf_add(a, v, n);
+    }
+    ari_sbuf_add_char(a, '}');
+}
+
 /* GPUs the trace knows (deviceProperties, tracks) but the topology lacks
  * are added under the machine, marked synthetic. */
 static int complete_topology(ari_datamove_writer *dw)
@@ -884,7 +959,7 @@ static int complete_topology(ari_datamove_writer *dw)
         if (ari_topology_add(&dw->topo, -1, "Machine", "Machine", 0, "host", attrs) < 0)
             return oom(dw);
     }
-    int ngpu = (int)json_array_size(dw->devices);
+    int ngpu = device_count(dw->devices);
     for (size_t t = 0; t < dw->ntracks; t++)
         if (dw->tracks[t].device + 1 > ngpu && dw->tracks[t].device < 64)
             ngpu = dw->tracks[t].device + 1;
@@ -895,23 +970,12 @@ static int complete_topology(ari_datamove_writer *dw)
         snprintf(key, sizeof key, "gpu%d", g);
         if (ari_topology_find_key(&dw->topo, key) >= 0)
             continue;
-        json_t *a = json_object();
-        json_object_set_new(a, "synthetic", json_true());
-        const json_t *dev = NULL;
-        for (size_t i = 0; i < json_array_size(dw->devices); i++) {
-            const json_t *d = json_array_get(dw->devices, i);
-            if (json_integer_value(json_object_get(d, "id")) == g)
-                dev = d;
-        }
-        if (dev) {
-            snprintf(name, sizeof name, "%s", json_string_value(json_object_get(dev, "name")) ?: "GPU");
-            json_object_set(a, "local_memory", json_object_get(dev, "totalGlobalMem"));
-            json_object_set(a, "numSms", json_object_get(dev, "numSms"));
-        }
-        char *attrs = json_dumps(a, JSON_COMPACT);
-        json_decref(a);
-        int me = attrs ? ari_topology_add(&dw->topo, 0, "GPU", name, g, key, attrs) : -1;
-        free(attrs);
+        size_t len = 0;
+        const char *dev = device_props(dw->devices, g, &len);
+        ari_sbuf a = {0};
+        gpu_attrs(dev, len, name, sizeof name, &a);
+        int me = ari_sbuf_failed(&a) ? -1 : ari_topology_add(&dw->topo, 0, "GPU", name, g, key, ari_sbuf_text(&a));
+        ari_sbuf_free(&a);
         if (me < 0)
             return oom(dw);
     }
@@ -953,7 +1017,22 @@ static int write_topology(ari_datamove_writer *dw)
     return 0;
 }
 
-static json_t *clock_json(const ari_datamove_writer *dw, double t0, double t1, double *busy)
+/* {"cat":seconds, ...} for one row of per-category values. */
+static void category_json(ari_sbuf *b, const double *v)
+{
+    ari_sbuf_add_char(b, '{');
+    for (int c = 0; c < ARI_DM_NCAT; c++) {
+        if (c)
+            ari_sbuf_add_char(b, ',');
+        ari_sbuf_json_string(b, ari_dm_category_name(c));
+        ari_sbuf_add_char(b, ':');
+        ari_sbuf_json_real(b, v[c]);
+    }
+    ari_sbuf_add_char(b, '}');
+}
+
+/* The clock of the summary; adds each category's busy time to busy. */
+static void clock_json(ari_sbuf *b, const ari_datamove_writer *dw, double t0, double t1, double *busy)
 {
     double width = ari_dm_sector_width(t1 - t0, ARI_DM_CLOCK_SECTORS);
     double sectors[ARI_DM_CLOCK_SECTORS * ARI_DM_NCAT] = {0};
@@ -962,66 +1041,106 @@ static json_t *clock_json(const ari_datamove_writer *dw, double t0, double t1, d
         ari_dm_clock_add(sectors, ARI_DM_CLOCK_SECTORS, 0, width, e->category, e->start - t0, e->dur); /* from the origin */
         busy[e->category] += e->dur;
     }
-    json_t *rows = json_array();
+    ari_sbuf_add_str(b, "{\"start\":");
+    ari_sbuf_json_real(b, t0);
+    ari_sbuf_add_str(b, ",\"sector_width\":");
+    ari_sbuf_json_real(b, width);
+    ari_sbuf_printf(b, ",\"sectors\":%d,\"values\":[", ARI_DM_CLOCK_SECTORS);
     for (int s = 0; s < ARI_DM_CLOCK_SECTORS; s++) {
-        json_t *row = json_object();
-        for (int c = 0; c < ARI_DM_NCAT; c++)
-            json_object_set_new(row, ari_dm_category_name(c), json_real(sectors[s * ARI_DM_NCAT + c]));
-        json_array_append_new(rows, row);
+        if (s)
+            ari_sbuf_add_char(b, ',');
+        category_json(b, &sectors[s * ARI_DM_NCAT]);
     }
-    return json_pack("{s:f, s:f, s:i, s:o}", "start", t0, "sector_width", width, "sectors",
-                     ARI_DM_CLOCK_SECTORS, "values", rows);
+    ari_sbuf_add_str(b, "]}");
 }
 
-static int write_summary(ari_datamove_writer *dw, double t0, double t1)
+/* Appends ,"key":value for a real. */
+static void real_member(ari_sbuf *b, const char *key, double v)
+{
+    ari_sbuf_printf(b, ",\"%s\":", key);
+    ari_sbuf_json_real(b, v);
+}
+
+/* The summary object (the same bytes jansson's compact dump gave). */
+static void summary_json(ari_sbuf *b, const ari_datamove_writer *dw, double t0, double t1)
 {
     double busy[ARI_DM_NCAT] = {0}, max_dur = 0;
     for (size_t i = 0; i < dw->nevents; i++)
         if (dw->events[i].dur > max_dur)
             max_dur = dw->events[i].dur;
-    json_t *clock = clock_json(dw, t0, t1, busy);
-    json_t *cats = json_object();
-    for (int c = 0; c < ARI_DM_NCAT; c++)
-        json_object_set_new(cats, ari_dm_category_name(c), json_real(busy[c]));
+    ari_sbuf clock = {0};
+    clock_json(&clock, dw, t0, t1, busy);
     int ngpus = 0;
     for (size_t i = 0; i < dw->topo.n; i++)
         ngpus += strcmp(dw->topo.comps[i].kind, "GPU") == 0 && dw->topo.comps[i].key[0];
-    json_t *sum = json_pack("{s:f, s:f, s:f, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:o, s:o, s:o, s:i, s:o}",
-        "start", t0, "end", t1, "duration", t1 - t0, "time_unit", "us",
-        "events", (json_int_t)dw->nevents, "movements", (json_int_t)dw->movements,
-        "flows", (json_int_t)dw->flows, "samples", (json_int_t)dw->samples,
-        "bytes_htod", dw->bytes_htod, "bytes_dtoh", dw->bytes_dtoh, "bytes_other", dw->bytes_other,
-        "avg_bandwidth_gbs", dw->bw_count ? json_real(dw->bw_sum / (double)dw->bw_count) : json_null(),
-        "category_time", cats, "clock", clock, "gpus", ngpus,
-        "devices", dw->devices ? json_incref(dw->devices) : json_array());
-    json_object_set_new(sum, "max_dur", json_real(max_dur));
-    json_object_set_new(sum, "pair_bins",
-                        json_integer(dw->npairs && !dw->too_many_pairs && t1 > t0 ? ARI_DM_PAIR_BINS : 0));
-    json_t *counts = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "events", (json_int_t)dw->nevents,
-        "movements", (json_int_t)dw->movements, "flows", (json_int_t)dw->flows,
-        "samples", (json_int_t)dw->samples, "tracks", (json_int_t)dw->ntracks,
-        "components", (json_int_t)dw->topo.n);
-    char *s1 = json_dumps(sum, JSON_COMPACT), *s2 = json_dumps(counts, JSON_COMPACT),
-         *s3 = json_dumps(dw->meta, JSON_COMPACT);
-    json_decref(sum);
-    json_decref(counts);
+    ari_sbuf_add_str(b, "{\"start\":");
+    ari_sbuf_json_real(b, t0);
+    real_member(b, "end", t1);
+    real_member(b, "duration", t1 - t0);
+    ari_sbuf_printf(b, ",\"time_unit\":\"us\",\"events\":%lld,\"movements\":%lld,\"flows\":%lld,\"samples\":%lld",
+                    (long long)dw->nevents, (long long)dw->movements, (long long)dw->flows, (long long)dw->samples);
+    real_member(b, "bytes_htod", dw->bytes_htod);
+    real_member(b, "bytes_dtoh", dw->bytes_dtoh);
+    real_member(b, "bytes_other", dw->bytes_other);
+    if (dw->bw_count)
+        real_member(b, "avg_bandwidth_gbs", dw->bw_sum / (double)dw->bw_count);
+    else
+        ari_sbuf_add_str(b, ",\"avg_bandwidth_gbs\":null");
+    ari_sbuf_add_str(b, ",\"category_time\":");
+    category_json(b, busy);
+    ari_sbuf_add_str(b, ",\"clock\":");
+    ari_sbuf_add(b, ari_sbuf_text(&clock), clock.len);
+    b->failed |= clock.failed;
+    ari_sbuf_free(&clock);
+    ari_sbuf_printf(b, ",\"gpus\":%d,\"devices\":%s", ngpus, dw->devices ? dw->devices : "[]");
+    real_member(b, "max_dur", max_dur);
+    ari_sbuf_printf(b, ",\"pair_bins\":%d}", dw->npairs && !dw->too_many_pairs && t1 > t0 ? ARI_DM_PAIR_BINS : 0);
+}
+
+static void counts_json(ari_sbuf *b, const ari_datamove_writer *dw)
+{
+    ari_sbuf_printf(b, "{\"events\":%lld,\"movements\":%lld,\"flows\":%lld,\"samples\":%lld,\"tracks\":%lld,"
+                    "\"components\":%lld}", (long long)dw->nevents, (long long)dw->movements, (long long)dw->flows,
+                    (long long)dw->samples, (long long)dw->ntracks, (long long)dw->topo.n);
+}
+
+static void meta_json(ari_sbuf *b, const ari_datamove_writer *dw)
+{
+    ari_sbuf_add_char(b, '{');
+    for (size_t i = 0; i < dw->nmeta; i++) {
+        if (i)
+            ari_sbuf_add_char(b, ',');
+        ari_sbuf_json_string(b, dw->meta[i].key);
+        ari_sbuf_add_char(b, ':');
+        ari_sbuf_add_str(b, dw->meta[i].value);
+    }
+    ari_sbuf_add_char(b, '}');
+}
+
+static int write_summary(ari_datamove_writer *dw, double t0, double t1)
+{
+    ari_sbuf sum = {0}, counts = {0}, meta = {0};
+    summary_json(&sum, dw, t0, t1);
+    counts_json(&counts, dw);
+    meta_json(&meta, dw);
     int rc = -1;
-    sqlite3_stmt *st = s1 && s2 && s3 ? ari_store_stmt(dw->store,
+    int ok = !sum.failed && !counts.failed && !meta.failed;
+    sqlite3_stmt *st = ok ? ari_store_stmt(dw->store,
         "UPDATE traces SET summary_json = json_patch(summary_json, ?2),"
         " counts_json = json_patch(counts_json, ?3), meta_json = json_patch(meta_json, ?4),"
         " time_unit = 'us' WHERE id = ?1", &dw->error) : NULL;
     if (st) {
         sqlite3_bind_int64(st, 1, dw->trace_id);
-        ari_store_bind_text_static(st, 2, s1, -1);
-        ari_store_bind_text_static(st, 3, s2, -1);
-        ari_store_bind_text_static(st, 4, s3, -1);
+        ari_store_bind_text_static(st, 2, ari_sbuf_text(&sum), -1);
+        ari_store_bind_text_static(st, 3, ari_sbuf_text(&counts), -1);
+        ari_store_bind_text_static(st, 4, ari_sbuf_text(&meta), -1);
         rc = step_done(dw, st, "datamove summary");
-    } else if (!s1 || !s2 || !s3) {
+    } else if (!ok) {
         oom(dw);
     }
-    free(s1);
-    free(s2);
-    free(s3);
+    ari_sbuf_free(&sum);
+    ari_sbuf_free(&counts);
+    ari_sbuf_free(&meta);
     return rc;
 }
 

@@ -13,7 +13,7 @@ static size_t sink_bytes;
 static int on_slice(void *ctx, const ari_chrome_slice *s)
 {
     (void)ctx;
-    sink_bytes += strlen(s->name) + strlen(s->cat) + strlen(s->pid) + strlen(s->tid) + (s->args != NULL);
+    sink_bytes += strlen(s->name) + strlen(s->cat) + strlen(s->pid) + strlen(s->tid) + (s->args_text != NULL);
     return 0;
 }
 
@@ -31,23 +31,24 @@ static int on_flow(void *ctx, const char *id, int64_t from, int64_t to)
     return 0;
 }
 
-static int on_metadata(void *ctx, const char *pid, const char *tid, const char *name, const json_t *args)
+static int on_metadata(void *ctx, const ari_chrome_metadata *m)
 {
-    (void)ctx, (void)args;
-    sink_bytes += strlen(pid) + strlen(tid) + strlen(name);
+    (void)ctx;
+    sink_bytes += strlen(m->pid) + strlen(m->tid) + strlen(m->name) + (m->arg_name ? strlen(m->arg_name) : 0) +
+                  (m->args_text ? strlen(m->args_text) : 0);
     return 0;
 }
 
-static int on_top(void *ctx, const char *key, const json_t *value)
+static int on_top(void *ctx, const char *key, const char *value)
 {
-    (void)ctx, (void)value;
-    sink_bytes += strlen(key);
+    (void)ctx;
+    sink_bytes += strlen(key) + strlen(value);
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    ari_chrome_sink k = {NULL, on_slice, on_counter, on_flow, on_metadata, on_top, NULL, 0};
+    ari_chrome_sink k = {NULL, on_slice, on_counter, on_flow, on_metadata, on_top, NULL};
     ari_error err;
     memset(&err, 0, sizeof err);
     ari_chrome_read_buffer((const char *)data, size, "fuzz.json", &k, NULL, &err);

@@ -8,7 +8,7 @@
  * leak, hang or sanitizer report is a bug.
  */
 #include "fuzz_files.h"
-#include "ingest/format_starvz.h"
+#include "import/format_starvz.h"
 #include "store/store_internal.h"
 #include "store/trace_writer.h"
 

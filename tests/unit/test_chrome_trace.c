@@ -16,6 +16,7 @@
 
 #include "analysis/trace_stacks.h"
 #include "ingest/chrome_trace.h"
+#include "ingest/chrome_trace_hermes.h"
 #include "test_helpers.h"
 
 /* ---- a recording sink -------------------------------------------------------------- */
@@ -47,7 +48,9 @@ static int rec_slice_cb(void *ctx, const ari_chrome_slice *s)
     snprintf(o->pid, sizeof o->pid, "%s", s->pid);
     snprintf(o->tid, sizeof o->tid, "%s", s->tid);
     snprintf(o->name, sizeof o->name, "%s", s->name);
-    char *args = s->args && json_object_size(s->args) ? json_dumps(s->args, JSON_COMPACT) : NULL;
+    json_t *tree = s->args_text ? json_loadb(s->args_text, s->args_len, 0, NULL) : NULL;
+    char *args = tree && json_object_size(tree) ? json_dumps(tree, JSON_COMPACT) : NULL;
+    json_decref(tree);
     snprintf(o->frame, sizeof o->frame, "%s%s%s", s->name[0] ? s->name : "(unnamed)", args ? " " : "", args ? args : "");
     free(args);
     o->ts = s->ts;
@@ -76,7 +79,7 @@ static int rec_counter_cb(void *ctx, const char *pid, const char *name, const ch
     return 0;
 }
 
-static int rec_top_cb(void *ctx, const char *key, const json_t *v)
+static int rec_top_cb(void *ctx, const char *key, const char *v)
 {
     (void)v;
     rec *r = ctx;
@@ -88,7 +91,7 @@ static int rec_top_cb(void *ctx, const char *key, const json_t *v)
 static int read_file_into(const char *path, rec *r, ari_chrome_stats *st, ari_error *err)
 {
     memset(r, 0, sizeof *r);
-    ari_chrome_sink k = {r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL, 0};
+    ari_chrome_sink k = {r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL};
     return ari_chrome_read(path, path, &k, st, err);
 }
 
@@ -171,10 +174,10 @@ static int raw_event_cb(void *ctx, const ari_chrome_raw_event *e)
     return 0;
 }
 
-static int raw_meta_cb(void *ctx, const char *pid, const char *tid, const char *name, const json_t *args)
+static int raw_meta_cb(void *ctx, const ari_chrome_metadata *m)
 {
     raw_rec *r = ctx;
-    const char *v = json_string_value(json_object_get(args, "name"));
+    const char *v = m->arg_name, *name = m->name, *pid = m->pid, *tid = m->tid;
     char key[80];
     if (!v || !v[0])
         return 0;
@@ -188,13 +191,13 @@ static int raw_meta_cb(void *ctx, const char *pid, const char *tid, const char *
     return 0;
 }
 
-static int raw_samples_cb(void *ctx, const char *key, const json_t *v)
+static int raw_samples_cb(void *ctx, const char *key, const char *text)
 {
     raw_rec *r = ctx;
     json_t **slot = strcmp(key, "samples") == 0 ? &r->samples : &r->frames;
     json_decref(*slot);
-    *slot = json_incref((json_t *)v);
-    return 0;
+    *slot = json_loads(text, JSON_DECODE_ANY, NULL);
+    return *slot ? 0 : -1;
 }
 
 static void raw_free(raw_rec *r)
@@ -214,7 +217,7 @@ static int read_raw(const char *path, raw_rec *r, ari_chrome_stats *st, ari_erro
 {
     memset(r, 0, sizeof *r);
     r->names = json_object();
-    ari_chrome_sink k = {r, NULL, NULL, NULL, raw_meta_cb, NULL, NULL, 0};
+    ari_chrome_sink k = {r, NULL, NULL, NULL, raw_meta_cb, NULL, NULL};
     ari_chrome_raw_sink raw = {r, raw_event_cb, raw_samples_cb};
     return ari_chrome_read_raw(path, path, &k, &raw, st, err);
 }
@@ -611,7 +614,7 @@ static void expect_refused(const char *text, const char *needle)
 {
     static rec r;
     memset(&r, 0, sizeof r);
-    ari_chrome_sink k = {&r, rec_slice_cb, NULL, NULL, NULL, NULL, NULL, 0};
+    ari_chrome_sink k = {&r, rec_slice_cb, NULL, NULL, NULL, NULL, NULL};
     ari_error err = {0};
     int rc = ari_chrome_read_buffer(text, strlen(text), "t.json", &k, NULL, &err);
     if (rc == 0 || !strstr(err.message, needle))
@@ -648,7 +651,7 @@ static void test_flows_without_slices(void **state)
     (void)state;
     static rec r;
     memset(&r, 0, sizeof r);
-    ari_chrome_sink k = {&r, rec_slice_cb, NULL, rec_flow_cb, NULL, NULL, NULL, 0};
+    ari_chrome_sink k = {&r, rec_slice_cb, NULL, rec_flow_cb, NULL, NULL, NULL};
     ari_error err = {0};
     const char *text = "[{\"ph\":\"s\",\"id\":1,\"ts\":1},{\"ph\":\"f\",\"id\":1,\"ts\":2}]";
     assert_int_equal(ari_chrome_read_buffer(text, strlen(text), "f.json", &k, NULL, &err), 0);
@@ -704,7 +707,7 @@ static void test_every_prefix(void **state)
     for (size_t len = 0; len <= n; len++) {
         static rec r;
         memset(&r, 0, sizeof r);
-        ari_chrome_sink k = {&r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL, 0};
+        ari_chrome_sink k = {&r, rec_slice_cb, rec_counter_cb, rec_flow_cb, NULL, rec_top_cb, NULL};
         ari_error err = {0};
         int rc = ari_chrome_read_buffer(text, len, "p.json", &k, NULL, &err);
         if (rc != 0)

@@ -2,8 +2,9 @@
  * unknown and empty files, unsafe archives, atomicity (a failing file
  * leaves the database exactly as before), the limits (one unpacking budget
  * across nested archives, files and directories, nesting), the scratch
- * directory removed on every exit, errors that name the user's files, and
- * names that are not UTF-8. */
+ * directory removed on every exit, errors that name the user's files,
+ * names that are not UTF-8, and JSON readers (Hatchet, Caliper, Chrome
+ * trace) given .json.gz files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 
 #include "import/import.h"
+#include "ingest/input.h"
 #include "test_helpers.h"
 #include "util/utf8.h"
 
@@ -473,6 +475,105 @@ static void test_invalid_utf8_names(void **state)
     free(p);
 }
 
+/* Writes data gzipped to dir/name; returns the malloc'd path. */
+static char *write_gz(const char *dir, const char *name, const char *data, size_t len)
+{
+    char *path;
+    assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+    gzFile g = gzopen(path, "wb9");
+    assert_non_null(g);
+    assert_int_equal(gzwrite(g, data, (unsigned)len), (int)len);
+    assert_int_equal(gzclose(g), Z_OK);
+    return path;
+}
+
+/* Imports one file; returns its trace id and format (static), or -1. */
+static int64_t import_one(fixture *f, const char *path, const char **format, ari_error *err)
+{
+    ari_import_result res;
+    if (run_import(f, (const char *[]){path}, 1, &res, err) < 0)
+        return -1;
+    assert_int_equal(res.ntraces, 1);
+    static char fmt[64];
+    snprintf(fmt, sizeof fmt, "%s", res.traces[0].format);
+    *format = fmt;
+    int64_t id = res.traces[0].id;
+    ari_import_result_free(&res);
+    return id;
+}
+
+/* Rows of table for one trace. */
+static int64_t rows_of(fixture *f, const char *table, int64_t id)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE trace_id = %lld", table, (long long)id);
+    return test_query_int(f->db_path, sql);
+}
+
+/* Every JSON reader reads through ari_input: a gzipped Hatchet, Caliper or
+ * Chrome trace file imports as its plain copy does. */
+static void test_gzipped_json(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *fixture, *format, *table;
+    } cases[] = {
+        {"profiles/small-graph.json", "hatchet_json", "cct_nodes"},
+        {"profiles/small-literal.json", "hatchet_json", "cct_nodes"},
+        {"profiles/small-split.json", "caliper_json_split", "cct_nodes"},
+        {"datamove/kineto_small.json", "chrome_trace", "dm_events"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *src, gzname[64];
+        assert_true(asprintf(&src, "%s/tests/fixtures/%s", test_source_dir(), cases[i].fixture) > 0);
+        size_t len;
+        char *data = slurp(src, &len);
+        snprintf(gzname, sizeof gzname, "case%zu.json.gz", i);
+        char *gz = write_gz(f->dir, gzname, data, len);
+        const char *fmt;
+        ari_error err = {0};
+        int64_t plain = import_one(f, src, &fmt, &err);
+        assert_true(plain > 0);
+        assert_string_equal(fmt, cases[i].format);
+        int64_t packed = import_one(f, gz, &fmt, &err);
+        if (packed < 0)
+            fail_msg("%s: %s", gzname, err.message);
+        assert_string_equal(fmt, cases[i].format);
+        assert_true(rows_of(f, cases[i].table, plain) > 0);
+        assert_int_equal(rows_of(f, cases[i].table, packed), rows_of(f, cases[i].table, plain));
+        free(gz);
+        free(data);
+        free(src);
+    }
+}
+
+/* The decode cap applies to JSON readers too: a small .json.gz that
+ * decompresses past it is refused with too_large. */
+static void test_json_decode_cap(void **state)
+{
+    fixture *f = *state;
+    char *src;
+    assert_true(asprintf(&src, "%s/tests/fixtures/profiles/small-graph.json", test_source_dir()) > 0);
+    size_t len, pad = 4 << 20;
+    char *data = slurp(src, &len);
+    char *big = malloc(len + pad);
+    assert_non_null(big);
+    memcpy(big, data, len);
+    memset(big + len, ' ', pad); /* trailing blanks: still valid JSON */
+    char *gz = write_gz(f->dir, "big.json.gz", big, len + pad);
+    ari_input_set_max_decoded(1 << 20);
+    const char *fmt;
+    ari_error err = {0};
+    assert_int_equal(import_one(f, gz, &fmt, &err), -1);
+    ari_input_set_max_decoded(0);
+    assert_string_equal(err.code, ARI_E_TOO_LARGE);
+    assert_int_equal(import_one(f, gz, &fmt, &err) > 0, 1);
+    free(gz);
+    free(big);
+    free(data);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +589,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_grouping_and_scratch, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_truncated_and_names, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_utf8_names, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_gzipped_json, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_json_decode_cap, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -405,6 +405,70 @@ static void test_tee(void **state)
     fclose(copy);
 }
 
+/* The byte interface: ari_input_read after a getline hands out what the
+ * line buffer holds first, then the rest; read_all and head decode too. */
+static void test_bytes(void **state)
+{
+    (void)state;
+    const char *text = "first line\n{\"json\": [1, 2, 3]}\n";
+    const char *p = tmp_path("bytes.gz");
+    write_gzip(p, text, strlen(text));
+    ari_error err = {0};
+    ari_input *in = ari_input_open(p, "bytes.gz", &err);
+    assert_non_null(in);
+    size_t len;
+    assert_string_equal(ari_input_getline(in, &len, &err), "first line");
+    char buf[8], all[128] = "";
+    long n;
+    while ((n = ari_input_read(in, buf, sizeof buf, &err)) > 0)
+        strncat(all, buf, (size_t)n);
+    assert_int_equal(n, 0);
+    assert_string_equal(all, "{\"json\": [1, 2, 3]}\n");
+    ari_input_close(in);
+
+    char *data;
+    assert_int_equal(ari_input_load(p, "bytes.gz", &data, &len, &err), 0);
+    assert_int_equal(len, strlen(text));
+    assert_string_equal(data, text);
+    free(data);
+
+    char head[5];
+    assert_int_equal(ari_input_head(p, head, sizeof head), 5);
+    assert_memory_equal(head, "first", 5);
+    assert_int_equal(ari_input_head(tmp_path("missing"), head, sizeof head), -1);
+    write_file(tmp_path("empty"), "", 0);
+    assert_int_equal(ari_input_head(tmp_path("empty"), head, sizeof head), 0);
+
+    in = ari_input_open(tmp_path("bytes.gz"), "bytes.gz", &err); /* a cap on read_all */
+    assert_non_null(in);
+    assert_int_equal(ari_input_read_all(in, 10, &data, &len, &err), -1);
+    assert_string_equal(err.code, ARI_E_TOO_LARGE);
+    ari_input_close(in);
+}
+
+/* A truncated gzip is an error for byte reads too, never a short read. */
+static void test_bytes_truncated(void **state)
+{
+    (void)state;
+    size_t n = 200000;
+    char *data = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + (i * 7919) % 26);
+    const char *p = tmp_path("cut.json.gz");
+    write_gzip(p, data, n);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(truncate(p, st.st_size / 2), 0);
+    ari_error err = {0};
+    char *all;
+    size_t len;
+    assert_int_equal(ari_input_load(p, "cut.json.gz", &all, &len, &err), -1);
+    assert_string_equal(err.code, ARI_E_INVALID_INPUT);
+    assert_non_null(strstr(err.message, "cut.json.gz: truncated gzip stream"));
+    free(data);
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_long_line),   cmocka_unit_test(test_binary),
         cmocka_unit_test(test_open_errors), cmocka_unit_test(test_truncated_gzip),
         cmocka_unit_test(test_tee),         cmocka_unit_test(test_decode_cap),
+        cmocka_unit_test(test_bytes),       cmocka_unit_test(test_bytes_truncated),
         cmocka_unit_test(test_truncated_everywhere), cmocka_unit_test(test_io_reason),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
