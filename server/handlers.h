@@ -25,6 +25,8 @@ enum MHD_Result api_bounds(ari_request *r);
 enum MHD_Result api_outliers(ari_request *r);
 enum MHD_Result api_timeseries(ari_request *r);
 enum MHD_Result api_iterations(ari_request *r);
+/* api_panels.c: memory, GPU/MPI bandwidth and GFlop/s panels under the Gantt */
+enum MHD_Result api_panels(ari_request *r);
 enum MHD_Result api_critical_path(ari_request *r);
 enum MHD_Result api_compare(ari_request *r);
 /* regression anomalies (api_anomalies.c) and elimination-tree panels
@@ -38,6 +40,9 @@ enum MHD_Result api_tree_compare(ari_request *r);
 /* api_pic.c: pIC aggregation of the hierarchy (Paje and task traces) */
 enum MHD_Result api_aggregation(ari_request *r);
 enum MHD_Result api_aggregation_levels(ari_request *r);
+/* api_states.c: the timeline of Paje states by container, and the links */
+enum MHD_Result api_states(ari_request *r);
+enum MHD_Result api_links(ari_request *r);
 /* api_jobs.c */
 enum MHD_Result api_jobs_list(ari_request *r);
 enum MHD_Result api_jobs_get(ari_request *r);

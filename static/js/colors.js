@@ -207,3 +207,36 @@ export function heatScale(d3, domain) {
 export function differenceScale(d3, domain) {
   return d3.scaleDiverging(d3.interpolateRdBu).domain(domain);
 }
+
+// ---- Paje state values (views/timeline.js, the Gantt's runtime band) ---------
+// StarPU's runtime states in fixed colours (greys for waiting, warm for the
+// runtime's own work), so that Sleeping reads the same in every trace.
+const RUNTIME_STATES = {
+  sleeping: '#cbd5e1', idle: '#e2e8f0', overhead: '#f59e0b', scheduling: '#a855f7', fetchinginput: '#0ea5e9',
+  pushingoutput: '#14b8a6', callback: '#ef4444', progressing: '#84cc16', initializing: '#94a3b8',
+  deinitializing: '#94a3b8', polling: '#cbd5e1', 'submitting task': '#ec4899',
+};
+
+// The colour of state value `name`: a runtime state's fixed colour, else the
+// Paje colour the trace declares ("r g b" in [0, 1]) unless it is too light to
+// see on white, else the task-type colour of the name.
+export function stateColor(name, pajeColor) {
+  const fixed = RUNTIME_STATES[String(name).toLowerCase()];
+  if (fixed) return fixed;
+  const rgb = typeof pajeColor === 'string' ? pajeColor.trim().split(/\s+/).map(Number) : [];
+  if (rgb.length === 3 && rgb.every((v) => Number.isFinite(v) && v >= 0 && v <= 1)) {
+    const lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
+    if (lum < 0.85) {
+      return `#${rgb.map((v) => Math.round(v * 255).toString(16).padStart(2, '0')).join('')}`;
+    }
+  }
+  return typeColor(name);
+}
+
+// The MPI communication lines drawn over the Gantt, and the timeline's frame.
+export const TIMELINE = {
+  mpiLine: 'rgba(30,64,175,0.55)',
+  mpiLineBackwards: 'rgba(220,38,38,0.6)', // ends before it starts (the ranks' clocks differ)
+  groupLine: '#9ca3af',
+  stripe: '#f7f8fa',
+};

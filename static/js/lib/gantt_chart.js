@@ -14,10 +14,18 @@
 // drawPixelAggregation and pixelAggregationTooltip). So the chart
 // re-requests its window after each zoom or pan (debounced) and meanwhile
 // redraws what it has at the new scale.
+//
+// Two optional layers (setRuntime, setMpi; views/gantt.js keeps them in the
+// URL): the runtime states of each worker (GET /states on the workers'
+// containers: Sleeping, Overhead, FetchingInput, ..., every state value that
+// is not a task type) as a thin band under its tasks, and the MPI
+// communications (GET /links) as lines from the sender's rank at the send to
+// the receiver's rank at the reception, in red when the reception is stamped
+// before the send (the ranks' clocks differ).
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
-import { typeColor, outlierColor, GANTT } from '../colors.js';
+import { typeColor, outlierColor, GANTT, stateColor, TIMELINE } from '../colors.js';
 import { svg } from './svg.js';
 import { fmtTime, fmtPercent, formatNumber } from './format.js';
 import { filterQuery } from './filters.js';
@@ -83,6 +91,8 @@ export class GanttChart {
     this.cp = null;           // critical-path answer
     this.seq = 0;
     this.width = 0;
+    this.runtime = null;      // {on, doc, byContainer}
+    this.mpi = null;          // {on, doc}
     this.build();
   }
 
@@ -179,6 +189,43 @@ export class GanttChart {
     this.draw();
   }
 
+  // Shows (on) or hides the runtime-state band / the MPI lines; fetched
+  // with each window.
+  setRuntime(on) { this.runtime = on ? { on: true } : null; if (on) this.fetchLayers(); else this.draw(); }
+
+  setMpi(on) { this.mpi = on ? { on: true } : null; if (on) this.fetchLayers(); else this.draw(); }
+
+  async fetchLayers() {
+    if (!this.data || !this.domain) return;
+    const seq = this.seq, box = this.plotBox();
+    const win = { start: this.domain[0], end: this.domain[1] };
+    const jobs = [];
+    if (this.runtime) {
+      const ids = (this.data.rows || []).map((r) => r.id).slice(0, 1000);
+      jobs.push(api.get(`/traces/${this.o.traceId}/states`, { ...win, containers: ids.join(','), limit: 1000,
+        width: Math.min(4000, Math.max(1, Math.round(box.width))) }, { signal: this.o.signal }).then((doc) => {
+        if (seq !== this.seq || !this.runtime) return;
+        const tasks = new Set(this.data.types || []);
+        const byContainer = new Map();
+        for (const r of doc.rows) { if (!byContainer.has(r.container_id)) byContainer.set(r.container_id, []); byContainer.get(r.container_id).push(r); }
+        this.runtime = { on: true, doc, byContainer, isTask: doc.values.map((v) => tasks.has(v.name)) };
+      }));
+    }
+    if (this.mpi) {
+      jobs.push(api.get(`/traces/${this.o.traceId}/links`, { ...win, limit: 20000 }, { signal: this.o.signal }).then((doc) => {
+        if (seq !== this.seq || !this.mpi) return;
+        this.mpi = { on: true, doc };
+      }));
+    }
+    try {
+      await Promise.all(jobs);
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      if (this.o.onLayerError) this.o.onLayerError(e);
+    }
+    if (seq === this.seq) { this.draw(); if (this.o.onLayers) this.o.onLayers(this); }
+  }
+
   // Fetches the gantt of the current window at the current width.
   async fetch() {
     clearTimeout(this.timer);
@@ -192,6 +239,7 @@ export class GanttChart {
       const body = await api.get(`/traces/${this.o.traceId}/gantt`, q, { signal: this.o.signal });
       if (seq !== this.seq) return null;
       this.accept(body);
+      if (this.runtime || this.mpi) this.fetchLayers();
       this.setStatus('');
       if (this.o.onLoad) this.o.onLoad(body);
       return body;
@@ -290,13 +338,17 @@ export class GanttChart {
     const x = this.scale();
     const types = this.data.types || [];
     const pad = rh >= 8 ? 1 : 0;
+    const rt = this.runtime && this.runtime.doc ? this.runtime : null;
+    const bandH = rt ? Math.max(2, Math.round((rh - 2 * pad) * 0.3)) : 0;
     this.layout.forEach((l, i) => {
       const y = i * rh;
       if (i % 2 === 1) { g.fillStyle = GANTT.stripe; g.fillRect(0, y, box.width, rh); }
       const r = this.rowsByKey.get(l.key);
       if (!r) return;
-      if (r.mode === 'pixels' && r.pixels) this.drawPixelAggregation(g, r, x, y + pad, rh - 2 * pad, types);
-      else if (r.tasks) this.drawTasks(g, r.tasks, x, y + pad, rh - 2 * pad, types, box.width);
+      const th = rh - 2 * pad - bandH;
+      if (r.mode === 'pixels' && r.pixels) this.drawPixelAggregation(g, r, x, y + pad, th, types);
+      else if (r.tasks) this.drawTasks(g, r.tasks, x, y + pad, th, types, box.width);
+      if (rt) this.drawRuntimeBand(g, rt, rt.byContainer.get(r.id) || [], x, y + pad + th, bandH, box.width);
     });
     this.drawGroupLines(g, box, rh);
   }
@@ -337,6 +389,61 @@ export class GanttChart {
     }
   }
 
+  // The runtime states of one worker (not its task states) in a band of
+  // height hgt: depth 0 fills it, a nested state the lower half.
+  drawRuntimeBand(g, rt, rows, x, y, hgt, w) {
+    const doc = rt.doc, colors = doc.values.map((v) => stateColor(v.name, v.color));
+    const band = (depth) => (depth === 0 ? [y, hgt] : [y + hgt / 2, Math.max(1, hgt / 2)]);
+    for (const r of rows) {
+      if (r.mode === 'states') {
+        for (const [v, depth, s, e] of r.states) {
+          if (rt.isTask[v]) continue;
+          const x0 = Math.max(-1, x(s)), x1 = Math.min(w + 1, x(e));
+          if (x1 < 0 || x0 > w) continue;
+          const [by, bh] = band(depth);
+          g.fillStyle = colors[v];
+          g.fillRect(x0, by, Math.max(0.5, x1 - x0), bh);
+        }
+      } else {
+        const dt = (doc.end - doc.start) / doc.width, base = new Map();
+        for (const [px, depth, v, share] of r.pixels) {
+          if (rt.isTask[v]) continue;
+          const x0 = x(doc.start + px * dt), x1 = x(doc.start + (px + 1) * dt);
+          const [by, bh] = band(depth), key = px * 1024 + depth, b = base.get(key) || 0, hh = share * bh;
+          g.fillStyle = colors[v];
+          g.fillRect(x0, by + bh - b - hh, Math.max(0.5, x1 - x0 + 0.3), hh);
+          base.set(key, b + hh);
+        }
+      }
+    }
+  }
+
+  // The runtime-state values drawn in the band (for the legend).
+  runtimeValues() {
+    const rt = this.runtime && this.runtime.doc ? this.runtime : null;
+    if (!rt) return [];
+    return rt.doc.values.filter((v, i) => !rt.isTask[i]);
+  }
+
+  // The MPI links as lines between the middles of the ranks' row groups.
+  drawMpi(s, box, rh, x) {
+    const doc = this.mpi && this.mpi.doc;
+    if (!doc) return;
+    const groups = new Map(); // node -> [first row, last row]
+    this.layout.forEach((l, i) => { const gr = groups.get(l.node); if (gr) gr[1] = i; else groups.set(l.node, [i, i]); });
+    const mid = (node) => { const gr = groups.get(node); return gr ? ((gr[0] + gr[1] + 1) / 2) * rh : null; };
+    const clip = `mpi-clip-${this.o.traceId}-${Math.random().toString(36).slice(2, 8)}`;
+    s.append('clipPath').attr('id', clip).append('rect').attr('x', 0).attr('y', 0).attr('width', box.width).attr('height', box.height);
+    const g = s.append('g').attr('class', 'mpi-links').attr('transform', `translate(${box.left},${TOP})`)
+      .attr('clip-path', `url(#${clip})`).attr('data-links', doc.count).attr('data-total', doc.total);
+    const segs = doc.links.map((l) => ({ l, y0: mid(l.from.node), y1: mid(l.to.node) })).filter((d) => d.y0 !== null && d.y1 !== null);
+    g.selectAll('line').data(segs).join('line').attr('class', 'mpi-link')
+      .attr('x1', (d) => x(d.l.start)).attr('x2', (d) => x(d.l.end)).attr('y1', (d) => d.y0).attr('y2', (d) => d.y1)
+      .attr('stroke', (d) => (d.l.end < d.l.start ? TIMELINE.mpiLineBackwards : TIMELINE.mpiLine)).attr('stroke-width', 1)
+      .append('title').text((d) => `${d.l.key} ${d.l.value}: rank ${d.l.from.node} → rank ${d.l.to.node}, ` +
+        `${fmtTime(d.l.start)} → ${fmtTime(d.l.end, this.unit)} (${fmtTime(d.l.end - d.l.start, this.unit)})`);
+  }
+
   drawGroupLines(g, box, rh) {
     for (let i = 1; i < this.layout.length; i++) {
       const a = this.layout[i - 1], b = this.layout[i];
@@ -366,6 +473,7 @@ export class GanttChart {
       .attr('x1', (v) => x(v)).attr('x2', (v) => x(v)).attr('y1', 0).attr('y2', box.height);
     s.append('rect').attr('class', 'plot-frame').attr('x', box.left).attr('y', TOP)
       .attr('width', box.width).attr('height', box.height);
+    this.drawMpi(s, box, rh, x);
     this.drawCriticalPath(s, box, rh, x);
     this.drawMarks(s, box, x);
     this.brushLayer = s.append('g').attr('class', 'brush-layer').node();

@@ -3,7 +3,11 @@
 // panel (one horizontal segment per outer-loop iteration, from the first
 // start to the last end of its tasks), and the ready and submitted task
 // counts (StarPU's variables, per-pixel min/max from the server) with the
-// periods when fewer tasks were ready than workers shaded.
+// periods when fewer tasks were ready than workers shaded; and, picked by
+// the user (URL parameter `panels`), StarVZ's other panels from
+// /traces/{id}/panels: memory used per memory node, GPU and MPI transfer
+// bandwidth, GFlop/s per node and resource type, each with its unit, a
+// legend, tooltips and a CSV download of its series.
 //
 // Not a tab of its own: views/gantt.js creates a TimePanels under its chart
 // and forwards its window; the panels re-request the time series for each
@@ -12,15 +16,20 @@ import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { svg } from './svg.js';
-import { fmtTime, fmtCount } from './format.js';
+import { fmtTime, fmtCount, fmtQuantity } from './format.js';
 import { filterQuery } from './filters.js';
 import { LABEL_W, IDLE_W } from './layout.js';
 import { attachTimeInteractions } from './time_interactions.js';
+import { parseHash, updateParams } from '../router.js';
+import { typeColor } from '../colors.js';
 
 const ITER_H = 96;
 const SERIES_H = 64;
 const GAP = 8;
 const DEBOUNCE_MS = 150;
+const EXTRA_H = 80;
+const EXTRA_IDS = ['memory', 'gpu_bandwidth', 'mpi_bandwidth', 'gflops'];
+const EXTRA_LABEL = { memory: 'Memory', gpu_bandwidth: 'GPU bandwidth', mpi_bandwidth: 'MPI bandwidth', gflops: 'GFlop/s' };
 
 export class TimePanels {
   // opts: traceId, unit, filters, domain, onDomain(d), reset(), signal (an
@@ -32,12 +41,18 @@ export class TimePanels {
     this.iterations = null;
     this.series = null;
     this.seq = 0;
+    const picked = (parseHash(location.hash).params.panels || '').split(',');
+    this.extra = new Set(EXTRA_IDS.filter((id) => picked.includes(id)));
+    this.extraDoc = null;
+    this.picker = h('div', { class: 'panel-picker small', role: 'group', 'aria-label': 'Panels under the Gantt',
+      style: 'display:flex;flex-wrap:wrap;gap:0.35rem 1rem;align-items:center;margin-bottom:0.35rem' });
+    this.legendEl = h('div', { class: 'legend panel-legends small' });
     this.note = h('p', { class: 'muted small panel-note' });
     this.svgEl = svg('svg', { class: 'time-panels-svg' });
     this.tooltip = h('div', { class: 'gantt-tooltip', role: 'tooltip', hidden: true });
     this.holder = h('div', { class: 'time-panels-plot' }, this.svgEl, this.tooltip);
     this.el = h('section', { class: 'panel time-panels', 'aria-label': 'Iterations, ready and submitted tasks' },
-      this.holder, this.note);
+      this.picker, this.holder, this.legendEl, this.note);
     attachTimeInteractions(this.holder, {
       plotBox: () => this.plotBox(),
       getDomain: () => this.domain,
@@ -79,8 +94,18 @@ export class TimePanels {
     if (!this.iterations) {
       jobs.push(api.get(`/traces/${this.o.traceId}/iterations`, q, opts).then((b) => ({ ok: b }), (e) => ({ err: e })));
     }
+    const extra = [...this.extra];
+    const pq = { ...q, start: this.domain[0], end: this.domain[1], width: extra.length ? width : 1, panels: extra.length ? extra.join(',') : 'gflops' };
+    const panelJob = extra.length || !this.extraDoc
+      ? api.get(`/traces/${this.o.traceId}/panels`, pq, opts).then((b) => ({ ok: b }), (e) => ({ err: e })) : null;
     const [ts, it] = await Promise.all(jobs);
+    const pj = panelJob ? await panelJob : null;
     if (seq !== this.seq) return;
+    if (pj) {
+      this.extraError = pj.err || null;
+      if (pj.ok) this.extraDoc = extra.length ? pj.ok : { ...pj.ok, panels: [] };
+      this.drawPicker();
+    }
     this.series = ts.ok || null;
     this.seriesError = ts.err || null;
     if (it) { this.iterations = it.ok || { iterations: [] }; this.iterError = it.err || null; }
@@ -111,6 +136,16 @@ export class TimePanels {
     }
     if (this.seriesError) notes.push(`Ready/submitted tasks: ${this.seriesError.message}`);
     else if (this.series && !this.seriesBoxes.length) notes.push('This trace records no ready or submitted task counts (StarPU variables).');
+    this.extraBoxes = [];
+    const legends = [];
+    for (const p of (this.extraDoc && this.extraDoc.panels) || []) {
+      if (!this.extra.has(p.id)) continue;
+      this.drawExtra(s, x, y, p);
+      legends.push(this.extraLegend(p));
+      y += EXTRA_H + GAP;
+    }
+    if (this.extraError) notes.push(`Panels: ${this.extraError.message}`);
+    clear(this.legendEl).append(...legends);
     this.height = y;
     s.attr('width', this.holder.clientWidth).attr('height', Math.max(1, y));
     this.holder.style.height = `${Math.max(1, y)}px`;
@@ -187,6 +222,76 @@ export class TimePanels {
     }
   }
 
+  // The URL parameter of the picked panels (views/gantt.js keeps it when it
+  // rewrites the URL).
+  urlParams() { return { panels: [...this.extra].join(',') }; }
+
+  // One checkbox per panel of /panels; a panel this trace lacks is disabled,
+  // its reason in the tooltip.
+  drawPicker() {
+    const avail = (this.extraDoc && this.extraDoc.available) || [];
+    const boxes = avail.map((a) => {
+      const input = h('input', { type: 'checkbox', 'data-panel': a.id, checked: this.extra.has(a.id) && a.available, disabled: !a.available });
+      input.addEventListener('change', () => {
+        if (input.checked) this.extra.add(a.id); else this.extra.delete(a.id);
+        updateParams({ ...parseHash(location.hash).params, ...this.urlParams() });
+        this.fetch();
+      });
+      return h('label', { class: `check${a.available ? '' : ' muted'}`, title: a.available ? a.title : `${a.title}: unavailable, ${a.reason}` },
+        input, EXTRA_LABEL[a.id] || a.id);
+    });
+    clear(this.picker).append(h('span', { class: 'muted' }, 'Panels under the Gantt (as StarVZ):'), ...boxes);
+  }
+
+  drawExtra(s, x, y0, p) {
+    const d3 = getD3();
+    const g = s.append('g').attr('class', `ts-panel extra-panel panel-${p.id}`).attr('data-series', p.series.length);
+    const pts = p.series.flatMap((q) => q.points);
+    const lo = Math.min(0, d3.min(pts, (q) => q[1]) || 0), hi = Math.max(1e-9, d3.max(pts, (q) => q[1]) || 0);
+    const ys = d3.scaleLinear().domain([lo, hi]).nice(3).range([y0 + EXTRA_H, y0 + 4]);
+    this.extraBoxes.push({ p, y0, y1: y0 + EXTRA_H });
+    panelFrame(g, x, y0, EXTRA_H, EXTRA_LABEL[p.id] || p.id);
+    if (p.unit !== (EXTRA_LABEL[p.id] || p.id)) g.append('text').attr('class', 'tick-label').attr('x', 6).attr('y', y0 + 28).text(`(${p.unit})`);
+    const clipId = `clip-${p.id}-${this.o.traceId}`;
+    s.append('clipPath').attr('id', clipId).append('rect').attr('x', x.range()[0]).attr('y', y0)
+      .attr('width', x.range()[1] - x.range()[0]).attr('height', EXTRA_H);
+    const inner = g.append('g').attr('clip-path', `url(#${clipId})`);
+    const step = this.extraDoc.step;
+    const line = d3.line().curve(d3.curveStepAfter).defined((q) => q !== null).x((q) => x(q[0])).y((q) => ys(q[1]));
+    for (const q of p.series) {
+      // a gap (step without data) breaks the line
+      const path = [];
+      q.points.forEach((pt, i) => {
+        if (i > 0 && pt[0] - q.points[i - 1][0] > step * 1.5) path.push(null);
+        path.push(pt);
+      });
+      if (q.points.length) path.push([q.points[q.points.length - 1][0] + step, q.points[q.points.length - 1][1]]);
+      inner.append('path').attr('class', 'ts-line extra-line').attr('data-name', q.name)
+        .attr('fill', 'none').attr('stroke', seriesColor(p, q)).attr('stroke-width', 1.3).attr('d', line(path));
+    }
+    const axis = g.append('g').attr('class', 'axis').attr('transform', `translate(${x.range()[0]},0)`)
+      .call(d3.axisLeft(ys).ticks(3).tickSizeOuter(0).tickFormat(d3.format('~s')));
+    axis.select('.domain').remove();
+    const peak = d3.max(pts, (q) => (q.length > 3 ? q[3] : q[1]));
+    g.append('text').attr('class', 'panel-side').attr('x', x.range()[1] + 6).attr('y', y0 + 14)
+      .text(`${p.series.length} series`);
+    if (Number.isFinite(peak)) {
+      g.append('text').attr('class', 'panel-side muted').attr('x', x.range()[1] + 6).attr('y', y0 + 28)
+        .text(`max ${d3.format('~s')(peak)}`).append('title').text(`Largest value in the window: ${peak} ${p.unit}`);
+    }
+  }
+
+  // The legend of one panel: its title, unit and aggregation, a swatch per
+  // series, and the CSV download of its series.
+  extraLegend(p) {
+    const csv = h('a', { class: 'btn btn-small', href: '#', 'data-csv': p.id, title: `Download the series of this panel as CSV (${p.unit})` }, 'CSV');
+    csv.addEventListener('click', (e) => { e.preventDefault(); downloadCsv(p, this.extraDoc, this.o); });
+    return h('div', { class: 'panel-legend', 'data-panel': p.id },
+      h('strong', { title: p.aggregation }, `${p.title} (${p.unit})`), ' ',
+      p.series.map((q) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${seriesColor(p, q)}` }), q.name)),
+      ' ', csv);
+  }
+
   hover(px, py) {
     const box = this.plotBox();
     if (!this.x || px < box.left || px > box.left + box.width) { this.tooltip.hidden = true; return; }
@@ -216,6 +321,21 @@ export class TimePanels {
           h('tr', {}, h('th', {}, 'max'), h('td', {}, fmtCount(p[2]))),
           h('tr', {}, h('th', {}, 'last'), h('td', {}, fmtCount(p[3]))))];
     }
+    for (const b of this.extraBoxes || []) {
+      if (py < b.y0 || py > b.y1) continue;
+      const step = this.extraDoc.step;
+      const rows = b.p.series.map((q) => {
+        const pt = q.points.find((r) => t >= r[0] && t < r[0] + step);
+        if (!pt) return null;
+        const extra = pt.length > 3 && pt[2] !== pt[3] ? ` (${fmtQuantity(pt[2])} to ${fmtQuantity(pt[3])})` : '';
+        return h('tr', {}, h('th', { style: 'white-space:nowrap' }, h('span', { class: 'swatch', style: `display:inline-block;margin-right:4px;background:${seriesColor(b.p, q)}` }), q.name),
+          h('td', { style: 'white-space:nowrap' }, `${fmtQuantity(pt[1], b.p.unit)}${extra}`));
+      }).filter(Boolean);
+      const t0 = this.extraDoc.start + Math.floor((t - this.extraDoc.start) / step) * step;
+      content = [h('div', { class: 'tt-title' }, b.p.title),
+        h('div', { class: 'tt-sub' }, `${fmtTime(t0)} – ${fmtTime(t0 + step, this.o.unit)} · ${b.p.aggregation}`),
+        rows.length ? h('table', {}, rows) : h('div', {}, 'no value in this step')];
+    }
     if (!content) { this.tooltip.hidden = true; return; }
     clear(this.tooltip).append(...content);
     this.tooltip.hidden = false;
@@ -239,4 +359,27 @@ function maxConcurrent(iters) {
   let cur = 0, max = 0;
   for (const [, d] of ev) { cur += d; max = Math.max(max, cur); }
   return max;
+}
+
+// The series of a panel as CSV: one row per (series, step).
+function downloadCsv(p, doc, o) {
+  const cols = p.columns || ['t', 'value'];
+  const head = ['series', 'node', ...cols.map((c) => (c === 't' ? `start (${doc.time_unit})` : `${c} (${p.unit})`))];
+  const lines = [head.join(',')];
+  for (const q of p.series) {
+    for (const pt of q.points) lines.push([JSON.stringify(q.name), q.node ?? '', ...pt].join(','));
+  }
+  const blob = new Blob([lines.join('\n') + '\n'], { type: 'text/csv' });
+  const a = h('a', { href: URL.createObjectURL(blob), download: `trace${o.traceId}-${p.id}-${doc.start}-${doc.end}.csv` });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+// A series' colour: that of its node (the same in every panel) when each
+// node has one series in the panel, else that of its name.
+function seriesColor(p, q) {
+  const nodes = new Set(p.series.map((r) => r.node));
+  return nodes.size === p.series.length ? typeColor(`node ${q.node}`) : typeColor(q.name);
 }

@@ -2,11 +2,14 @@
 // (lib/gantt_chart.js) with its toolbar (zoom, critical path, JSON link),
 // the filter bar (lib/filters.js), the legend, and under it, on the same time
 // axis, the iteration and ready/submitted task panels (lib/time_panels.js).
-// The window, the filters and the critical-path settings live in the URL.
+// Toggles "Runtime states" (each worker's Sleeping, Overhead, ... as a thin
+// band under its tasks) and "MPI" (the links between ranks as lines).
+// The window, the filters, the critical-path settings and the toggles
+// (runtime=1, mpi=1) live in the URL.
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
-import { CRITICAL_COLOR, typeColor } from '../colors.js';
+import { CRITICAL_COLOR, typeColor, stateColor, TIMELINE } from '../colors.js';
 import { GanttChart, DEBOUNCE_MS } from '../lib/gantt_chart.js';
 import { TimePanels } from '../lib/time_panels.js';
 import { readFilters, filterQuery, filterBar, traceResources } from '../lib/filters.js';
@@ -25,6 +28,7 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
   const state = {
     filters: readFilters(params),
     cp: params.cp === '1', cpType: params.cp_type || '', cpGap: parseNum(params.cp_gap) || 0,
+    runtime: params.runtime === '1', mpi: params.mpi === '1',
   };
   const start = parseNum(params.start), end = parseNum(params.end);
   const unit = trace.time_unit || '';
@@ -47,6 +51,8 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
       ...filterQuery(state.filters),
       cp: state.cp ? 1 : '', cp_type: state.cp ? state.cpType : '', cp_gap: state.cp && state.cpGap > 0 ? state.cpGap : '',
       anomalies: params.anomalies || '',
+      runtime: state.runtime ? 1 : '', mpi: state.mpi ? 1 : '',
+      ...(panels ? panels.urlParams() : {}),
     });
   };
   const onDomain = (d) => {
@@ -66,7 +72,25 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
     onDomain,
     onError: (e) => { clear(message).appendChild(analysisError(e, 'load the Gantt chart')); },
     onLoad: () => { clear(message); },
+    onLayers: () => { layersLegend(); },
+    onLayerError: (e) => { layerInfo.textContent = `runtime states / MPI unavailable: ${e.message}`; },
   });
+  const layerInfo = h('span', { class: 'muted small layer-info' });
+  const layersLegendEl = h('div', { class: 'legend gantt-legend-items gantt-layers-legend', 'aria-label': 'Runtime states and MPI legend' });
+  const layersLegend = () => {
+    const items = [];
+    if (state.runtime) {
+      items.push(h('span', { class: 'legend-item small muted' }, 'runtime states (band under the tasks):'));
+      for (const v of chart.runtimeValues()) items.push(h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${stateColor(v.name, v.color)}` }), v.name));
+    }
+    if (state.mpi && chart.mpi && chart.mpi.doc) {
+      const d = chart.mpi.doc;
+      items.push(h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${TIMELINE.mpiLine}` }), 'MPI message (send → receive)'),
+        h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${TIMELINE.mpiLineBackwards}` }), 'received before sent (clock skew)'));
+      layerInfo.textContent = `${d.count} of ${d.total} MPI messages in the window${d.truncated ? ' (truncated)' : ''}`;
+    } else if (!state.mpi) layerInfo.textContent = '';
+    clear(layersLegendEl).append(...items);
+  };
   onDispose(() => chart.dispose());
   if (start !== null && end !== null && start < end) chart.domain = [start, end];
   if (params.anomalies) { // expected tasks transparent, regression anomalies opaque (views/regression.js)
@@ -74,7 +98,7 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
       .then((a) => { chart.anomalies = new Set(a.tasks.map((t) => t.job_id)); chart.draw(); },
         (e) => { clear(message).appendChild(analysisError(e, 'load the regression anomalies')); });
   }
-  chartPanel.append(chart.el, legendEl);
+  chartPanel.append(chart.el, legendEl, layersLegendEl);
 
   chartPanel.appendChild(h('p', { class: 'muted small gantt-hint' },
     'Wheel: zoom at the cursor · drag: pan · shift+drag or drag on the time axis: zoom to a range · double-click: whole trace · keyboard (click the chart first): ← → + − 0'));
@@ -121,6 +145,12 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
     clearTimeout(gapTimer);
     gapTimer = setTimeout(() => { const v = parseNum(cpGap.value); state.cpGap = v && v > 0 ? v : 0; loadCp(); }, 400);
   });
+  const runtimeToggle = h('input', { type: 'checkbox', id: 'runtime-toggle', checked: state.runtime,
+    title: 'Each worker\'s runtime states (Sleeping, Idle, Overhead, Scheduling, FetchingInput, Callback, ...) as a band under its tasks' });
+  const mpiToggle = h('input', { type: 'checkbox', id: 'mpi-toggle', checked: state.mpi,
+    title: 'The MPI messages between ranks as lines (GET /links)' });
+  runtimeToggle.addEventListener('change', () => { state.runtime = runtimeToggle.checked; chart.setRuntime(state.runtime); layersLegend(); writeUrl(); });
+  mpiToggle.addEventListener('change', () => { state.mpi = mpiToggle.checked; chart.setMpi(state.mpi); layersLegend(); writeUrl(); });
   const apiLink = h('a', { class: 'btn btn-small', target: '_blank', rel: 'noopener', title: 'The JSON of this window (for scripts)' }, 'JSON');
   const updateApiLink = () => {
     const q = new URLSearchParams(Object.entries({ ...filterQuery(state.filters), start: chart.domain[0], end: chart.domain[1], width: Math.round(chart.plotBox().width) })
@@ -138,7 +168,12 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
     h('div', { class: 'cp-group', role: 'group', 'aria-label': 'Critical path' },
       h('label', { class: 'check', for: 'cp-toggle' }, cpToggle, 'Critical path'), cpType,
       h('label', { for: 'cp-gap', class: 'small muted' }, `min. wait (${unit})`), cpGap, cpInfo),
+    h('div', { class: 'layers-group', role: 'group', 'aria-label': 'Runtime layers' },
+      h('label', { class: 'check', for: 'runtime-toggle' }, runtimeToggle, 'Runtime states'),
+      h('label', { class: 'check', for: 'mpi-toggle' }, mpiToggle, 'MPI'), layerInfo),
     apiLink);
+  if (state.runtime) chart.setRuntime(true);
+  if (state.mpi) chart.setMpi(true);
 
   const onFilters = (f) => {
     state.filters = f;

@@ -3,6 +3,7 @@
 // order. A new view is a new module in this folder plus one line here.
 import './overview.js';
 import './gantt.js';
+import './timeline.js';
 import './bounds.js';
 import './progression.js';
 import './supergraph.js';
