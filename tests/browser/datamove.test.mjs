@@ -84,3 +84,21 @@ test('a brushed window changes the matrix and topology colours', async () => {
   await page.waitForTimeout(200);
   assert.deepEqual(problems, []);
 });
+
+test('the clock grid shows the runs the user chose, kept in the URL', async (t) => {
+  if (!existsSync(fill)) { t.skip('the fill runs of ../shared/data/dmvis are absent'); return; }
+  await page.goto(`${daemon.url}/#/traces/${id}/datamove`);
+  await page.locator('.dm-clock svg path').first().waitFor();
+  assert.equal(await page.locator('.dm-clock').count(), 1, 'this run alone by default');
+  await page.click('.dm-choose-runs');
+  const boxes = page.locator('.dm-run-choice input');
+  assert.equal(await boxes.count(), 2, 'the two other data-movement runs are offered');
+  await boxes.nth(0).check();
+  await page.click('dialog button.btn-primary');
+  await page.waitForFunction(() => document.querySelectorAll('.dm-clock').length === 2);
+  assert.match(page.url(), /runs=\d+/, 'the choice is in the URL');
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('.dm-clock').length === 2);
+  await page.screenshot({ path: join(shots, 'datamove-runs.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});

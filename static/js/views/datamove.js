@@ -3,10 +3,11 @@
 // with a brush that selects a window, and, for that window, the hardware
 // topology as nested boxes coloured by utilisation or bytes moved with links
 // whose width follows the bytes, the component-by-component byte matrix, the
-// clock glyphs of the datamove runs side by side (sectors normalised to the
-// longest run) and the metric series sorted by variance.
+// clock glyphs of the runs the user chose (URL `runs`, this trace by default)
+// side by side (sectors normalised to the longest run) and the metric series
+// sorted by variance.
 import { api } from '../api.js';
-import { h, clear } from '../dom.js';
+import { h, clear, modal } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { registerView } from '../trace.js';
 import { DATAMOVE, redScale } from '../colors.js';
@@ -199,19 +200,47 @@ function drawClock(d3, svgSel, clock, size, label) {
   svgSel.append('text').attr('class', 'dm-clock-title').attr('x', size / 2).attr('y', 10).attr('text-anchor', 'middle').text(label);
 }
 
-async function drawClocks(d3, holder, trace) {
+// The runs compared in the clock grid: the ids in the URL's `runs` (the
+// user's choice, at most MAX_RUNS), the current trace first; by default the
+// current trace alone, since other data-movement traces of the database may
+// be unrelated runs.
+const MAX_RUNS = 8;
+function chosenRuns(params, trace) {
+  const ids = String(params.runs || '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0 && n !== trace.id);
+  return [trace.id, ...new Set(ids)].slice(0, MAX_RUNS);
+}
+
+async function chooseRuns(trace, current) {
+  const list = await api.get('/traces', { kind: 'datamove', limit: 200 });
+  const others = (list.traces || list.items || []).filter((t) => t.id !== trace.id);
+  if (!others.length) return null;
+  const boxes = others.map((t) => h('label', { class: 'dm-run-choice' },
+    h('input', { type: 'checkbox', value: String(t.id), checked: current.includes(t.id) }), ` ${t.name} (#${t.id})`));
+  let chosen = null;
+  const ok = await modal({
+    title: 'Runs in the clock grid',
+    body: h('div', { class: 'dm-run-list' }, h('p', { class: 'muted small' },
+      `${trace.name} and up to ${MAX_RUNS - 1} other data-movement runs, drawn on one scale.`), ...boxes),
+    buttons: [{ label: 'Cancel', value: null }, { label: 'Show', value: 'ok', primary: true }],
+    onSubmit: () => {
+      const ids = boxes.map((b) => b.querySelector('input')).filter((i) => i.checked).map((i) => Number(i.value));
+      if (ids.length > MAX_RUNS - 1) return `Choose at most ${MAX_RUNS - 1} other runs.`;
+      chosen = ids;
+      return null;
+    },
+  });
+  return ok ? chosen : null;
+}
+
+async function drawClocks(d3, holder, trace, runIds, onChoose) {
   clear(holder);
-  let runs = [trace];
-  try {
-    const list = await api.get('/traces', { kind: 'datamove', limit: 50 });
-    const others = (list.traces || list.items || []).filter((t) => t.id !== trace.id);
-    runs = [trace, ...others].slice(0, 6);
-  } catch { /* the current run alone */ }
-  const sums = await Promise.all(runs.map((t) => api.get(`/traces/${t.id}/clock`).catch(() => null)));
+  const runs = await Promise.all(runIds.map((id) => (id === trace.id ? trace : api.get(`/traces/${id}`).catch(() => null))));
+  const present = runs.filter((t) => t && t.kind === 'datamove');
+  const sums = await Promise.all(present.map((t) => api.get(`/traces/${t.id}/clock`).catch(() => null)));
   const maxDur = Math.max(...sums.filter(Boolean).map((c) => c.duration), 1);
   const width = Math.ceil(maxDur / 12);
-  const clocks = await Promise.all(runs.map((t) => api.get(`/traces/${t.id}/clock`, { sector_width: width }).catch(() => null)));
-  const shown = runs.map((t, i) => ({ t, c: clocks[i] })).filter((x) => x.c && x.c.duration > 0)
+  const clocks = await Promise.all(present.map((t) => api.get(`/traces/${t.id}/clock`, { sector_width: width }).catch(() => null)));
+  const shown = present.map((t, i) => ({ t, c: clocks[i] })).filter((x) => x.c && x.c.duration > 0)
     .sort((a, b) => a.c.duration - b.c.duration);
   const maxSector = Math.max(...shown.map((x) => x.c.max_sector), 1);
   const size = 104;
@@ -221,7 +250,11 @@ async function drawClocks(d3, holder, trace) {
     wrap.append(cell);
     drawClock(d3, d3.select(cell).append('svg').attr('width', size).attr('height', size + 6), { ...c, max_sector: maxSector }, size, t.name);
   }
-  holder.append(wrap, h('p', { class: 'muted small' }, `Sectors of ${fmtUs(width)} (the longest run / 12); sorted by runtime.`));
+  const missing = runIds.length - present.length;
+  holder.append(wrap, h('p', { class: 'muted small' },
+    `Sectors of ${fmtUs(width)} (the longest run / 12); sorted by runtime.`,
+    missing > 0 ? ` ${missing} chosen run(s) no longer exist.` : ''),
+  h('button', { type: 'button', class: 'btn btn-small dm-choose-runs', onclick: onChoose }, 'Choose runs…'));
 }
 
 // ---- metrics --------------------------------------------------------------------------
@@ -294,7 +327,15 @@ async function render(el, trace, params, setParams, { signal }) {
     setParams(w ? { start: String(w[0]), end: String(w[1]) } : { start: null, end: null });
     await refreshWindow();
   });
-  await Promise.all([refreshWindow(), drawClocks(d3, clockHolder, trace)]);
+  let runIds = chosenRuns(params, trace);
+  const redrawClocks = () => drawClocks(d3, clockHolder, trace, runIds, async () => {
+    const ids = await chooseRuns(trace, runIds);
+    if (!ids) return;
+    runIds = [trace.id, ...ids];
+    setParams({ runs: ids.length ? ids.join(',') : null });
+    await redrawClocks();
+  });
+  await Promise.all([refreshWindow(), redrawClocks()]);
 }
 
 registerView({ id: 'datamove', title: 'Data movement', kinds: ['datamove'], render });
