@@ -31,16 +31,6 @@ static void count_workers(const ari_tq_meta *m, const ari_task_filter *f, int no
             workers[m->workers[i].restype] += 1;
 }
 
-static int node_listed(const ari_task_filter *f, int64_t node)
-{
-    if (!f->nodes)
-        return 1;
-    for (size_t i = 0; i < f->nnodes; i++)
-        if (f->nodes[i] == node)
-            return 1;
-    return 0;
-}
-
 /* The filter's workers, in all (workers) and per listed node (nodes,
  * node_workers); *nnodes of them. Arrays sized by the caller. */
 static void scope_workers(const ari_tq_meta *m, const ari_task_filter *f, double *workers, int64_t *nodes,
@@ -49,7 +39,7 @@ static void scope_workers(const ari_tq_meta *m, const ari_task_filter *f, double
     count_workers(m, f, 0, 0, workers);
     *nnodes = 0;
     for (int j = 0; j < m->nnodes; j++) {
-        if (!node_listed(f, m->nodes[j]))
+        if (!ari_task_filter_node(f, m->nodes[j]))
             continue;
         count_workers(m, f, 1, m->nodes[j], node_workers + (size_t)*nnodes * (size_t)m->nrestypes);
         nodes[(*nnodes)++] = m->nodes[j];

@@ -20,10 +20,11 @@
 
 #include "analysis/gantt_aggregation.h"
 #include "analysis_ctx.h"
-#include "params.h"
 #include "handlers.h"
+#include "params.h"
 #include "reply.h"
 #include "util/log.h"
+#include "util/lower_bound.h"
 
 #define MAX_WIDTH 10000
 #define MAX_TASKS_LIMIT 1000000
@@ -55,25 +56,12 @@ static int task_ok(const gantt *g, int type, double start, double end)
     return isnan(f->min_duration) || end - start >= f->min_duration;
 }
 
-/* Index of the first task of the row starting at or after t. */
-static int64_t lower_bound(const ari_row_tasks *row, double t)
-{
-    int64_t lo = 0, hi = row->ntasks;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (row->start[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Collects the row's filtered tasks in the window into g->start/end/type,
  * ends clamped to the next start so that the renderer sees no overlap. */
 static int64_t collect(gantt *g, const ari_row_tasks *row, double max_duration)
 {
-    int64_t lo = lower_bound(row, g->t0 - max_duration), hi = lower_bound(row, g->t1);
+    int64_t lo = ari_lower_bound(row->start, row->ntasks, g->t0 - max_duration);
+    int64_t hi = ari_lower_bound(row->start, row->ntasks, g->t1);
     int64_t n = 0;
     for (int64_t i = lo; i < hi; i++) {
         if (!task_ok(g, row->type[i], row->start[i], row->end[i]))
@@ -182,7 +170,8 @@ static json_t *pixels_json(const ari_gantt_result *res)
  * task cannot reach the window. */
 static double row_idle(const gantt *g, const ari_row_tasks *row, double max_duration)
 {
-    int64_t lo = lower_bound(row, g->t0 - max_duration), hi = lower_bound(row, g->t1);
+    int64_t lo = ari_lower_bound(row->start, row->ntasks, g->t0 - max_duration);
+    int64_t hi = ari_lower_bound(row->start, row->ntasks, g->t1);
     return ari_gantt_idle(row->start + lo, row->end + lo, hi - lo, g->t0, g->t1);
 }
 

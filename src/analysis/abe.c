@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/free_all.h"
+
 static int check_finite_nonneg(const double *v, int n, const char *what, ari_error *err)
 {
     for (int i = 0; i < n; i++)
@@ -205,7 +207,7 @@ void ari_abe_result_free(ari_abe_result *res)
 {
     if (!res)
         return;
-    free(res->alloc);
-    free(res->load);
+    void *owned[] = {res->alloc, res->load};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(res, 0, sizeof *res);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h> /* strcasestr (_GNU_SOURCE, set by the build) */
 
+#include "util/free_all.h"
+
 static int nomem(ari_error *err)
 {
     return ari_error_set(err, ARI_E_NOMEM, "out of memory");
@@ -83,8 +85,8 @@ static int fit_single(const grouping *gr, ari_reg_model model, ari_anom_result *
         }
         out->nentries++;
     }
-    free(fits);
-    free(flag);
+    void *owned[] = {fits, flag};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return rc;
 }
 
@@ -153,10 +155,8 @@ static int fit_mixture(const grouping *gr, ari_anom_result *out, ari_error *err)
         if (cnt > 0)
             rc = mixture_group(gr->in, g, gr->order + gr->start[g], cnt, &w, out, err);
     }
-    free(w.gf);
-    free(w.du);
-    free(w.cluster);
-    free(w.flag);
+    void *owned[] = {w.gf, w.du, w.cluster, w.flag};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return rc;
 }
 
@@ -175,9 +175,8 @@ int ari_anomalies_compute(const ari_anom_input *in, int model, ari_anom_result *
     }
     if (rc == 0)
         rc = model == ARI_ANOM_FLEXMIX ? fit_mixture(&gr, out, err) : fit_single(&gr, (ari_reg_model)model, out, err);
-    free(gr.group);
-    free(gr.start);
-    free(gr.order);
+    void *owned[] = {gr.group, gr.start, gr.order};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     if (rc < 0)
         ari_anom_result_free(out);
     return rc;
@@ -185,7 +184,7 @@ int ari_anomalies_compute(const ari_anom_input *in, int model, ari_anom_result *
 
 void ari_anom_result_free(ari_anom_result *res)
 {
-    free(res->entries);
-    free(res->tasks);
+    void *owned[] = {res->entries, res->tasks};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(res, 0, sizeof *res);
 }

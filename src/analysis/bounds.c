@@ -8,6 +8,8 @@
 
 #include "analysis/abe.h"
 #include "analysis/cpe.h"
+#include "util/compare.h"
+#include "util/free_all.h"
 #include "util/log.h"
 
 /* The tasks of one bound computation: keep[i] selects tasks (NULL: all),
@@ -96,9 +98,8 @@ static double cpe_of(const bound_scope *b, const double *mean, ari_error *err)
     ari_cpe_result res = {0};
     double length = ari_cpe_compute(&in, &res, err) == 0 ? res.length : NAN;
     ari_cpe_result_free(&res);
-    free(off);
-    free(pred);
-    free(type);
+    void *owned[] = {off, pred, type};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return length;
 }
 
@@ -177,9 +178,8 @@ static int bounds_of(const bound_scope *b, ari_bounds_scope *out, ari_error *err
     out->workers = (int64_t)nworkers;
     int rc = allocation(b, count, mean, abe_ok ? abe.alloc : NULL, out);
     ari_abe_result_free(&abe);
-    free(ntype);
-    free(count);
-    free(mean);
+    void *owned[] = {ntype, count, mean};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return rc < 0 ? nomem(err) : 0;
 }
 
@@ -225,9 +225,8 @@ typedef struct iter_task {
 static int iter_task_cmp(const void *a, const void *b)
 {
     const iter_task *x = a, *y = b;
-    if (x->iteration != y->iteration)
-        return x->iteration < y->iteration ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
+    int c = ari_cmp_i64(x->iteration, y->iteration);
+    return c ? c : ari_cmp_i64(x->i, y->i);
 }
 
 /* A compact copy of some tasks: what bounds_of reads. */
@@ -254,14 +253,8 @@ static int compact_alloc(compact *c, const ari_bounds_tasks *t)
 
 static void compact_free(compact *c)
 {
-    free(c->order);
-    free(c->local);
-    free(c->type);
-    free(c->restype);
-    free(c->start);
-    free(c->end);
-    free(c->off);
-    free(c->pred);
+    void *owned[] = {c->order, c->local, c->type, c->restype, c->start, c->end, c->off, c->pred};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 /* The tasks order[a .. b) (one iteration) with their internal
@@ -363,7 +356,7 @@ void ari_bounds_result_free(ari_bounds_result *res)
         ari_bounds_scope_free(&res->nodes[i]);
     for (size_t i = 0; i < res->niterations; i++)
         ari_bounds_scope_free(&res->iterations[i]);
-    free(res->nodes);
-    free(res->iterations);
+    void *owned[] = {res->nodes, res->iterations};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(res, 0, sizeof *res);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/free_all.h"
+
 int ari_dag_validate(const ari_dag *dag, ari_error *err)
 {
     if (!dag)
@@ -229,8 +231,7 @@ void ari_cpe_result_free(ari_cpe_result *res)
 {
     if (!res)
         return;
-    free(res->path);
-    free(res->type_duration);
-    free(res->type_restype);
+    void *owned[] = {res->path, res->type_duration, res->type_restype};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(res, 0, sizeof *res);
 }

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/free_all.h"
+#include "util/index_sort.h"
+
 int ari_dcp_validate(const ari_dcp_input *in, ari_error *err)
 {
     if (!in)
@@ -239,24 +242,15 @@ void ari_dcp_merged_free(ari_dcp_merged *m)
 {
     if (!m)
         return;
-    free(m->tasks);
-    free(m->edges);
+    void *owned[] = {m->tasks, m->edges};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(m, 0, sizeof *m);
-}
-
-static int by_start(const void *a, const void *b, void *arg)
-{
-    const double *start = arg;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (start[x] != start[y])
-        return start[x] < start[y] ? -1 : 1;
-    return (x > y) - (x < y);
 }
 
 double ari_dcp_order_by_start(ari_dcp_merged *m, const double *start, const double *end)
 {
     double first = INFINITY, last = -INFINITY;
-    qsort_r(m->tasks, (size_t)m->ntasks_on, sizeof *m->tasks, by_start, (void *)start);
+    ari_sort_index_by_double(m->tasks, (size_t)m->ntasks_on, start);
     for (int64_t j = 0; j < m->ntasks_on; j++) {
         first = fmin(first, start[m->tasks[j]]);
         last = fmax(last, end[m->tasks[j]]);

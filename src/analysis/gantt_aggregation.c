@@ -8,25 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* First task with end >= t0 (ends are sorted for a valid row). */
-static int64_t lower_bound_end(const ari_gantt_row *row, double t0)
-{
-    int64_t lo = 0, hi = row->ntasks;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (row->end[mid] < t0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+#include "util/free_all.h"
+#include "util/lower_bound.h"
 
 /* Finds [first, first + count) of the tasks in the window (see gantt_aggregation.h). */
 static void window_range(const ari_gantt_row *row, double t0, double t1, int64_t *first,
                          int64_t *count)
 {
-    int64_t i = lower_bound_end(row, t0);
+    int64_t i = ari_lower_bound(row->end, row->ntasks, t0); /* ends are sorted for a valid row */
     /* Positive-length tasks ending exactly at t0 are outside [t0, t1). */
     while (i < row->ntasks && row->end[i] == t0 && row->start[i] < t0)
         i++;
@@ -221,9 +210,8 @@ void ari_gantt_result_free(ari_gantt_result *res)
 {
     if (!res)
         return;
-    free(res->pixel_offset);
-    free(res->cells);
-    free(res->idle);
+    void *owned[] = {res->pixel_offset, res->cells, res->idle};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(res, 0, sizeof *res);
 }
 

@@ -5,14 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int by_iteration(const void *a, const void *b, void *arg)
-{
-    const int64_t *iteration = arg;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (iteration[x] != iteration[y])
-        return iteration[x] < iteration[y] ? -1 : 1;
-    return (x > y) - (x < y);
-}
+#include "util/index_sort.h"
 
 /* One iteration: tasks idx[from .. to). */
 static int iteration_of(int64_t from, int64_t to, const int64_t *idx, const int64_t *iteration,
@@ -48,7 +41,7 @@ int ari_iterations_compute(int64_t n, const int64_t *iteration, const double *st
     out->items = idx ? calloc((size_t)k + 1, sizeof *out->items) : NULL;
     int ok = out->items != NULL;
     if (ok)
-        qsort_r(idx, (size_t)k, sizeof *idx, by_iteration, (void *)iteration);
+        ari_sort_index_by_int64(idx, (size_t)k, iteration);
     for (int64_t from = 0, to; ok && from < k; from = to) {
         for (to = from + 1; to < k && iteration[idx[to]] == iteration[idx[from]]; to++)
             ;

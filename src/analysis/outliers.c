@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "analysis/quantile.h"
+#include "util/free_all.h"
+#include "util/index_sort.h"
 
 static int validate(const ari_outlier_input *in, ari_error *err)
 {
@@ -119,18 +121,9 @@ void ari_outlier_result_free(ari_outlier_result *res)
 {
     if (!res)
         return;
-    free(res->groups);
-    free(res->is_outlier);
+    void *owned[] = {res->groups, res->is_outlier};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(res, 0, sizeof *res);
-}
-
-static int by_start(const void *a, const void *b, void *arg)
-{
-    const double *start = arg;
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    if (start[x] != start[y])
-        return start[x] < start[y] ? -1 : 1;
-    return (x > y) - (x < y);
 }
 
 int64_t *ari_outliers_by_start(const ari_outlier_result *res, const double *start)
@@ -142,6 +135,6 @@ int64_t *ari_outliers_by_start(const ari_outlier_result *res, const double *star
     for (size_t i = 0; i < res->ntasks; i++)
         if (res->is_outlier[i])
             idx[n++] = (int64_t)i;
-    qsort_r(idx, n, sizeof *idx, by_start, (void *)start);
+    ari_sort_index_by_double(idx, n, start);
     return idx;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/free_all.h"
+
 int ari_cct_view_compute(int64_t n, const int64_t *parent, const int *depth, const double *incmean,
                          double filter, int max_depth, ari_cct_view *out, ari_error *err)
 {
@@ -114,11 +116,8 @@ int ari_rank_histogram_compute(const double *v, int64_t n, int bins, ari_rank_hi
 
 void ari_rank_histogram_free(ari_rank_histogram *h)
 {
-    free(h->lo);
-    free(h->hi);
-    free(h->counts);
-    free(h->offset);
-    free(h->member);
+    void *owned[] = {h->lo, h->hi, h->counts, h->offset, h->member};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(h, 0, sizeof *h);
 }
 

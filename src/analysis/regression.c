@@ -12,6 +12,8 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "util/free_all.h"
+
 static const char *const model_names[ARI_REG_NMODELS] = {"lr", "wlr", "nlr", "lr_log"};
 
 const char *ari_reg_model_name(ari_reg_model m)
@@ -354,10 +356,7 @@ int ari_reg_classify_groups(ari_reg_model m, size_t n, const int *group, int ngr
         for (size_t j = 0; j < cnt && rc == 0; j++)
             flag[order[m0 + j]] = gflag[j];
     }
-    free(g);
-    free(d);
-    free(gflag);
-    free(start);
-    free(order);
+    void *owned[] = {g, d, gflag, start, order};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return rc;
 }

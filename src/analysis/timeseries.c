@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/compare.h"
+#include "util/free_all.h"
+
 /* A change of one part's value. */
 typedef struct change {
     double t;
@@ -16,9 +19,8 @@ typedef struct change {
 static int by_time(const void *a, const void *b)
 {
     const change *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return (x->part > y->part) - (x->part < y->part);
+    int c = ari_cmp_double(x->t, y->t);
+    return c ? c : ari_cmp_i64(x->part, y->part);
 }
 
 /* The sum of several step functions, walked in time order. */
@@ -57,9 +59,8 @@ static int stepsum_init(stepsum *s, const ari_ts_series *series, int nseries, co
 
 static void stepsum_free(stepsum *s)
 {
-    free(s->ch);
-    free(s->cur);
-    free(s->started);
+    void *owned[] = {s->ch, s->cur, s->started};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 /* Applies every change at the next change time; returns that time. */

@@ -21,6 +21,8 @@
 #include "analysis/datamove.h"
 #include "analysis/datamove_views.h"
 #include "store/store_internal.h"
+#include "util/free_all.h"
+#include "util/vec.h"
 
 typedef struct dm_run {
     double t0, t1, max_dur;
@@ -45,17 +47,17 @@ static double unit_seconds(const char *unit)
  * first state or end after the last. */
 static int link_span(ari_store *s, int64_t id, dm_run *r, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT min(start), max(max(start, end)) FROM links WHERE trace_id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT min(start), max(max(start, end)) FROM links WHERE trace_id = ?1", id, err);
+    int rc = st ? ari_store_step_row(s, st, "link span", err) : -1;
+    if (rc != 0)
+        return rc < 0 ? -1 : ari_store_fail(s, err, "link span");
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
         r->t0 = fmin(r->t0, sqlite3_column_double(st, 0));
         r->t1 = fmax(r->t1, sqlite3_column_double(st, 1));
     }
     sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 0 : ari_store_fail(s, err, "link span");
+    return 0;
 }
 
 /* The run's span and kind: 0 for a datamove trace (or, when with_links,
@@ -63,18 +65,17 @@ static int link_span(ari_store *s, int64_t id, dm_run *r, ari_error *err)
  * if it is of another kind, -1 on error. */
 static int run_of(ari_store *s, int64_t id, int with_links, dm_run *r, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT coalesce(kind, ''), coalesce(time_unit, ''), coalesce(json_extract(summary_json, '$.start'), 0),"
-        " coalesce(json_extract(summary_json, '$.end'), 0), coalesce(json_extract(summary_json, '$.max_dur'), 0),"
-        " coalesce(json_extract(summary_json, '$.pair_bins'), 0) FROM traces WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        sqlite3_reset(st);
-        return rc == SQLITE_DONE ? 1 : ari_store_fail(s, err, "datamove trace");
-    }
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT coalesce(kind, ''), coalesce(time_unit, ''), "
+                          "coalesce(json_extract(summary_json, '$.start'), 0),"
+                          " coalesce(json_extract(summary_json, '$.end'), 0), "
+                          "coalesce(json_extract(summary_json, '$.max_dur'), 0),"
+                          " coalesce(json_extract(summary_json, '$.pair_bins'), 0) FROM traces WHERE id = ?1",
+                          id, err);
+    int rc = st ? ari_store_step_row(s, st, "datamove trace", err) : -1;
+    if (rc != 0)
+        return rc;
     char kind[32];
     snprintf(kind, sizeof kind, "%s", (const char *)sqlite3_column_text(st, 0));
     memset(r, 0, sizeof *r);
@@ -106,13 +107,6 @@ static void window(const dm_run *r, double *w0, double *w1)
         *w1 = r->links ? nextafter(r->t1, INFINITY) : r->t1 + (r->t1 > r->t0 ? 0 : 1);
     if (*w1 <= *w0)
         *w1 = *w0 + 1e-9;
-}
-
-
-static int step_error(ari_store *s, sqlite3_stmt *st, int rc, ari_error *err, const char *what)
-{
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, what);
 }
 
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -210,18 +204,13 @@ static int cursor_open(ari_store *s, int64_t id, const dm_run *r, double w0, dou
 {
     memset(c, 0, sizeof *c);
     c->r = r;
-    c->st = r->links ? ari_store_stmt(s, LINKS_IN_WINDOW, err)
-                     : ari_store_stmt(s,
-                           "SELECT event_id, src, dst, kind, bytes, start, dur, bandwidth, trace_bandwidth" MOVES_IN_WINDOW
-                           " ORDER BY start, event_id", err);
-    if (!c->st)
-        return -1;
-    sqlite3_bind_int64(c->st, 1, id);
-    sqlite3_bind_double(c->st, 2, w0);
-    sqlite3_bind_double(c->st, 3, w1);
-    if (!r->links)
-        sqlite3_bind_double(c->st, 4, r->max_dur);
-    return 0;
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1), ari_arg_real(r->max_dur)};
+    c->st = r->links ? ari_store_bound(s, LINKS_IN_WINDOW, args, 3, err)
+                     : ari_store_bound(s,
+                                       "SELECT event_id, src, dst, kind, bytes, start, dur, bandwidth, "
+                                       "trace_bandwidth" MOVES_IN_WINDOW " ORDER BY start, event_id",
+                                       args, 4, err);
+    return c->st ? 0 : -1;
 }
 
 static double column_or_nan(sqlite3_stmt *st, int i)
@@ -285,7 +274,7 @@ static int cursor_next(ari_store *s, dm_cursor *c, ari_error *err)
         if (read_link(c))
             return 1;
     }
-    return step_error(s, c->st, rc, err, "movements");
+    return ari_store_rows_end(s, c->st, rc, "movements", err);
 }
 
 
@@ -294,22 +283,6 @@ static int cursor_next(ari_store *s, dm_cursor *c, ari_error *err)
 static int nomem(ari_error *err)
 {
     return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-}
-
-/* Grows *p (elements of `size`) to hold need; 0 or -1. */
-static int grow(void **p, size_t size, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 static char *dup_or_null(const char *t)
@@ -327,11 +300,18 @@ static int64_t int_or_null(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int64(st, i);
 }
 
-static void set_window(const dm_run *r, double *w0, double *w1, double *start, double *end)
+/* run_of, then the window [*w0, *w1) (NaN edges: the run's), also
+ * copied to *start and *end. */
+static int run_window(ari_store *s, int64_t id, int with_links, dm_run *r, double *w0, double *w1,
+                      double *start, double *end, ari_error *err)
 {
+    int found = run_of(s, id, with_links, r, err);
+    if (found)
+        return found;
     window(r, w0, w1);
     *start = *w0;
     *end = *w1;
+    return 0;
 }
 
 /* Copies the cursor's movement, whose texts point into the row. */
@@ -361,10 +341,9 @@ int ari_dm_movements_load(ari_store *s, int64_t id, double w0, double w1, int64_
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_of(s, id, 1, &r, err);
+    int found = run_window(s, id, 1, &r, &w0, &w1, &out->start, &out->end, err);
     if (found)
         return found;
-    set_window(&r, &w0, &w1, &out->start, &out->end);
     memcpy(out->time_unit, r.unit, sizeof out->time_unit);
     out->links = r.links;
     dm_cursor c;
@@ -376,7 +355,7 @@ int ari_dm_movements_load(ari_store *s, int64_t id, double w0, double w1, int64_
         ari_dm_tally_add(&out->tally, c.m.bytes, c.m.start, c.m.dur, w0, w1);
         if (out->tally.total > limit)
             continue;
-        if (grow((void **)&out->items, sizeof *out->items, &cap, out->n + 1) < 0 ||
+        if (ari_vec_reserve((void **)&out->items, &cap, out->n + 1, sizeof *out->items) < 0 ||
             movement_copy(&c.m, &out->items[out->n++]) < 0) {
             sqlite3_reset(c.st);
             rc = nomem(err);
@@ -393,10 +372,8 @@ int ari_dm_movements_load(ari_store *s, int64_t id, double w0, double w1, int64_
 void ari_dm_movements_free(ari_dm_movements *m)
 {
     for (size_t i = 0; i < m->n; i++) {
-        free(m->items[i].kind);
-        free(m->items[i].handle);
-        free(m->items[i].handle_name);
-        free(m->items[i].key);
+        void *owned[] = {m->items[i].kind, m->items[i].handle, m->items[i].handle_name, m->items[i].key};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(m->items);
     memset(m, 0, sizeof *m);
@@ -423,19 +400,19 @@ static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, doub
 /* The pair bins b0..b1, which lie whole inside the window. */
 static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, ari_dm_matrix *m, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT src, dst, sum(bytes), sum(busy) FROM dm_pair_bins WHERE trace_id = ?1 AND bin BETWEEN ?2 AND ?3"
-        " GROUP BY src, dst", err);
+    ari_arg args[] = {ari_arg_int(id), ari_arg_int(b0), ari_arg_int(b1)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT src, dst, sum(bytes), sum(busy) FROM dm_pair_bins WHERE "
+                                       "trace_id = ?1 AND bin BETWEEN ?2 AND ?3"
+                                       " GROUP BY src, dst",
+                                       args, ARI_NARGS(args), err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, b0);
-    sqlite3_bind_int64(st, 3, b1);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         ari_dm_matrix_add(m, col_text(st, 0), col_text(st, 1), sqlite3_column_double(st, 2),
                           sqlite3_column_double(st, 3));
-    return step_error(s, st, rc, err, "matrix bins");
+    return ari_store_rows_end(s, st, rc, "matrix bins", err);
 }
 
 /* Edge b of the pair bins: where bin b starts (edge ARI_DM_PAIR_BINS: t1). */
@@ -465,43 +442,47 @@ static int whole_bins(const dm_run *r, double w0, double w1, long *b0, long *b1)
     return 1;
 }
 
-/* A task trace's components: its memory nodes, then the nodes of its MPI
- * communication threads, in container order. */
-static int memnode_keys(ari_store *s, int64_t id, ari_dm_matrix *m, ari_error *err)
+/* Adds the matrix components named by the first column of sql's rows
+ * (?1: the trace): as they are, or as the endpoint keys of container names
+ * (non-endpoints skipped). */
+static int matrix_keys(ari_store *s, const char *sql, int64_t id, int as_endpoint, ari_dm_matrix *m,
+                       const char *what, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT name FROM containers WHERE trace_id = ?1 AND (name GLOB '*MEMNODE[0-9]*' OR name GLOB '*_mpict')"
-        " ORDER BY name GLOB '*_mpict', id", err);
+    sqlite3_stmt *st = ari_store_stmt_id(s, sql, id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
     int rc;
     char key[24];
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (endpoint_key(col_text(st, 0), key, sizeof key) != END_NONE)
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!as_endpoint)
+            ari_dm_matrix_key(m, col_text(st, 0));
+        else if (endpoint_key(col_text(st, 0), key, sizeof key) != END_NONE)
             ari_dm_matrix_key(m, key);
-    return step_error(s, st, rc, err, "matrix memory nodes");
+    }
+    return ari_store_rows_end(s, st, rc, what, err);
 }
 
 /* Components: the topology's keyed ones (host first), or a task trace's
- * memory nodes, then any other endpoint the movements name. */
+ * memory nodes, then the nodes of its MPI communication threads (in
+ * container order), then any other endpoint the movements name. */
 static int matrix_fill(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_matrix *m,
                        ari_error *err)
 {
     memset(m, 0, sizeof *m);
     if (r->links)
-        return memnode_keys(s, id, m, err) < 0 ? -1 : matrix_raw(s, id, r, w0, w1, m, err);
+        return matrix_keys(
+                   s,
+                   "SELECT name FROM containers WHERE trace_id = ?1 AND (name GLOB '*MEMNODE[0-9]*' OR"
+                   " name GLOB '*_mpict') ORDER BY name GLOB '*_mpict', id",
+                   id, 1, m, "matrix memory nodes", err) < 0
+                   ? -1
+                   : matrix_raw(s, id, r, w0, w1, m, err);
     ari_dm_matrix_key(m, "host");
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT key FROM dm_components WHERE trace_id = ?1 AND key <> '' ORDER BY key = 'host' DESC,"
-        " length(key), key", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        ari_dm_matrix_key(m, col_text(st, 0));
-    if (step_error(s, st, rc, err, "matrix components") < 0)
+    if (matrix_keys(
+            s,
+            "SELECT key FROM dm_components WHERE trace_id = ?1 AND key <> '' ORDER BY key = 'host' DESC,"
+            " length(key), key",
+            id, 0, m, "matrix components", err) < 0)
         return -1;
     long b0, b1;
     if (!whole_bins(r, w0, w1, &b0, &b1))
@@ -517,10 +498,9 @@ int ari_dm_matrix_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_wi
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_of(s, id, 1, &r, err);
+    int found = run_window(s, id, 1, &r, &w0, &w1, &out->start, &out->end, err);
     if (found)
         return found;
-    set_window(&r, &w0, &w1, &out->start, &out->end);
     memcpy(out->time_unit, r.unit, sizeof out->time_unit);
     out->unit_s = r.unit_s;
     if (!(out->m = malloc(sizeof *out->m)))
@@ -552,15 +532,15 @@ int ari_dm_clock_load(ari_store *s, int64_t id, int nsectors, double sector_widt
     double *sec = calloc((size_t)nsectors * ARI_DM_NCAT, sizeof *sec);
     if (!sec)
         return nomem(err);
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT category, start, dur FROM dm_events WHERE trace_id = ?1", err);
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT category, start, dur FROM dm_events WHERE trace_id = ?1", id, err);
     int rc = SQLITE_DONE;
     if (st) {
-        sqlite3_bind_int64(st, 1, id);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
             ari_dm_clock_add(sec, nsectors, 0, width, sqlite3_column_int(st, 0), sqlite3_column_double(st, 1) - r.t0,
                              sqlite3_column_double(st, 2)); /* from the run's origin */
     }
-    if (!st || step_error(s, st, rc, err, "clock") < 0) {
+    if (!st || ari_store_rows_end(s, st, rc, "clock", err) < 0) {
         free(sec);
         return -1;
     }
@@ -582,50 +562,48 @@ void ari_dm_clock_free(ari_dm_clock *c)
 
 #define UTIL_TRACKS 64 /* the tiles keep tracks apart up to this many */
 
-/* Busy µs per track of the non-point events overlapping [w0, w1). */
-static int busy_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, double *busy, int ntracks,
+/* Adds the rows (track, busy µs) of a bound statement to busy[track]
+ * for the tracks below ntracks. */
+static int add_busy(ari_store *s, sqlite3_stmt *st, double *busy, int ntracks, const char *what,
                     ari_error *err)
 {
-    if (!(w1 > w0))
-        return 0;
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT track_id, sum(max(0, min(start + dur, ?3) - max(start, ?2))) FROM dm_events"
-        " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND start + dur > ?2 AND point = 0"
-        " GROUP BY track_id", err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_double(st, 2, w0);
-    sqlite3_bind_double(st, 3, w1);
-    sqlite3_bind_double(st, 4, r->max_dur);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int t = sqlite3_column_int(st, 0);
         if (t >= 0 && t < ntracks)
             busy[t] += sqlite3_column_double(st, 1);
     }
-    return step_error(s, st, rc, err, "utilization");
+    return ari_store_rows_end(s, st, rc, what, err);
+}
+
+/* Busy µs per track of the non-point events overlapping [w0, w1). */
+static int busy_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, double *busy,
+                    int ntracks, ari_error *err)
+{
+    if (!(w1 > w0))
+        return 0;
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1), ari_arg_real(r->max_dur)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
+        "SELECT track_id, sum(max(0, min(start + dur, ?3) - max(start, ?2))) FROM dm_events"
+        " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND start + dur > ?2 AND point = 0"
+        " GROUP BY track_id",
+        args, ARI_NARGS(args), err);
+    return add_busy(s, st, busy, ntracks, "utilization", err);
 }
 
 /* Busy µs per track in the finest tiles b0..b1 (the pair bins' grid). */
 static int busy_tiles(ari_store *s, int64_t id, long b0, long b1, double *busy, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT track_id, sum(busy) FROM dm_tiles WHERE trace_id = ?1 AND level = ?2 AND bin BETWEEN ?3 AND ?4"
-        " GROUP BY track_id", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, ARI_DM_TILE_LEVELS - 1);
-    sqlite3_bind_int64(st, 3, b0);
-    sqlite3_bind_int64(st, 4, b1);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int t = sqlite3_column_int(st, 0);
-        if (t >= 0 && t < UTIL_TRACKS)
-            busy[t] += sqlite3_column_double(st, 1);
-    }
-    return step_error(s, st, rc, err, "utilization tiles");
+    ari_arg args[] = {ari_arg_int(id), ari_arg_int(ARI_DM_TILE_LEVELS - 1), ari_arg_int(b0), ari_arg_int(b1)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT track_id, sum(busy) FROM dm_tiles WHERE trace_id = ?1 AND "
+                                       "level = ?2 AND bin BETWEEN ?3 AND ?4"
+                                       " GROUP BY track_id",
+                                       args, ARI_NARGS(args), err);
+    return add_busy(s, st, busy, UTIL_TRACKS, "utilization tiles", err);
 }
 
 /* The busy time of every track in [w0, w1) and its component ("gpu<N>"
@@ -636,18 +614,17 @@ static int busy_tiles(ari_store *s, int64_t id, long b0, long b1, double *busy, 
 static int track_busy(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_topology *t,
                       ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT track_id, coalesce('gpu' || device, 'host'), (SELECT count(*) FROM dm_tracks WHERE trace_id = ?1)"
-        " FROM dm_tracks WHERE trace_id = ?1 ORDER BY track_id", err);
-    if (!st)
+    sqlite3_stmt *st = ari_store_stmt_id(s,
+                                         "SELECT track_id, coalesce('gpu' || device, 'host'), (SELECT "
+                                         "count(*) FROM dm_tracks WHERE trace_id = ?1)"
+                                         " FROM dm_tracks WHERE trace_id = ?1 ORDER BY track_id",
+                                         id, err);
+    int ntracks = 0, rc = st ? ari_store_step_row(s, st, "tracks", err) : -1;
+    if (rc < 0)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int ntracks = 0, rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    if (rc == 0)
         ntracks = sqlite3_column_int(st, 2);
     sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "tracks");
     t->track_comp = calloc((size_t)ntracks + 1, sizeof *t->track_comp);
     t->track_busy = calloc((size_t)ntracks + 1, sizeof *t->track_busy);
     if (!t->track_comp || !t->track_busy)
@@ -659,7 +636,7 @@ static int track_busy(ari_store *s, int64_t id, const dm_run *r, double w0, doub
             snprintf(t->track_comp[k], sizeof t->track_comp[k], "%s", col_text(st, 1));
     }
     long b0, b1;
-    if (step_error(s, st, rc, err, "tracks") < 0)
+    if (ari_store_rows_end(s, st, rc, "tracks", err) < 0)
         return -1;
     if (ntracks > UTIL_TRACKS || !whole_bins(r, w0, w1, &b0, &b1))
         return busy_raw(s, id, r, w0, w1, t->track_busy, ntracks, err);
@@ -671,8 +648,10 @@ static int track_busy(ari_store *s, int64_t id, const dm_run *r, double w0, doub
     return rc;
 }
 
-static int component_read(sqlite3_stmt *st, ari_dm_component_row *c)
+static int component_read(sqlite3_stmt *st, void *item, const void *ctx)
 {
+    (void)ctx;
+    ari_dm_component_row *c = item;
     c->id = sqlite3_column_int64(st, 0);
     c->parent = int_or_null(st, 1);
     c->kind = dup_col(st, 2);
@@ -686,37 +665,23 @@ static int component_read(sqlite3_stmt *st, ari_dm_component_row *c)
 
 static int topology_components(ari_store *s, int64_t id, ari_dm_topology *t, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s,
         "SELECT comp_id, parent_id, kind, name, os_index, logical_index, key, attrs_json FROM dm_components"
-        " WHERE trace_id = ?1 ORDER BY comp_id", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&t->comps, sizeof *t->comps, &cap, t->ncomps + 1) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        ari_dm_component_row *c = &t->comps[t->ncomps++];
-        memset(c, 0, sizeof *c);
-        if (component_read(st, c) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-    }
-    return step_error(s, st, rc, err, "topology");
+        " WHERE trace_id = ?1 ORDER BY comp_id",
+        id, err);
+    return st ? ari_store_read_rows(s, st, (void **)&t->comps, &t->ncomps, sizeof *t->comps, component_read,
+                                    NULL, "topology", err)
+              : -1;
 }
 
 int ari_dm_topology_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_topology *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_of(s, id, 0, &r, err);
+    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, err);
     if (found)
         return found;
-    set_window(&r, &w0, &w1, &out->start, &out->end);
     if (!(out->m = malloc(sizeof *out->m)))
         return nomem(err);
     if (matrix_fill(s, id, &r, w0, w1, out->m, err) < 0 || track_busy(s, id, &r, w0, w1, out, err) < 0 ||
@@ -730,47 +695,49 @@ int ari_dm_topology_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_
 void ari_dm_topology_free(ari_dm_topology *t)
 {
     for (size_t i = 0; i < t->ncomps; i++) {
-        free(t->comps[i].kind);
-        free(t->comps[i].name);
-        free(t->comps[i].key);
-        free(t->comps[i].attrs_json);
+        void *owned[] = {t->comps[i].kind, t->comps[i].name, t->comps[i].key, t->comps[i].attrs_json};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
-    free(t->comps);
-    free(t->m);
-    free(t->track_comp);
-    free(t->track_busy);
+    void *owned[] = {t->comps, t->m, t->track_comp, t->track_busy};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(t, 0, sizeof *t);
 }
 
 /* ---- timeline ------------------------------------------------------------------------------- */
 
+static int track_read(sqlite3_stmt *st, void *item, const void *ctx)
+{
+    (void)ctx;
+    ari_dm_track_row *k = item;
+    k->id = sqlite3_column_int64(st, 0);
+    k->pid = dup_col(st, 1);
+    k->tid = dup_col(st, 2);
+    k->label = dup_col(st, 3);
+    k->device = sqlite3_column_type(st, 4) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int(st, 4);
+    return k->pid && k->tid && k->label ? 0 : -1;
+}
+
 static int timeline_tracks(ari_store *s, int64_t id, ari_dm_timeline *t, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT track_id, pid, tid, label, device FROM dm_tracks WHERE trace_id = ?1 ORDER BY device IS NOT NULL,"
-        " device, track_id", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&t->tracks, sizeof *t->tracks, &cap, t->ntracks + 1) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        ari_dm_track_row *k = &t->tracks[t->ntracks++];
-        k->id = sqlite3_column_int64(st, 0);
-        k->pid = dup_col(st, 1);
-        k->tid = dup_col(st, 2);
-        k->label = dup_col(st, 3);
-        k->device = sqlite3_column_type(st, 4) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int(st, 4);
-        if (!k->pid || !k->tid || !k->label) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-    }
-    return step_error(s, st, rc, err, "tracks");
+    sqlite3_stmt *st = ari_store_stmt_id(s,
+                                         "SELECT track_id, pid, tid, label, device FROM dm_tracks WHERE "
+                                         "trace_id = ?1 ORDER BY device IS NOT NULL,"
+                                         " device, track_id",
+                                         id, err);
+    return st ? ari_store_read_rows(s, st, (void **)&t->tracks, &t->ntracks, sizeof *t->tracks, track_read,
+                                    NULL, "tracks", err)
+              : -1;
+}
+
+/* The parameters of a tile query: the trace, the level, the first and
+ * last bin (of that width) under [w0, w1]. */
+static void tile_args(int64_t id, const dm_run *r, int level, double width, double w0, double w1,
+                      ari_arg *args)
+{
+    args[0] = ari_arg_int(id);
+    args[1] = ari_arg_int(level);
+    args[2] = ari_arg_int((int64_t)floor((w0 - r->t0) / width));
+    args[3] = ari_arg_int((int64_t)floor((w1 - r->t0) / width));
 }
 
 /* Events starting in the window's bins of the finest level: an upper
@@ -781,21 +748,21 @@ static int64_t window_count(ari_store *s, int64_t id, const dm_run *r, double w0
     double width = (r->t1 - r->t0) / (double)(1 << level);
     if (width <= 0)
         width = 1;
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT coalesce(sum(count), 0) FROM dm_tiles WHERE trace_id = ?1 AND level = ?2 AND bin BETWEEN ?3 AND ?4", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, level);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)floor((w0 - r->t0) / width));
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)floor((w1 - r->t0) / width));
-    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_reset(st);
-    return n < 0 ? ari_store_fail(s, err, "window count") : n;
+    ari_arg args[4];
+    tile_args(id, r, level, width, w0, w1, args);
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT coalesce(sum(count), 0) FROM dm_tiles WHERE trace_id = ?1 AND "
+                                       "level = ?2 AND bin BETWEEN ?3 AND ?4",
+                                       args, 4, err);
+    int64_t n = -1;
+    int rc = st ? ari_store_query_int64(s, st, &n, "window count", err) : -1;
+    return rc == 0 ? n : rc < 0 ? -1 : ari_store_fail(s, err, "window count");
 }
 
-static int event_read(sqlite3_stmt *st, ari_dm_event_row *e)
+static int event_read(sqlite3_stmt *st, void *item, const void *ctx)
 {
+    (void)ctx;
+    ari_dm_event_row *e = item;
     e->id = sqlite3_column_int64(st, 0);
     e->track = sqlite3_column_int64(st, 1);
     e->category = sqlite3_column_int(st, 2);
@@ -812,74 +779,63 @@ static int event_read(sqlite3_stmt *st, ari_dm_event_row *e)
 static int window_events(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, int64_t limit,
                          ari_dm_timeline *t, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1), ari_arg_real(r->max_dur),
+                      ari_arg_int(limit + 1)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
         "SELECT event_id, track_id, category, name, cat, start, dur, point, correlation FROM dm_events"
         " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND (start + dur > ?2 OR start >= ?2)"
-        " ORDER BY start LIMIT ?5", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_double(st, 2, w0);
-    sqlite3_bind_double(st, 3, w1);
-    sqlite3_bind_double(st, 4, r->max_dur);
-    sqlite3_bind_int64(st, 5, limit + 1);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&t->events, sizeof *t->events, &cap, t->nevents + 1) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        ari_dm_event_row *e = &t->events[t->nevents++];
-        memset(e, 0, sizeof *e);
-        if (event_read(st, e) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-    }
-    return step_error(s, st, rc, err, "timeline events");
+        " ORDER BY start LIMIT ?5",
+        args, ARI_NARGS(args), err);
+    return st ? ari_store_read_rows(s, st, (void **)&t->events, &t->nevents, sizeof *t->events, event_read,
+                                    NULL, "timeline events", err)
+              : -1;
+}
+
+/* The tile pyramid a group row is read against: its span and level. */
+typedef struct group_grid {
+    double t0, t1;
+    int level;
+} group_grid;
+
+static int group_read(sqlite3_stmt *st, void *item, const void *ctx)
+{
+    const group_grid *grid = ctx;
+    ari_dm_group_row *g = item;
+    long bin = (long)sqlite3_column_int64(st, 0), nbins = 1L << grid->level;
+    g->track = sqlite3_column_int64(st, 1);
+    g->category = sqlite3_column_int(st, 2);
+    g->start = ari_dm_bin_edge(grid->t0, grid->t1, bin, nbins);
+    g->end = ari_dm_bin_edge(grid->t0, grid->t1, bin + 1, nbins);
+    g->count = sqlite3_column_int64(st, 3);
+    g->busy = sqlite3_column_double(st, 4);
+    g->bytes = sqlite3_column_double(st, 5);
+    return 0;
 }
 
 static int window_groups(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_timeline *t,
                          ari_error *err)
 {
     int level = ari_dm_pick_level(r->t0, r->t1, w0, w1, 200);
-    double width = (r->t1 - r->t0) / (double)(1 << level);
-    sqlite3_stmt *st = ari_store_stmt(s,
+    /* the pyramid's span (ari_dm_tiles_init) */
+    group_grid grid = {r->t0, r->t1 > r->t0 ? r->t1 : r->t0 + 1, level};
+    ari_arg args[4];
+    tile_args(id, r, level, (r->t1 - r->t0) / (double)(1 << level), w0, w1, args);
+    sqlite3_stmt *st = ari_store_bound(
+        s,
         "SELECT bin, track_id, category, count, busy, bytes FROM dm_tiles WHERE trace_id = ?1 AND level = ?2"
-        " AND bin BETWEEN ?3 AND ?4 ORDER BY track_id, category, bin", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int(st, 2, level);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)floor((w0 - r->t0) / width));
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)floor((w1 - r->t0) / width));
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&t->groups, sizeof *t->groups, &cap, t->ngroups + 1) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        ari_dm_group_row *g = &t->groups[t->ngroups++];
-        long bin = (long)sqlite3_column_int64(st, 0), nbins = 1L << level;
-        double t1 = r->t1 > r->t0 ? r->t1 : r->t0 + 1; /* the pyramid's span (ari_dm_tiles_init) */
-        g->track = sqlite3_column_int64(st, 1);
-        g->category = sqlite3_column_int(st, 2);
-        g->start = ari_dm_bin_edge(r->t0, t1, bin, nbins);
-        g->end = ari_dm_bin_edge(r->t0, t1, bin + 1, nbins);
-        g->count = sqlite3_column_int64(st, 3);
-        g->busy = sqlite3_column_double(st, 4);
-        g->bytes = sqlite3_column_double(st, 5);
-    }
-    return step_error(s, st, rc, err, "timeline groups");
+        " AND bin BETWEEN ?3 AND ?4 ORDER BY track_id, category, bin",
+        args, 4, err);
+    return st ? ari_store_read_rows(s, st, (void **)&t->groups, &t->ngroups, sizeof *t->groups, group_read,
+                                    &grid, "timeline groups", err)
+              : -1;
 }
 
 static void events_free(ari_dm_timeline *t)
 {
     for (size_t i = 0; i < t->nevents; i++) {
-        free(t->events[i].name);
-        free(t->events[i].cat);
+        void *owned[] = {t->events[i].name, t->events[i].cat};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(t->events);
     t->events = NULL;
@@ -907,10 +863,9 @@ int ari_dm_timeline_load(ari_store *s, int64_t id, double w0, double w1, int64_t
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_of(s, id, 0, &r, err);
+    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, err);
     if (found)
         return found;
-    set_window(&r, &w0, &w1, &out->start, &out->end);
     out->run_start = r.t0;
     out->run_end = r.t1;
     if (timeline_tracks(s, id, out, err) < 0 || (out->estimated_events = window_count(s, id, &r, w0, w1, err)) < 0 ||
@@ -924,9 +879,8 @@ int ari_dm_timeline_load(ari_store *s, int64_t id, double w0, double w1, int64_t
 void ari_dm_timeline_free(ari_dm_timeline *t)
 {
     for (size_t i = 0; i < t->ntracks; i++) {
-        free(t->tracks[i].pid);
-        free(t->tracks[i].tid);
-        free(t->tracks[i].label);
+        void *owned[] = {t->tracks[i].pid, t->tracks[i].tid, t->tracks[i].label};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(t->tracks);
     events_free(t);
@@ -936,56 +890,49 @@ void ari_dm_timeline_free(ari_dm_timeline *t)
 
 /* ---- metrics ----------------------------------------------------------------------------------- */
 
+static int series_read(sqlite3_stmt *st, void *item, const void *ctx)
+{
+    (void)ctx;
+    ari_dm_series *x = item;
+    x->id = sqlite3_column_int64(st, 0);
+    x->metric = dup_col(st, 1);
+    x->component = dup_col(st, 2);
+    x->source = dup_col(st, 3);
+    x->n = sqlite3_column_int64(st, 4);
+    return x->metric && x->component && x->source ? 0 : -1;
+}
+
 /* The series of the window with their sample counts, in metric order. */
 static int metric_list(ari_store *s, int64_t id, double w0, double w1, ari_dm_metric_series *m, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = m.trace_id"
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
+        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = "
+        "m.trace_id"
         " AND p.metric_id = m.metric_id AND p.ts >= ?2 AND p.ts < ?3) FROM dm_metrics m WHERE trace_id = ?1"
-        " ORDER BY metric_id", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_double(st, 2, w0);
-    sqlite3_bind_double(st, 3, w1);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&m->series, sizeof *m->series, &cap, m->n + 1) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        ari_dm_series *x = &m->series[m->n++];
-        memset(x, 0, sizeof *x);
-        x->id = sqlite3_column_int64(st, 0);
-        x->metric = dup_col(st, 1);
-        x->component = dup_col(st, 2);
-        x->source = dup_col(st, 3);
-        x->n = sqlite3_column_int64(st, 4);
-        if (!x->metric || !x->component || !x->source) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-    }
-    return step_error(s, st, rc, err, "metrics");
+        " ORDER BY metric_id",
+        args, ARI_NARGS(args), err);
+    return st ? ari_store_read_rows(s, st, (void **)&m->series, &m->n, sizeof *m->series, series_read, NULL,
+                                    "metrics", err)
+              : -1;
 }
 
 /* At most x->n samples of one series in the window, by time. */
 static int series_samples(ari_store *s, int64_t id, double w0, double w1, ari_dm_series *x, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT ts, value FROM dm_samples WHERE trace_id = ?1 AND metric_id = ?2 AND ts >= ?3 AND ts < ?4 ORDER BY ts", err);
-    if (!st)
-        return -1;
     size_t cap = x->n > 0 ? (size_t)x->n : 1;
     x->ts = malloc(cap * sizeof *x->ts);
     x->values = malloc(cap * sizeof *x->values);
     if (!x->ts || !x->values)
         return nomem(err);
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, x->id);
-    sqlite3_bind_double(st, 3, w0);
-    sqlite3_bind_double(st, 4, w1);
+    ari_arg args[] = {ari_arg_int(id), ari_arg_int(x->id), ari_arg_real(w0), ari_arg_real(w1)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT ts, value FROM dm_samples WHERE trace_id = ?1 AND metric_id = "
+                                       "?2 AND ts >= ?3 AND ts < ?4 ORDER BY ts",
+                                       args, ARI_NARGS(args), err);
+    if (!st)
+        return -1;
     while ((int64_t)x->nsamples < x->n && sqlite3_step(st) == SQLITE_ROW) {
         x->ts[x->nsamples] = sqlite3_column_double(st, 0);
         x->values[x->nsamples++] = sqlite3_column_double(st, 1);
@@ -998,10 +945,9 @@ int ari_dm_metrics_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_m
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_of(s, id, 0, &r, err);
+    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, err);
     if (found)
         return found;
-    set_window(&r, &w0, &w1, &out->start, &out->end);
     int rc = metric_list(s, id, w0, w1, out, err);
     for (size_t i = 0; rc == 0 && i < out->n; i++)
         rc = series_samples(s, id, w0, w1, &out->series[i], err);
@@ -1015,11 +961,9 @@ int ari_dm_metrics_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_m
 void ari_dm_metric_series_free(ari_dm_metric_series *m)
 {
     for (size_t i = 0; i < m->n; i++) {
-        free(m->series[i].metric);
-        free(m->series[i].component);
-        free(m->series[i].source);
-        free(m->series[i].ts);
-        free(m->series[i].values);
+        const ari_dm_series *x = &m->series[i];
+        void *owned[] = {x->metric, x->component, x->source, x->ts, x->values};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(m->series);
     memset(m, 0, sizeof *m);

@@ -9,41 +9,25 @@
 #include <string.h>
 
 #include "store/store_internal.h"
+#include "util/free_all.h"
 
 /* ---- helpers ---- */
-
-static int prepare(ari_store *s, const char *sql, sqlite3_stmt **st, ari_error *err)
-{
-    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
-        *st = NULL;
-        return ari_store_fail(s, err, "prepare profile query");
-    }
-    return 0;
-}
 
 /* 0 if the trace is a profile, 1 absent, 2 another kind, -1 error. */
 static int check_profile(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT kind FROM traces WHERE id = ?1", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    int rc = sqlite3_step(st);
-    int out;
-    if (rc == SQLITE_ROW) {
-        const char *kind = (const char *)sqlite3_column_text(st, 0);
-        out = kind && strcmp(kind, "profile") == 0 ? 0 : 2;
-        if (out == 2)
-            ari_error_set(err, ARI_E_NOT_A_PROFILE, "trace %lld is of kind '%s', not a profile",
-                          (long long)trace_id, kind ? kind : "");
-    } else if (rc == SQLITE_DONE) {
-        out = 1;
+    char *kind = NULL;
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", trace_id, err);
+    int rc = st ? ari_store_query_string(s, st, "", &kind, "trace kind", err) : -1;
+    if (rc == 1)
         ari_error_set(err, ARI_E_NOT_FOUND, "no trace %lld", (long long)trace_id);
-    } else {
-        out = ari_store_fail(s, err, "trace kind");
+    if (rc == 0 && strcmp(kind, "profile") != 0) {
+        ari_error_set(err, ARI_E_NOT_A_PROFILE, "trace %lld is of kind '%s', not a profile",
+                      (long long)trace_id, kind);
+        rc = 2;
     }
-    sqlite3_finalize(st);
-    return out;
+    free(kind);
+    return rc;
 }
 
 static double read_le_double(const unsigned char *p)
@@ -82,16 +66,14 @@ static char *dup_column(sqlite3_stmt *st, int col)
     return strdup(t ? t : "");
 }
 
-static int64_t count_rows(ari_store *s, const char *sql, int64_t trace_id, ari_error *err)
+/* The one integer a query of the trace yields (a count, a node id), or
+ * -1 with err set. */
+static int64_t query_int(ari_store *s, const char *sql, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, sql, &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    if (n < 0)
+    int64_t n = -1;
+    sqlite3_stmt *st = ari_store_stmt_id(s, sql, trace_id, err);
+    if (st && ari_store_query_int64(s, st, &n, "count", err) == 1)
         ari_store_fail(s, err, "count");
-    sqlite3_finalize(st);
     return n;
 }
 
@@ -109,7 +91,7 @@ typedef struct cct_build {
 
 static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, ari_error *err)
 {
-    int64_t n = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    int64_t n = query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
     if (n < 0)
         return -1;
     size_t cnt = n ? (size_t)n : 1;
@@ -122,11 +104,13 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, 
     c->nnodes = n;
     if (!b->parent || !b->name || !b->module || !b->file || !b->kind || !b->line)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT node_id, parent_id, name, module, file, line, kind FROM cct_nodes"
-                   " WHERE trace_id = ?1 ORDER BY node_id", &st, err) < 0)
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT node_id, parent_id, name, module, file, line, kind FROM cct_nodes"
+                          " WHERE trace_id = ?1 ORDER BY node_id",
+                          trace_id, err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     int64_t i = 0;
     int rc = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW && i < n) {
@@ -150,37 +134,46 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, 
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
         rc = ari_store_fail(s, err, "read cct nodes");
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc;
+}
+
+/* The processes' rank and thread by proc: *n of them, in two malloc'd
+ * arrays (left to the caller's _free on failure too). */
+static int read_procs(ari_store *s, int64_t trace_id, int **rank, int **thread, int64_t *n, ari_error *err)
+{
+    *n = query_int(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
+    if (*n < 0)
+        return -1;
+    *rank = malloc((*n ? (size_t)*n : 1) * sizeof **rank);
+    *thread = malloc((*n ? (size_t)*n : 1) * sizeof **thread);
+    if (!*rank || !*thread)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT rank, thread FROM profile_procs WHERE trace_id = ?1 ORDER BY proc", trace_id, err);
+    if (!st)
+        return -1;
+    int64_t k = 0;
+    while (k < *n && sqlite3_step(st) == SQLITE_ROW) {
+        (*rank)[k] = sqlite3_column_int(st, 0);
+        (*thread)[k] = sqlite3_column_int(st, 1);
+        k++;
+    }
+    sqlite3_reset(st);
+    return k == *n ? 0 : ari_store_fail(s, err, "read profile processes");
 }
 
 static int load_procs(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, ari_error *err)
 {
-    int64_t n = count_rows(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
-    if (n < 0)
-        return -1;
-    b->rank = malloc((n ? (size_t)n : 1) * sizeof *b->rank);
-    b->thread = malloc((n ? (size_t)n : 1) * sizeof *b->thread);
-    if (!b->rank || !b->thread)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    c->nprocs = (int)n;
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT rank, thread FROM profile_procs WHERE trace_id = ?1 ORDER BY proc", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    int64_t k = 0;
-    while (k < n && sqlite3_step(st) == SQLITE_ROW) {
-        b->rank[k] = sqlite3_column_int(st, 0);
-        b->thread[k] = sqlite3_column_int(st, 1);
-        k++;
-    }
-    sqlite3_finalize(st);
-    return k == n ? 0 : ari_store_fail(s, err, "read profile processes");
+    int64_t n = 0;
+    int rc = read_procs(s, trace_id, &b->rank, &b->thread, &n, err);
+    c->nprocs = n > 0 ? (int)n : 0;
+    return rc;
 }
 
 static int load_metrics(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, ari_error *err)
 {
-    int64_t n = count_rows(s, "SELECT count(*) FROM profile_metrics WHERE trace_id = ?1", trace_id, err);
+    int64_t n = query_int(s, "SELECT count(*) FROM profile_metrics WHERE trace_id = ?1", trace_id, err);
     if (n < 0)
         return -1;
     b->metrics = calloc(n ? (size_t)n : 1, sizeof *b->metrics);
@@ -188,11 +181,13 @@ static int load_metrics(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b
     if (!b->metrics || !b->values)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     c->nmetrics = (int)n;
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT name, unit, inclusive, coalesce(partner, -1) FROM profile_metrics"
-                   " WHERE trace_id = ?1 ORDER BY metric_id", &st, err) < 0)
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT name, unit, inclusive, coalesce(partner, -1) FROM profile_metrics"
+                          " WHERE trace_id = ?1 ORDER BY metric_id",
+                          trace_id, err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     int64_t m = 0;
     int rc = 0;
     while (m < n && sqlite3_step(st) == SQLITE_ROW) {
@@ -206,47 +201,48 @@ static int load_metrics(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b
         }
         m++;
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (rc == 0 && m != n)
         rc = ari_store_fail(s, err, "read profile metrics");
     return rc;
 }
 
+/* Decodes the rows (node, values BLOB) of one metric into v[node * np]. */
+static int metric_values(ari_store *s, sqlite3_stmt *st, int64_t trace_id, int64_t nnodes, int64_t np,
+                         double *v, ari_error *err)
+{
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t node = sqlite3_column_int64(st, 0);
+        const void *blob = sqlite3_column_blob(st, 1);
+        int bytes = sqlite3_column_bytes(st, 1);
+        if (node < 0 || node >= nnodes || decode_blob(blob, bytes, np, v + node * np) < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_DB, "profile values of trace %lld: bad row for node %lld",
+                                 (long long)trace_id, (long long)node);
+        }
+    }
+    return ari_store_rows_end(s, st, step, "read profile values", err);
+}
+
 static int load_values(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, ari_error *err)
 {
     int64_t np = c->nprocs, total = c->nnodes * np;
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT node_id, vals FROM profile_values WHERE trace_id = ?1 AND metric_id = ?2"
-                   " ORDER BY node_id", &st, err) < 0)
-        return -1;
     int rc = 0;
     for (int m = 0; m < c->nmetrics && rc == 0; m++) {
         double *v = malloc((total ? (size_t)total : 1) * sizeof *v);
-        if (!v) {
-            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld values", (long long)total);
-            break;
-        }
+        if (!v)
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld values", (long long)total);
         b->values[m] = v;
         for (int64_t k = 0; k < total; k++)
             v[k] = NAN;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, trace_id);
-        sqlite3_bind_int(st, 2, m);
-        int step;
-        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-            int64_t node = sqlite3_column_int64(st, 0);
-            const void *blob = sqlite3_column_blob(st, 1);
-            int bytes = sqlite3_column_bytes(st, 1);
-            if (node < 0 || node >= c->nnodes || decode_blob(blob, bytes, np, v + node * np) < 0) {
-                rc = ari_error_set(err, ARI_E_DB, "profile values of trace %lld: bad row for node %lld",
-                                   (long long)trace_id, (long long)node);
-                break;
-            }
-        }
-        if (rc == 0 && step != SQLITE_DONE)
-            rc = ari_store_fail(s, err, "read profile values");
+        ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m)};
+        sqlite3_stmt *st = ari_store_bound(s,
+                                           "SELECT node_id, vals FROM profile_values WHERE trace_id = ?1 AND "
+                                           "metric_id = ?2 ORDER BY node_id",
+                                           args, ARI_NARGS(args), err);
+        rc = st ? metric_values(s, st, trace_id, c->nnodes, np, v, err) : -1;
     }
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -301,14 +297,9 @@ void ari_cct_free(ari_cct *c)
         if (c->kind)
             free((char *)c->kind[i]);
     }
-    free((void *)c->parent);
-    free((void *)c->name);
-    free((void *)c->module);
-    free((void *)c->file);
-    free((void *)c->kind);
-    free((void *)c->line);
-    free((void *)c->proc_rank);
-    free((void *)c->proc_thread);
+    void *owned[] = {(void *)c->parent, (void *)c->name, (void *)c->module,    (void *)c->file,
+                     (void *)c->kind,   (void *)c->line, (void *)c->proc_rank, (void *)c->proc_thread};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     for (int m = 0; m < c->nmetrics; m++) {
         if (c->metrics) {
             free((char *)c->metrics[m].name);
@@ -336,43 +327,34 @@ int ari_cct_metric_index(const ari_cct *c, const char *name)
  * ("time (inc)", else the first inclusive, else metric 0). */
 static int resolve_metric(ari_store *s, int64_t trace_id, const char *name, int *metric, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, name ? "SELECT metric_id FROM profile_metrics WHERE trace_id = ?1 AND name = ?2"
-                        : "SELECT metric_id FROM profile_metrics WHERE trace_id = ?1"
-                          " ORDER BY name = 'time (inc)' DESC, inclusive DESC, metric_id LIMIT 1",
-                &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    if (name)
-        sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *metric = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
-        return 0;
-    if (rc == SQLITE_DONE)
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_raw_text(name)};
+    sqlite3_stmt *st =
+        ari_store_bound(s,
+                        name ? "SELECT metric_id FROM profile_metrics WHERE trace_id = ?1 AND name = ?2"
+                             : "SELECT metric_id FROM profile_metrics WHERE trace_id = ?1"
+                               " ORDER BY name = 'time (inc)' DESC, inclusive DESC, metric_id LIMIT 1",
+                        args, name ? 2 : 1, err);
+    int64_t id = 0;
+    int rc = st ? ari_store_query_int64(s, st, &id, "metric", err) : -1;
+    *metric = (int)id;
+    if (rc == 1)
         return name ? ari_error_set(err, ARI_E_INVALID_PARAMETER, "no metric '%s' in trace %lld", name,
                                     (long long)trace_id)
                     : ari_error_set(err, ARI_E_INVALID_PARAMETER, "trace %lld has no metrics", (long long)trace_id);
-    return ari_store_fail(s, err, "metric");
+    return rc;
 }
 
 /* The name of a metric id (malloc'd into *out). */
 static int metric_name(ari_store *s, int64_t trace_id, int metric, char **out, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT name FROM profile_metrics WHERE trace_id = ?1 AND metric_id = ?2", &st, err) < 0)
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric)};
+    sqlite3_stmt *st =
+        ari_store_bound(s, "SELECT name FROM profile_metrics WHERE trace_id = ?1 AND metric_id = ?2", args,
+                        ARI_NARGS(args), err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int(st, 2, metric);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc == 0)
-        rc = (*out = dup_column(st, 0)) ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    else
-        ari_store_fail(s, err, "metric name");
-    sqlite3_finalize(st);
-    return rc;
+    int rc = ari_store_query_string(s, st, "", out, "metric name", err);
+    return rc == 1 ? ari_store_fail(s, err, "metric name") : rc;
 }
 
 static double column_or_nan(sqlite3_stmt *st, int col)
@@ -382,10 +364,8 @@ static double column_or_nan(sqlite3_stmt *st, int col)
 
 static void node_row_free(ari_profile_node_row *r)
 {
-    free(r->name);
-    free(r->module);
-    free(r->file);
-    free(r->kind);
+    void *owned[] = {r->name, r->module, r->file, r->kind};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 /* Columns from `col`: name, module, file, line, kind. */
@@ -403,16 +383,18 @@ static int node_row_read(sqlite3_stmt *st, int col, ari_profile_node_row *r, ari
 
 static int summary_metrics(ari_store *s, int64_t trace_id, ari_profile_summary *p, ari_error *err)
 {
-    int64_t n = count_rows(s, "SELECT count(*) FROM profile_metrics WHERE trace_id = ?1", trace_id, err);
+    int64_t n = query_int(s, "SELECT count(*) FROM profile_metrics WHERE trace_id = ?1", trace_id, err);
     if (n < 0)
         return -1;
     if (!(p->metrics = calloc(n ? (size_t)n : 1, sizeof *p->metrics)))
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT metric_id, name, unit, inclusive, partner, derived, source FROM profile_metrics"
-                   " WHERE trace_id = ?1 ORDER BY metric_id", &st, err) < 0)
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s,
+        "SELECT metric_id, name, unit, inclusive, partner, derived, source FROM profile_metrics"
+        " WHERE trace_id = ?1 ORDER BY metric_id",
+        trace_id, err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     int rc = 0;
     while (rc == 0 && p->nmetrics < n && sqlite3_step(st) == SQLITE_ROW) {
         ari_profile_metric_info *m = &p->metrics[p->nmetrics++];
@@ -426,7 +408,7 @@ static int summary_metrics(ari_store *s, int64_t trace_id, ari_profile_summary *
         if (!m->name || !m->unit || !m->source)
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc;
 }
 
@@ -438,14 +420,16 @@ static int summary_nodes(ari_store *s, int64_t trace_id, ari_profile_summary *p,
     p->incmean = calloc(n ? (size_t)n : 1, sizeof *p->incmean);
     if (!p->nodes || !p->incmean)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.module, n.file, n.line, n.kind,"
-                   " n.depth, coalesce(v.vmean, 0) FROM cct_nodes n LEFT JOIN profile_values v"
-                   " ON v.trace_id = n.trace_id AND v.node_id = n.node_id AND v.metric_id = ?2"
-                   " WHERE n.trace_id = ?1 ORDER BY n.node_id", &st, err) < 0)
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(p->inclusive)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
+        "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.module, n.file, n.line, n.kind,"
+        " n.depth, coalesce(v.vmean, 0) FROM cct_nodes n LEFT JOIN profile_values v"
+        " ON v.trace_id = n.trace_id AND v.node_id = n.node_id AND v.metric_id = ?2"
+        " WHERE n.trace_id = ?1 ORDER BY n.node_id",
+        args, ARI_NARGS(args), err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int(st, 2, p->inclusive);
     int rc = 0;
     for (int64_t i = 0; rc == 0 && i < n && sqlite3_step(st) == SQLITE_ROW; i++) {
         ari_profile_node_row *r = &p->nodes[i];
@@ -455,41 +439,34 @@ static int summary_nodes(ari_store *s, int64_t trace_id, ari_profile_summary *p,
         p->incmean[i] = sqlite3_column_double(st, 8);
         rc = node_row_read(st, 2, r, err);
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc;
+}
+
+static int stat_read(sqlite3_stmt *st, void *item, const void *ctx)
+{
+    (void)ctx;
+    ari_profile_stat_row *r = item;
+    r->node = sqlite3_column_int64(st, 0);
+    r->metric = sqlite3_column_int(st, 1);
+    r->mean = column_or_nan(st, 2);
+    r->min = column_or_nan(st, 3);
+    r->max = column_or_nan(st, 4);
+    return 0;
 }
 
 /* The summaries of metric `only` (< 0: all), by metric then node. */
 static int summary_stats(ari_store *s, int64_t trace_id, int only, ari_profile_summary *p, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT node_id, metric_id, vmean, vmin, vmax FROM profile_values"
-                   " WHERE trace_id = ?1 AND (?2 < 0 OR metric_id = ?2) ORDER BY metric_id, node_id", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int(st, 2, only);
-    size_t cap = 0;
-    int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        if (p->nstats == cap) {
-            size_t c = cap ? cap * 2 : 256;
-            ari_profile_stat_row *grown = realloc(p->stats, c * sizeof *grown);
-            if (!grown) {
-                rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-                break;
-            }
-            p->stats = grown;
-            cap = c;
-        }
-        ari_profile_stat_row *r = &p->stats[p->nstats++];
-        r->node = sqlite3_column_int64(st, 0);
-        r->metric = sqlite3_column_int(st, 1);
-        r->mean = column_or_nan(st, 2);
-        r->min = column_or_nan(st, 3);
-        r->max = column_or_nan(st, 4);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(only)};
+    sqlite3_stmt *st =
+        ari_store_bound(s,
+                        "SELECT node_id, metric_id, vmean, vmin, vmax FROM profile_values"
+                        " WHERE trace_id = ?1 AND (?2 < 0 OR metric_id = ?2) ORDER BY metric_id, node_id",
+                        args, ARI_NARGS(args), err);
+    return st ? ari_store_read_rows(s, st, (void **)&p->stats, &p->nstats, sizeof *p->stats, stat_read, NULL,
+                                    "profile summaries", err)
+              : -1;
 }
 
 int ari_profile_summary_load(ari_store *s, int64_t trace_id, const char *metric, ari_profile_summary *out,
@@ -504,8 +481,8 @@ int ari_profile_summary_load(ari_store *s, int64_t trace_id, const char *metric,
         return -1;
     if (resolve_metric(s, trace_id, NULL, &out->inclusive, err) < 0)
         return -1;
-    out->nnodes = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
-    out->nprocs = count_rows(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
+    out->nnodes = query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    out->nprocs = query_int(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
     if (out->nnodes < 0 || out->nprocs < 0)
         rc = -1;
     if (rc == 0)
@@ -528,14 +505,11 @@ void ari_profile_summary_free(ari_profile_summary *p)
     for (int64_t i = 0; p->nodes && i < p->nnodes; i++)
         node_row_free(&p->nodes[i]);
     for (int m = 0; m < p->nmetrics; m++) {
-        free(p->metrics[m].name);
-        free(p->metrics[m].unit);
-        free(p->metrics[m].source);
+        void *owned[] = {p->metrics[m].name, p->metrics[m].unit, p->metrics[m].source};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
-    free(p->nodes);
-    free(p->incmean);
-    free(p->metrics);
-    free(p->stats);
+    void *owned[] = {p->nodes, p->incmean, p->metrics, p->stats};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(p, 0, sizeof *p);
 }
 
@@ -551,44 +525,29 @@ const ari_profile_metric_info *ari_profile_summary_metric(const ari_profile_summ
 
 static int node_info(ari_store *s, int64_t trace_id, int64_t node, ari_profile_node_info *out, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT name, module, file, line, kind FROM cct_nodes WHERE trace_id = ?1 AND node_id = ?2",
-                &st, err) < 0)
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(node)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT name, module, file, line, kind FROM cct_nodes WHERE trace_id = ?1 AND node_id = ?2", args,
+        ARI_NARGS(args), err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, node);
-    int rc = 0;
     out->row.id = node;
     out->row.parent = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        out->found = 1;
-        rc = node_row_read(st, 0, &out->row, err);
-    }
-    sqlite3_finalize(st);
+    int rc = ari_store_step_row(s, st, "node", err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    out->found = 1;
+    rc = node_row_read(st, 0, &out->row, err);
+    sqlite3_reset(st);
     return rc;
 }
 
-/* The processes' rank and thread. */
 static int node_procs(ari_store *s, int64_t trace_id, ari_profile_node_values *v, ari_error *err)
 {
-    int64_t n = count_rows(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
-    if (n < 0)
-        return -1;
-    v->nprocs = n;
-    v->rank = malloc((n ? (size_t)n : 1) * sizeof *v->rank);
-    v->thread = malloc((n ? (size_t)n : 1) * sizeof *v->thread);
-    if (!v->rank || !v->thread)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT rank, thread FROM profile_procs WHERE trace_id = ?1 ORDER BY proc", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    for (int64_t k = 0; k < n && sqlite3_step(st) == SQLITE_ROW; k++) {
-        v->rank[k] = sqlite3_column_int(st, 0);
-        v->thread[k] = sqlite3_column_int(st, 1);
-    }
-    sqlite3_finalize(st);
-    return 0;
+    int64_t n = 0;
+    int rc = read_procs(s, trace_id, &v->rank, &v->thread, &n, err);
+    v->nprocs = n > 0 ? n : 0;
+    return rc;
 }
 
 /* The values of one (metric, node) BLOB over n processes into *vals
@@ -598,32 +557,28 @@ static int node_blob(ari_store *s, int64_t trace_id, int metric, int64_t node, i
 {
     if (!(*vals = malloc((n ? (size_t)n : 1) * sizeof **vals)))
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT vals FROM profile_values WHERE trace_id = ?1 AND metric_id = ?2 AND node_id = ?3",
-                &st, err) < 0)
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric), ari_arg_int(node)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT vals FROM profile_values WHERE trace_id = ?1 AND metric_id = ?2 AND node_id = ?3", args,
+        ARI_NARGS(args), err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int(st, 2, metric);
-    sqlite3_bind_int64(st, 3, node);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    int rc = ari_store_step_row(s, st, "profile values", err);
+    if (rc == 0) {
         rc = decode_blob(sqlite3_column_blob(st, 0), sqlite3_column_bytes(st, 0), n, *vals) < 0
                  ? ari_error_set(err, ARI_E_DB, "profile values of node %lld: bad size", (long long)node) : 0;
-    } else if (rc == SQLITE_DONE) {
-        int64_t nodes = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
-        if (node >= 0 && node < nodes) { /* a node without values for this metric */
-            for (int64_t k = 0; k < n; k++)
-                (*vals)[k] = NAN;
-            rc = 0;
-        } else {
-            rc = ari_error_set(err, ARI_E_NOT_FOUND, "no node %lld in trace %lld", (long long)node,
-                               (long long)trace_id);
-        }
-    } else {
-        rc = ari_store_fail(s, err, "profile values");
+        sqlite3_reset(st);
+        return rc;
     }
-    sqlite3_finalize(st);
-    return rc;
+    if (rc < 0)
+        return -1;
+    int64_t nodes = query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    if (!(node >= 0 && node < nodes))
+        return ari_error_set(err, ARI_E_NOT_FOUND, "no node %lld in trace %lld", (long long)node,
+                             (long long)trace_id);
+    for (int64_t k = 0; k < n; k++) /* a node without values for this metric */
+        (*vals)[k] = NAN;
+    return 0;
 }
 
 int ari_profile_node_values_load(ari_store *s, int64_t trace_id, int64_t node, const char *metric,
@@ -643,18 +598,6 @@ int ari_profile_node_values_load(ari_store *s, int64_t trace_id, int64_t node, c
     return 0;
 }
 
-/* The first root, for a scatter without a node. */
-static int64_t first_root(ari_store *s, int64_t trace_id, ari_error *err)
-{
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT min(node_id) FROM cct_nodes WHERE trace_id = ?1 AND parent_id IS NULL", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    int64_t node = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return node;
-}
-
 int ari_profile_scatter_load(ari_store *s, int64_t trace_id, int64_t node, const char *x, const char *y,
                              ari_profile_node_values *out, ari_error *err)
 {
@@ -667,7 +610,10 @@ int ari_profile_scatter_load(ari_store *s, int64_t trace_id, int64_t node, const
     int mx, my;
     if (resolve_metric(s, trace_id, x, &mx, err) < 0 || resolve_metric(s, trace_id, y, &my, err) < 0)
         return -1;
-    if (node < 0 && (node = first_root(s, trace_id, err)) < 0)
+    if (node < 0 &&
+        (node = query_int(
+             s, "SELECT coalesce(min(node_id), 0) FROM cct_nodes WHERE trace_id = ?1 AND parent_id IS NULL",
+             trace_id, err)) < 0) /* the first root */
         return -1;
     if (node_procs(s, trace_id, out, err) < 0 || node_blob(s, trace_id, mx, node, out->nprocs, &out->values, err) < 0 ||
         node_blob(s, trace_id, my, node, out->nprocs, &out->y, err) < 0 ||
@@ -682,12 +628,8 @@ int ari_profile_scatter_load(ari_store *s, int64_t trace_id, int64_t node, const
 void ari_profile_node_values_free(ari_profile_node_values *v)
 {
     node_row_free(&v->node.row);
-    free(v->metric);
-    free(v->metric_y);
-    free(v->rank);
-    free(v->thread);
-    free(v->values);
-    free(v->y);
+    void *owned[] = {v->metric, v->metric_y, v->rank, v->thread, v->values, v->y};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(v, 0, sizeof *v);
 }
 
@@ -695,15 +637,17 @@ void ari_profile_node_values_free(ari_profile_node_values *v)
 
 static int tree_proc(ari_store *s, int64_t trace_id, int64_t rank, int64_t thread, int *proc, ari_error *err)
 {
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT proc FROM profile_procs WHERE trace_id = ?1 AND rank = ?2 AND thread = ?3", &st, err) < 0)
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(rank), ari_arg_int(thread)};
+    sqlite3_stmt *st =
+        ari_store_bound(s, "SELECT proc FROM profile_procs WHERE trace_id = ?1 AND rank = ?2 AND thread = ?3",
+                        args, ARI_NARGS(args), err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, rank);
-    sqlite3_bind_int64(st, 3, thread);
-    *proc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-    sqlite3_finalize(st);
-    if (*proc < 0)
+    int64_t v = -1;
+    if (ari_store_query_int64(s, st, &v, "process", err) < 0)
+        return -1;
+    *proc = (int)v;
+    if (v < 0)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "no process with rank %lld thread %lld",
                              (long long)rank, (long long)thread);
     return 0;
@@ -716,15 +660,15 @@ static int tree_nodes(ari_store *s, int64_t trace_id, int m, int proc, ari_profi
     t->value = malloc((n ? (size_t)n : 1) * sizeof *t->value);
     if (!t->nodes || !t->value)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st;
-    if (prepare(s, "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.file, substr(v.vals, ?3 * 8 + 1, 8),"
-                   " n.depth FROM cct_nodes n LEFT JOIN profile_values v ON v.trace_id = n.trace_id"
-                   " AND v.node_id = n.node_id AND v.metric_id = ?2 WHERE n.trace_id = ?1 ORDER BY n.node_id",
-                &st, err) < 0)
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m), ari_arg_int(proc)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
+        "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.file, substr(v.vals, ?3 * 8 + 1, 8),"
+        " n.depth FROM cct_nodes n LEFT JOIN profile_values v ON v.trace_id = n.trace_id"
+        " AND v.node_id = n.node_id AND v.metric_id = ?2 WHERE n.trace_id = ?1 ORDER BY n.node_id",
+        args, ARI_NARGS(args), err);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int(st, 2, m);
-    sqlite3_bind_int(st, 3, proc);
     int rc = 0;
     for (int64_t i = 0; rc == 0 && i < n; i++) {
         ari_profile_node_row *r = &t->nodes[i];
@@ -742,7 +686,7 @@ static int tree_nodes(ari_store *s, int64_t trace_id, int m, int proc, ari_profi
         if (!r->name || !r->file)
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return rc;
 }
 
@@ -756,9 +700,9 @@ int ari_profile_tree_rows_load(ari_store *s, int64_t trace_id, const char *metri
     int m, proc;
     if (resolve_metric(s, trace_id, metric, &m, err) < 0 || tree_proc(s, trace_id, rank, thread, &proc, err) < 0)
         return -1;
-    out->n = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
-    out->has_files = count_rows(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1 AND file <> ''",
-                                trace_id, err) > 0;
+    out->n = query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    out->has_files =
+        query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1 AND file <> ''", trace_id, err) > 0;
     if (out->n < 0) {
         out->n = 0;
         return -1;

@@ -198,6 +198,27 @@ int ari_store_query_text(ari_store *s, sqlite3_stmt *st, char **out, ari_error *
     return ari_store_query_string(s, st, "null", out, "query", err);
 }
 
+int ari_store_read_rows(ari_store *s, sqlite3_stmt *st, void **items, size_t *n, size_t size,
+                        ari_row_reader read, const void *ctx, const char *what, ari_error *err)
+{
+    size_t cap = *n;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (ari_vec_reserve(items, &cap, *n + 1, size) < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+        void *item = (char *)*items + *n * size;
+        memset(item, 0, size);
+        ++*n;
+        if (read(st, item, ctx) < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+    }
+    return ari_store_rows_end(s, st, rc, what, err);
+}
+
 static int migration_number(const ari_embedded *m)
 {
     return atoi(m->name); /* "001_init.sql" -> 1 */

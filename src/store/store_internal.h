@@ -119,4 +119,14 @@ int ari_store_query_int64(ari_store *s, sqlite3_stmt *st, int64_t *out, const ch
 int ari_store_query_string(ari_store *s, sqlite3_stmt *st, const char *if_null, char **out, const char *what,
                            ari_error *err);
 
+/* Fills one element of a row array from the current row of st: 0, or -1
+ * when out of memory. ctx is what ari_store_read_rows was given. */
+typedef int (*ari_row_reader)(sqlite3_stmt *st, void *item, const void *ctx);
+/* Appends every row of st to the growing array *items (*n elements of
+ * `size` bytes): each row gets a new zeroed element, counted before `read`
+ * fills it so that the owner's _free releases a partial one. Returns 0, or
+ * -1 with err set ("out of memory", or "what: message"); st is reset. */
+int ari_store_read_rows(ari_store *s, sqlite3_stmt *st, void **items, size_t *n, size_t size,
+                        ari_row_reader read, const void *ctx, const char *what, ari_error *err);
+
 #endif

@@ -13,9 +13,11 @@
 
 #include "store/analysis_cache.h"
 #include "store/store_internal.h"
+#include "util/free_all.h"
 #include "util/sbuf.h"
 #include "util/strmap.h"
 #include "util/utf8.h"
+#include "util/vec.h"
 
 #define MAX_CONTRACTED_EDGES ((int64_t)1 << 28)
 
@@ -24,23 +26,6 @@
 static int nomem(ari_error *err)
 {
     return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-}
-
-/* Grows *p (elements of size `size`) to hold at least `need`; *cap is
- * updated. Returns 0 or -1. */
-static int grow(void **p, size_t size, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
 }
 
 static char *dup_text(sqlite3_stmt *st, int col)
@@ -120,17 +105,14 @@ int64_t ari_tq_node_of_name(const char *name)
 int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT name, kind, time_unit, created_at, sha256,"
-        " EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1) FROM traces WHERE id = ?1", err);
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
-        return 1;
-    if (rc != SQLITE_ROW)
-        return ari_store_fail(s, err, "read trace");
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT name, kind, time_unit, created_at, sha256,"
+                          " EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1) FROM traces WHERE id = ?1",
+                          id, err);
+    int rc = st ? ari_store_step_row(s, st, "read trace", err) : -1;
+    if (rc != 0)
+        return rc;
     out->id = id;
     out->name = dup_text(st, 0);
     snprintf(out->kind, sizeof out->kind, "%s", (const char *)sqlite3_column_text(st, 1));
@@ -161,15 +143,11 @@ void ari_tq_meta_free(ari_tq_meta *m)
     for (int i = 0; i < m->nrestypes; i++)
         free(m->restypes[i]);
     for (int i = 0; i < m->nworkers; i++) {
-        free(m->workers[i].name);
-        free(m->workers[i].resource_type);
-        free(m->workers[i].resource);
+        void *owned[] = {m->workers[i].name, m->workers[i].resource_type, m->workers[i].resource};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
-    free(m->types);
-    free(m->restypes);
-    free(m->nodes);
-    free(m->workers);
-    free(m);
+    void *owned[] = {m->types, m->restypes, m->nodes, m->workers, m};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int find_str(char *const *list, int n, const char *name)
@@ -205,7 +183,7 @@ static int add_name(ari_strmap *seen, char ***list, int *n, size_t *cap, const c
     if (ari_strmap_get(seen, name, len))
         return 0;
     char *copy = strdup(name);
-    if (!copy || grow((void **)list, sizeof **list, cap, (size_t)*n + 1) < 0 ||
+    if (!copy || ari_vec_reserve((void **)list, cap, (size_t)*n + 1, sizeof **list) < 0 ||
         !ari_strmap_put(seen, name, len, (void *)1)) {
         free(copy);
         return -1;
@@ -219,7 +197,7 @@ static int add_node(int64_t **nodes, int *n, size_t *cap, int64_t node)
     for (int i = 0; i < *n; i++)
         if ((*nodes)[i] == node)
             return 0;
-    if (grow((void **)nodes, sizeof **nodes, cap, (size_t)*n + 1) < 0)
+    if (ari_vec_reserve((void **)nodes, cap, (size_t)*n + 1, sizeof **nodes) < 0)
         return -1;
     (*nodes)[(*n)++] = node;
     return 0;
@@ -228,16 +206,15 @@ static int add_node(int64_t **nodes, int *n, size_t *cap, int64_t node)
 static int load_workers(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_strmap *seen,
                         size_t *restype_cap, size_t *node_cap, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT container_id, node, resource_type, resource, name FROM workers WHERE trace_id = ?1",
-        err);
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT container_id, node, resource_type, resource, name FROM workers WHERE trace_id = ?1",
+        trace_id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&m->workers, sizeof *m->workers, &cap, (size_t)m->nworkers + 1) < 0)
+        if (ari_vec_reserve((void **)&m->workers, &cap, (size_t)m->nworkers + 1, sizeof *m->workers) < 0)
             return nomem(err);
         ari_tq_worker *w = &m->workers[m->nworkers];
         memset(w, 0, sizeof *w);
@@ -249,12 +226,12 @@ static int load_workers(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_strm
         w->name = dup_text(st, 4);
         if (!w->resource_type || !w->resource || !w->name ||
             add_name(seen, &m->restypes, &m->nrestypes, restype_cap, w->resource_type) < 0 ||
-            add_node(&m->nodes, &m->nnodes, node_cap, w->node) < 0)
+            add_node(&m->nodes, &m->nnodes, node_cap, w->node) < 0) {
+            sqlite3_reset(st);
             return nomem(err);
+        }
     }
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "read workers");
-    return 0;
+    return ari_store_rows_end(s, st, rc, "read workers", err);
 }
 
 /* One grouped scan of the tasks: types, nodes, per-worker counts, first
@@ -262,13 +239,13 @@ static int load_workers(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_strm
 static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size_t *node_cap,
                             ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s,
         "SELECT worker_id, type, node, count(*), min(start), max(end), max(end - start)"
         " FROM tasks WHERE trace_id = ?1 AND worker_id IS NOT NULL GROUP BY worker_id, type, node",
-        err);
+        trace_id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     ari_strmap *seen = ari_strmap_new();
     if (!seen)
         return nomem(err);
@@ -297,12 +274,11 @@ static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size
         w->ntasks += count;
     }
     ari_strmap_free(seen);
-    if (failed)
+    if (failed) {
+        sqlite3_reset(st);
         return nomem(err);
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "scan tasks");
-    sqlite3_reset(st);
-    return 0;
+    }
+    return ari_store_rows_end(s, st, rc, "scan tasks", err);
 }
 
 /* Sorts the lists, assigns restype ids and the extent. */
@@ -431,32 +407,31 @@ static char *meta_to_text(const ari_tq_meta *m)
 static int meta_text_shape(ari_store *s, const char *text)
 {
     ari_error err = {0};
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT json_type(?1, '$.types') = 'array' AND json_type(?1, '$.restypes') = 'array'"
-        " AND json_type(?1, '$.nodes') = 'array' AND json_type(?1, '$.workers') = 'array'", &err);
-    if (!st)
-        return -1;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
-    sqlite3_reset(st);
-    return ok ? 0 : -1;
+    ari_arg arg = ari_arg_raw_text(text);
+    sqlite3_stmt *st =
+        ari_store_bound(s,
+                        "SELECT json_type(?1, '$.types') = 'array' AND json_type(?1, '$.restypes') = 'array'"
+                        " AND json_type(?1, '$.nodes') = 'array' AND json_type(?1, '$.workers') = 'array'",
+                        &arg, 1, &err);
+    int64_t ok = 0;
+    return st && ari_store_query_int64(s, st, &ok, "cached metadata", &err) == 0 && ok == 1 ? 0 : -1;
 }
 
 /* The strings of one array member (path "$.types" or "$.restypes"). */
 static int strings_from_text(ari_store *s, const char *text, const char *path, char ***list, int *n)
 {
     ari_error err = {0};
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT type, value FROM json_each(?1, ?2) ORDER BY key", &err);
+    ari_arg args[] = {ari_arg_raw_text(text), ari_arg_raw_text(path)};
+    sqlite3_stmt *st =
+        ari_store_bound(s, "SELECT type, value FROM json_each(?1, ?2) ORDER BY key", args, 2, &err);
     if (!st)
         return -1;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
     size_t cap = 0;
     int rc, ok = 1;
     while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *type = (const char *)sqlite3_column_text(st, 0);
         char *v = type && strcmp(type, "text") == 0 ? dup_text(st, 1) : NULL;
-        ok = v && grow((void **)list, sizeof **list, &cap, (size_t)*n + 2) == 0;
+        ok = v && ari_vec_reserve((void **)list, &cap, (size_t)*n + 2, sizeof **list) == 0;
         if (ok)
             (*list)[(*n)++] = v;
         else
@@ -469,16 +444,17 @@ static int strings_from_text(ari_store *s, const char *text, const char *path, c
 static int nodes_from_text(ari_store *s, const char *text, ari_tq_meta *m)
 {
     ari_error err = {0};
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT type, value FROM json_each(?1, '$.nodes') ORDER BY key", &err);
+    ari_arg arg = ari_arg_raw_text(text);
+    sqlite3_stmt *st =
+        ari_store_bound(s, "SELECT type, value FROM json_each(?1, '$.nodes') ORDER BY key", &arg, 1, &err);
     if (!st)
         return -1;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
     size_t cap = 0;
     int rc, ok = 1;
     while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *type = (const char *)sqlite3_column_text(st, 0);
         ok = type && strcmp(type, "integer") == 0 &&
-             grow((void **)&m->nodes, sizeof *m->nodes, &cap, (size_t)m->nnodes + 2) == 0;
+             ari_vec_reserve((void **)&m->nodes, &cap, (size_t)m->nnodes + 2, sizeof *m->nodes) == 0;
         if (ok)
             m->nodes[m->nnodes++] = sqlite3_column_int64(st, 1);
     }
@@ -531,14 +507,14 @@ static int worker_from_row(sqlite3_stmt *st, ari_tq_worker *w)
 static int workers_from_text(ari_store *s, const char *text, ari_tq_meta *m)
 {
     ari_error err = {0};
-    sqlite3_stmt *st = ari_store_stmt(s, WORKERS_FROM_TEXT, &err);
+    ari_arg arg = ari_arg_raw_text(text);
+    sqlite3_stmt *st = ari_store_bound(s, WORKERS_FROM_TEXT, &arg, 1, &err);
     if (!st)
         return -1;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
     size_t cap = 0;
     int rc, ok = 1;
     while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        ok = grow((void **)&m->workers, sizeof *m->workers, &cap, (size_t)m->nworkers + 2) == 0;
+        ok = ari_vec_reserve((void **)&m->workers, &cap, (size_t)m->nworkers + 2, sizeof *m->workers) == 0;
         if (!ok)
             break;
         ari_tq_worker *w = &m->workers[m->nworkers++];
@@ -605,7 +581,7 @@ static int listed(char *const *list, size_t n, const char *name)
     return 0;
 }
 
-static int node_listed(const ari_task_filter *f, int64_t node)
+int ari_task_filter_node(const ari_task_filter *f, int64_t node)
 {
     if (!f->nodes)
         return 1;
@@ -617,7 +593,7 @@ static int node_listed(const ari_task_filter *f, int64_t node)
 
 int ari_task_filter_row(const ari_task_filter *f, const ari_tq_worker *w)
 {
-    return !f || (listed(f->resources, f->nresources, w->resource_type) && node_listed(f, w->node));
+    return !f || (listed(f->resources, f->nresources, w->resource_type) && ari_task_filter_node(f, w->node));
 }
 
 int ari_task_filter_pass(const ari_task_filter *f, const char *type, const char *restype,
@@ -626,7 +602,7 @@ int ari_task_filter_pass(const ari_task_filter *f, const char *type, const char 
     if (!f)
         return 1;
     if (!listed(f->types, f->ntypes, type) || !listed(f->resources, f->nresources, restype) ||
-        !node_listed(f, node))
+        !ari_task_filter_node(f, node))
         return 0;
     if (!isnan(f->min_duration) && !(end - start >= f->min_duration))
         return 0;
@@ -643,18 +619,9 @@ int ari_task_filter_pass(const ari_task_filter *f, const char *type, const char 
 
 void ari_tq_tasks_free(ari_tq_tasks *t)
 {
-    free(t->type);
-    free(t->restype);
-    free(t->worker);
-    free(t->node);
-    free(t->start);
-    free(t->end);
-    free(t->gflop);
-    free(t->iteration);
-    free(t->ids);
-    free(t->id_off);
-    free(t->pred_offset);
-    free(t->pred);
+    void *owned[] = {t->type,  t->restype,   t->worker, t->node,   t->start,       t->end,
+                     t->gflop, t->iteration, t->ids,    t->id_off, t->pred_offset, t->pred};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(t, 0, sizeof *t);
 }
 
@@ -722,7 +689,7 @@ static int append_task(loader *L, sqlite3_stmt *st, int type, int wi, const ari_
     }
     const char *job = (const char *)sqlite3_column_text(st, 0);
     size_t len = strlen(job ? job : "");
-    if (grow((void **)&t->ids, 1, &L->ids_cap, L->ids_len + len + 1) < 0)
+    if (ari_vec_reserve((void **)&t->ids, &L->ids_cap, L->ids_len + len + 1, 1) < 0)
         return -1;
     int64_t i = t->n;
     memcpy(t->ids + L->ids_len, job ? job : "", len + 1);
@@ -753,12 +720,12 @@ static int worker_of(const loader *L, int64_t id)
 static int scan_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m,
                       const ari_task_filter *f, loader *L, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT job_id, type, worker_id, node, start, end, gflop, iteration FROM tasks"
-        " WHERE trace_id = ?1", err);
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s,
+        "SELECT job_id, type, worker_id, node, start, end, gflop, iteration FROM tasks WHERE trace_id = ?1",
+        trace_id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int wi = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : worker_of(L, sqlite3_column_int64(st, 2));
@@ -782,10 +749,7 @@ static int scan_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m,
             }
         }
     }
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "read tasks");
-    sqlite3_reset(st);
-    return 0;
+    return ari_store_rows_end(s, st, rc, "read tasks", err);
 }
 
 /* The dependency graph over every name of the deps table: loaded tasks are
@@ -794,7 +758,7 @@ static int scan_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m,
 typedef struct raw_graph {
     int64_t nnodes;
     int64_t nedges;
-    size_t cap;
+    size_t succ_cap, pred_cap;
     int64_t *succ, *pred;
 } raw_graph;
 
@@ -814,10 +778,10 @@ static int64_t node_of(loader *L, raw_graph *g, const char *name)
 
 static int read_edges(ari_store *s, int64_t trace_id, loader *L, raw_graph *g, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1", err);
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1", trace_id, err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *a = (const char *)sqlite3_column_text(st, 0);
@@ -829,27 +793,16 @@ static int read_edges(ari_store *s, int64_t trace_id, loader *L, raw_graph *g, a
         }
         if (succ < 0 || pred < 0 || succ == pred)
             continue;
-        if ((size_t)g->nedges + 1 > g->cap) {
-            size_t cap = g->cap ? g->cap * 2 : 1024;
-            int64_t *succs = realloc(g->succ, cap * sizeof *succs);
-            if (succs)
-                g->succ = succs;
-            int64_t *preds = succs ? realloc(g->pred, cap * sizeof *preds) : NULL;
-            if (!preds) {
-                sqlite3_reset(st);
-                return nomem(err);
-            }
-            g->pred = preds;
-            g->cap = cap;
+        if (ari_vec_reserve((void **)&g->succ, &g->succ_cap, (size_t)g->nedges + 1, sizeof *g->succ) < 0 ||
+            ari_vec_reserve((void **)&g->pred, &g->pred_cap, (size_t)g->nedges + 1, sizeof *g->pred) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
         }
         g->succ[g->nedges] = succ;
         g->pred[g->nedges] = pred;
         g->nedges++;
     }
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "read dependencies");
-    sqlite3_reset(st);
-    return 0;
+    return ari_store_rows_end(s, st, rc, "read dependencies", err);
 }
 
 /* CSR of predecessors over all g->nnodes nodes. */
@@ -886,7 +839,7 @@ static int push_preds(const int64_t *off, const int64_t *adj, int64_t u, int64_t
                       size_t *depth, size_t *cap)
 {
     size_t k = (size_t)(off[u + 1] - off[u]);
-    if (grow((void **)stack, sizeof **stack, cap, *depth + k + 1) < 0)
+    if (ari_vec_reserve((void **)stack, cap, *depth + k + 1, sizeof **stack) < 0)
         return -1;
     for (int64_t e = off[u]; e < off[u + 1]; e++)
         (*stack)[(*depth)++] = adj[e];
@@ -920,7 +873,8 @@ static int contract(ari_tq_tasks *t, const raw_graph *g, ari_error *err)
                 continue;
             }
             too_many = np >= MAX_CONTRACTED_EDGES;
-            if (too_many || grow((void **)&t->pred, sizeof *t->pred, &pred_cap, (size_t)np + 1) < 0)
+            if (too_many ||
+                ari_vec_reserve((void **)&t->pred, &pred_cap, (size_t)np + 1, sizeof *t->pred) < 0)
                 failed = 1;
             else
                 t->pred[np++] = u;
@@ -978,30 +932,6 @@ int ari_tq_tasks_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
     return rc;
 }
 
-int ari_tq_means(const ari_tq_tasks *t, const ari_tq_meta *m, const unsigned char *keep,
-                 double **count_out, double **mean_out, ari_error *err)
-{
-    size_t cells = (size_t)m->nrestypes * (size_t)m->ntypes;
-    double *count = calloc(cells + 1, sizeof *count), *mean = calloc(cells + 1, sizeof *mean);
-    if (!count || !mean) {
-        free(count);
-        free(mean);
-        return nomem(err);
-    }
-    for (int64_t i = 0; i < t->n; i++) {
-        if (keep && !keep[i])
-            continue;
-        size_t c = (size_t)t->restype[i] * (size_t)m->ntypes + (size_t)t->type[i];
-        count[c] += 1;
-        mean[c] += t->end[i] - t->start[i];
-    }
-    for (size_t c = 0; c < cells; c++)
-        mean[c] = count[c] > 0 ? mean[c] / count[c] : NAN;
-    *count_out = count;
-    *mean_out = mean;
-    return 0;
-}
-
 double ari_tq_duration(double start, double end)
 {
     double d = end - start;
@@ -1017,16 +947,14 @@ double ari_tq_duration(double start, double end)
 int ari_tq_worker_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
                         double lo, double hi, ari_tq_detail_fn fn, void *ctx, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(worker_id), ari_arg_real(lo), ari_arg_real(hi)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
         "SELECT job_id, type, start, end, gflop, iteration FROM tasks"
         " WHERE trace_id = ?1 AND worker_id = ?2 AND start >= ?3 AND start < ?4 ORDER BY start, end",
-        err);
+        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, worker_id);
-    sqlite3_bind_double(st, 3, lo);
-    sqlite3_bind_double(st, 4, hi);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *job = (const char *)sqlite3_column_text(st, 0);
@@ -1042,10 +970,7 @@ int ari_tq_worker_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
             return nomem(err);
         }
     }
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "read worker tasks");
-    sqlite3_reset(st);
-    return 0;
+    return ari_store_rows_end(s, st, rc, "read worker tasks", err);
 }
 
 /* ---- runtime states of a worker ---- */
@@ -1102,19 +1027,14 @@ static int state_names(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, 
     out->is_task = calloc((size_t)out->nvalues + 1, 1);
     if (!out->names || !out->is_task)
         return nomem(err);
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT name FROM names WHERE trace_id = ?1 AND id = ?2", err);
-    if (!st)
-        return -1;
     for (int v = 0; v < out->nvalues; v++) {
-        sqlite3_bind_int64(st, 1, trace_id);
-        sqlite3_bind_int64(st, 2, ids[v]);
-        int rc = sqlite3_step(st);
-        const char *name = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-        out->names[v] = strdup(name ? name : "");
-        sqlite3_reset(st);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            return ari_store_fail(s, err, "read state names");
-        if (!out->names[v])
+        ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(ids[v])};
+        sqlite3_stmt *st = ari_store_bound(s, "SELECT name FROM names WHERE trace_id = ?1 AND id = ?2", args,
+                                           ARI_NARGS(args), err);
+        int rc = st ? ari_store_query_string(s, st, "", &out->names[v], "read state names", err) : -1;
+        if (rc < 0)
+            return -1;
+        if (rc == 1 && !(out->names[v] = strdup("")))
             return nomem(err);
         out->is_task[v] = ari_tq_type_id(meta, out->names[v]) >= 0;
     }
@@ -1125,16 +1045,14 @@ int ari_tq_worker_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
                          double t0, double t1, ari_tq_states *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(worker_id), ari_arg_real(t0), ari_arg_real(t1)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
         "SELECT value_id, start, end, depth FROM states"
         " WHERE trace_id = ?1 AND container_id = ?2 AND start < ?4 AND end > ?3 ORDER BY start, depth",
-        err);
+        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, worker_id);
-    sqlite3_bind_double(st, 3, t0);
-    sqlite3_bind_double(st, 4, t1);
     int64_t *ids = NULL;
     int cap_ids = 0, rc;
     size_t cap = 0;
@@ -1149,12 +1067,11 @@ int ari_tq_worker_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
             return nomem(err);
         }
     }
-    if (rc != SQLITE_DONE) {
+    if (ari_store_rows_end(s, st, rc, "read worker states", err) < 0) {
         free(ids);
         ari_tq_states_free(out);
-        return ari_store_fail(s, err, "read worker states");
+        return -1;
     }
-    sqlite3_reset(st);
     rc = state_names(s, trace_id, meta, ids, out, err);
     free(ids);
     if (rc < 0)
@@ -1176,23 +1093,22 @@ void ari_tq_series_free(ari_tq_series *series, int n)
 static int series_points(ari_store *s, int64_t trace_id, int64_t type_id, double t0, double t1,
                          ari_tq_series *out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(out->container_id), ari_arg_int(type_id),
+                      ari_arg_real(t0), ari_arg_real(t1)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
         "SELECT start, value FROM variables WHERE trace_id = ?1 AND container_id = ?2 AND type_id = ?3"
         " AND start >= coalesce((SELECT max(start) FROM variables WHERE trace_id = ?1"
         "   AND container_id = ?2 AND type_id = ?3 AND start <= ?4), ?4)"
-        " AND start < ?5 ORDER BY start", err);
+        " AND start < ?5 ORDER BY start",
+        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, trace_id);
-    sqlite3_bind_int64(st, 2, out->container_id);
-    sqlite3_bind_int64(st, 3, type_id);
-    sqlite3_bind_double(st, 4, t0);
-    sqlite3_bind_double(st, 5, t1);
     size_t cap = 0, cap2 = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)&out->times, sizeof *out->times, &cap, (size_t)out->n + 1) < 0 ||
-            grow((void **)&out->values, sizeof *out->values, &cap2, (size_t)out->n + 1) < 0) {
+        if (ari_vec_reserve((void **)&out->times, &cap, (size_t)out->n + 1, sizeof *out->times) < 0 ||
+            ari_vec_reserve((void **)&out->values, &cap2, (size_t)out->n + 1, sizeof *out->values) < 0) {
             sqlite3_reset(st);
             return nomem(err);
         }
@@ -1200,10 +1116,7 @@ static int series_points(ari_store *s, int64_t trace_id, int64_t type_id, double
         out->values[out->n] = sqlite3_column_double(st, 1);
         out->n++;
     }
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "read variables");
-    sqlite3_reset(st);
-    return 0;
+    return ari_store_rows_end(s, st, rc, "read variables", err);
 }
 
 /* The variable types carrying the series and the containers having them. */
@@ -1211,29 +1124,29 @@ static int series_containers(ari_store *s, int64_t trace_id, ari_tq_variable whi
                              const ari_task_filter *f, ari_tq_series **out, int *n,
                              int64_t **types_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
-        "SELECT c.id, c.name, v.id FROM entity_types v JOIN containers c"
-        " ON c.trace_id = v.trace_id AND c.type_id = v.parent_id"
-        " WHERE v.trace_id = ?1 AND v.nature = 'variable'"
-        " AND (v.name IN (?2, ?3) OR v.alias = ?4) ORDER BY c.id", err);
-    if (!st)
-        return -1;
     static const char *const names[2][3] = {
         {"Number of Ready Tasks", "Ready", "nready"},
         {"Number of Submitted Uncompleted Tasks", "Submitted", "nsubmitted"},
     };
-    sqlite3_bind_int64(st, 1, trace_id);
-    for (int i = 0; i < 3; i++)
-        sqlite3_bind_text(st, 2 + i, names[which][i], -1, SQLITE_STATIC);
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_raw_text(names[which][0]),
+                      ari_arg_raw_text(names[which][1]), ari_arg_raw_text(names[which][2])};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT c.id, c.name, v.id FROM entity_types v JOIN containers c"
+                                       " ON c.trace_id = v.trace_id AND c.type_id = v.parent_id"
+                                       " WHERE v.trace_id = ?1 AND v.nature = 'variable'"
+                                       " AND (v.name IN (?2, ?3) OR v.alias = ?4) ORDER BY c.id",
+                                       args, ARI_NARGS(args), err);
+    if (!st)
+        return -1;
     size_t cap = 0, cap2 = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 1);
         int64_t node = ari_tq_node_of_name(name ? name : "");
-        if (!node_listed(f, node))
+        if (!ari_task_filter_node(f, node))
             continue;
-        if (grow((void **)out, sizeof **out, &cap, (size_t)*n + 1) < 0 ||
-            grow((void **)types_out, sizeof **types_out, &cap2, (size_t)*n + 1) < 0) {
+        if (ari_vec_reserve((void **)out, &cap, (size_t)*n + 1, sizeof **out) < 0 ||
+            ari_vec_reserve((void **)types_out, &cap2, (size_t)*n + 1, sizeof **types_out) < 0) {
             sqlite3_reset(st);
             return nomem(err);
         }
@@ -1243,10 +1156,7 @@ static int series_containers(ari_store *s, int64_t trace_id, ari_tq_variable whi
         (*types_out)[*n] = sqlite3_column_int64(st, 2);
         (*n)++;
     }
-    if (rc != SQLITE_DONE)
-        return ari_store_fail(s, err, "find variables");
-    sqlite3_reset(st);
-    return 0;
+    return ari_store_rows_end(s, st, rc, "find variables", err);
 }
 
 int ari_tq_series_load(ari_store *s, int64_t trace_id, ari_tq_variable which,

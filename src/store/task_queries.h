@@ -105,6 +105,8 @@ int ari_task_filter_pass(const ari_task_filter *f, const char *type, const char 
                          int64_t node, double start, double end);
 /* Does a worker (row) pass the filter's resources and nodes? */
 int ari_task_filter_row(const ari_task_filter *f, const ari_tq_worker *w);
+/* Does the filter keep this node (f->nodes NULL: every node)? */
+int ari_task_filter_node(const ari_task_filter *f, int64_t node);
 /* Does [start, end] overlap the window [t0, t1) (the Gantt rule)? */
 int ari_overlaps(double start, double end, double t0, double t1);
 
@@ -133,13 +135,6 @@ void ari_tq_tasks_free(ari_tq_tasks *t);
 const char *ari_tq_job_id(const ari_tq_tasks *t, int64_t i);
 /* The loaded DAG (with_deps). */
 ari_dag ari_tq_dag(const ari_tq_tasks *t);
-
-/* Counts n[r][k] and mean durations w[r][k] (NAN where no task of type k
- * ran on resource type r) of the tasks i with keep[i] (keep NULL: all),
- * laid out r * ntypes + k as in abe.h. *count_out and *mean_out are
- * malloc'd [nrestypes * ntypes]. Returns 0 or -1 (out of memory). */
-int ari_tq_means(const ari_tq_tasks *t, const ari_tq_meta *m, const unsigned char *keep,
-                 double **count_out, double **mean_out, ari_error *err);
 
 /* A task's duration for comparisons between tasks (outliers): end - start
  * (0 if negative) rounded to 10 significant digits, so that the rounding

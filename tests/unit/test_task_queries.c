@@ -18,6 +18,7 @@
 #include <math.h>
 #include <sqlite3.h>
 
+#include "analysis/bounds.h"
 #include "import/import.h"
 #include "store/analysis_cache.h"
 #include "store/store.h"
@@ -228,8 +229,9 @@ static void test_tasks_and_deps(void **state)
     assert_string_equal(f->meta->restypes[t.restype[i]], "CPU");
     assert_int_equal(t.iteration[i], 1);
     double *count, *mean;
-    assert_int_equal(ari_tq_means(&t, f->meta, NULL, &count, &mean, &err), 0);
+    ari_bounds_tasks bt = {t.n, t.type, t.restype, t.node, t.iteration, t.start, t.end, NULL, NULL};
     int K = f->meta->ntypes;
+    assert_int_equal(ari_bounds_means(&bt, K, f->meta->nrestypes, NULL, &count, &mean, &err), 0);
     assert_near(count[0 * K + 0], 2, 0);        /* CPU dgemm */
     assert_near(mean[0 * K + 0], 1.75, 1e-12);
     assert_near(mean[1 * K + 3], 2.5, 1e-12);   /* CUDA dtrsm */
