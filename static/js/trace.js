@@ -32,6 +32,10 @@ import { kindBadge, renameTrace, deleteTrace } from './traces.js';
 
 const views = [];
 
+// Task-trace views (Gantt, bounds, progression) need application tasks: a
+// plain Paje trace (SimGrid, poti) has states only, shown by the Timeline.
+export const hasTasks = (trace) => !!(trace.summary && trace.summary.tasks > 0);
+
 export function registerView(view) {
   const { id, title, kinds, applies, render, dispose } = view || {};
   if (typeof id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(id)) {
@@ -114,6 +118,15 @@ export async function renderTracePage(el, idText, viewId, params) {
   el.append(traceHeader(trace), viewTabs(trace, available, viewId));
   const body = h('section', { class: 'view', id: 'view', 'aria-label': view ? view.title : 'View' });
   el.appendChild(body);
+  const known = views.find((v) => v.id === viewId);
+  if (!view && known && known.applies === hasTasks && trace.kind === 'tasks') {
+    body.appendChild(h('div', { class: 'alert', role: 'status' },
+      h('strong', {}, `No ${known.title} for this trace`),
+      h('p', {}, `This trace has no task information (a plain Paje trace); the ${known.title} needs a StarPU `,
+        'bundle or StarVZ CSV set. Its states by container are in the ',
+        h('a', { href: `#/traces/${trace.id}/timeline` }, 'Timeline'), '.')));
+    return;
+  }
   if (!view) {
     body.appendChild(h('div', { class: 'alert alert-error', role: 'alert' },
       h('strong', {}, `No view “${viewId}” for this trace`),

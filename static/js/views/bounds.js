@@ -8,14 +8,14 @@
 // linked to the Gantt zoomed on it. Filters as in the Gantt, in the URL.
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
-import { registerView } from '../trace.js';
+import { registerView, hasTasks } from '../trace.js';
 import { typeColor } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtTime, fmtPercent, formatNumber } from '../lib/format.js';
 import { readFilters, filterQuery, filterBar, traceResources } from '../lib/filters.js';
 import { analysisError } from '../lib/errors.js';
 
-registerView({ id: 'bounds', title: 'Bounds', kinds: ['tasks'], render: renderBounds });
+registerView({ id: 'bounds', title: 'Bounds', kinds: ['tasks'], applies: hasTasks, render: renderBounds });
 
 async function renderBounds(el, trace, params, setParams, { signal }) {
   el.classList.add('bounds-view');

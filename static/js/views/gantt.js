@@ -8,7 +8,7 @@
 // (runtime=1, mpi=1) live in the URL.
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
-import { registerView } from '../trace.js';
+import { registerView, hasTasks } from '../trace.js';
 import { CRITICAL_COLOR, typeColor, stateColor, TIMELINE } from '../colors.js';
 import { GanttChart, DEBOUNCE_MS } from '../lib/gantt_chart.js';
 import { TimePanels } from '../lib/time_panels.js';
@@ -21,7 +21,7 @@ function parseNum(s) {
   return Number.isFinite(v) ? v : null;
 }
 
-registerView({ id: 'gantt', title: 'Gantt', kinds: ['tasks'], render: renderGantt });
+registerView({ id: 'gantt', title: 'Gantt', kinds: ['tasks'], applies: hasTasks, render: renderGantt });
 
 async function renderGantt(el, trace, params, setParams, { signal, onDispose }) {
   el.classList.add('gantt-view');

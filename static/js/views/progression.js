@@ -14,11 +14,11 @@ import { api, apiUrl } from '../api.js';
 import { getD3 } from '../d3.js';
 import { h, clear } from '../dom.js';
 import { errorBox } from '../settings.js';
-import { registerView } from '../trace.js';
+import { registerView, hasTasks } from '../trace.js';
 import { svg } from '../lib/svg.js';
 import { fmtQuantity as fmt, fmtPercent as pct, formatNumber } from '../lib/format.js';
 
-registerView({ id: 'progression', title: 'Progression', kinds: ['tasks'], render: renderProgression });
+registerView({ id: 'progression', title: 'Progression', kinds: ['tasks'], applies: hasTasks, render: renderProgression });
 
 const BW_MIN = 0.001;
 const BW_MAX = 0.2;
