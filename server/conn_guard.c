@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "server.h"
+#include "util/alloc.h"
 #include "util/log.h"
 
 enum { IDLE, HEADERS, ACTIVE };
@@ -196,11 +197,9 @@ static void *reaper_main(void *arg)
 
 ari_conn_guard *ari_conn_guard_start(double header_timeout, double idle_timeout, ari_error *err)
 {
-    ari_conn_guard *g = calloc(1, sizeof *g);
-    if (!g) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_conn_guard *g = ari_zalloc(sizeof *g, err);
+    if (!g)
         return NULL;
-    }
     g->header_timeout = header_timeout;
     g->idle_timeout = idle_timeout;
     pthread_condattr_t attr;

@@ -720,9 +720,8 @@ int ari_et_compare(const ari_et_tree *tf, const ari_et_cell *cf, size_t nf, cons
     ari_et_diff *a = keyed_cells(tf, cf, nf), *b = keyed_cells(ts, cs, ns);
     ari_et_diff *r = malloc((nf + ns + 1) * sizeof *r);
     if (!a || !b || !r) {
-        free(a);
-        free(b);
-        free(r);
+        void *owned[] = {a, b, r};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
     size_t i = 0, j = 0, m = 0;

@@ -157,11 +157,8 @@ static void fill_default_tables(void)
 static void free_tables(fft_tables *t)
 {
     if (t) {
-        free(t->re);
-        free(t->im);
-        free(t->swaps[0]);
-        free(t->swaps[1]);
-        free(t);
+        void *owned[] = {t->re, t->im, t->swaps[0], t->swaps[1], t};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
 }
 

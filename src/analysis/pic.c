@@ -373,11 +373,8 @@ static int thresholds(ari_pic *pic)
 void ari_pic_free(ari_pic *pic)
 {
     ari_pic_tree_free(&pic->tree);
-    free(pic->gain);
-    free(pic->loss);
-    free(pic->value);
-    free(pic->threshold);
-    free(pic->levels);
+    void *owned[] = {pic->gain, pic->loss, pic->value, pic->threshold, pic->levels};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(pic, 0, sizeof *pic);
 }
 

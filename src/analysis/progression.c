@@ -324,9 +324,8 @@ static int compute_metrics(const ari_prog_data *d, const ari_prog_options *o, ar
     int *use_count = calloc((size_t)d->nnodes, sizeof *use_count);
     double *total = calloc((size_t)d->nnodes, sizeof *total);
     if (!order || !use_count || !total) {
-        free(order);
-        free(use_count);
-        free(total);
+        void *owned[] = {order, use_count, total};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
         return -1;
     }
     for (long i = 0; i < d->ntasks; i++)
@@ -340,9 +339,8 @@ static int compute_metrics(const ari_prog_data *d, const ari_prog_options *o, ar
     }
     for (long i = 0; i < d->ntasks; i++)
         r->steps[step_of(r, d->tasks[i].end)].completed++;
-    free(order);
-    free(use_count);
-    free(total);
+    void *owned[] = {order, use_count, total};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return 0;
 }
 
@@ -482,10 +480,8 @@ typedef struct bound_setup {
 
 static void free_bound_setup(bound_setup *b)
 {
-    free(b->res_count);
-    free(b->mean);
-    free(b->boundable);
-    free(b->counts);
+    void *owned[] = {b->res_count, b->mean, b->boundable, b->counts};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int setup_bounds(const ari_prog_data *d, const ari_prog_result *r, bound_setup *b)
@@ -636,11 +632,7 @@ void ari_prog_result_free(ari_prog_result *r)
     }
     for (int f = 0; f < r->nflows; f++)
         free(r->flows[f].nodes);
-    free(r->flows);
-    free(r->steps);
-    free(r->values);
-    free(r->weights);
-    free(r->node_tasks);
-    free(r->last_end);
+    void *owned[] = {r->flows, r->steps, r->values, r->weights, r->node_tasks, r->last_end};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(r, 0, sizeof *r);
 }

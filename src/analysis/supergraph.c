@@ -126,9 +126,8 @@ void ari_module_map_free(ari_module_map *m)
         free(m->module[i]);
         regfree(&m->re[i]);
     }
-    free(m->module);
-    free(m->re);
-    free(m);
+    void *owned[] = {m->module, m->re, m};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 /* ---- the builder ------------------------------------------------------------------ */
@@ -1027,9 +1026,8 @@ done:
 static void builder_free(builder *b)
 {
     for (int64_t k = 0; k < b->ngroups; k++) {
-        free(b->groups[k].id);
-        free(b->groups[k].label);
-        free(b->groups[k].stem);
+        void *owned[] = {b->groups[k].id, b->groups[k].label, b->groups[k].stem};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(b->groups);
     if (b->keys) {
@@ -1037,14 +1035,8 @@ static void builder_free(builder *b)
             free(b->keys[k]);
         free(b->keys);
     }
-    free(b->key);
-    free(b->name_id);
-    free(b->names);
-    free(b->vinc);
-    free(b->vexc);
-    free(b->group);
-    free(b->mark);
-    free(b->dropped);
+    void *owned[] = {b->key, b->name_id, b->names, b->vinc, b->vexc, b->group, b->mark, b->dropped};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     ari_strmap_free(b->ids);
     ari_strmap_free(b->stems);
 }
@@ -1119,22 +1111,13 @@ int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigne
 void ari_supergraph_free(ari_supergraph *g)
 {
     for (int64_t j = 0; g->nodes && j < g->nnodes; j++) {
-        free(g->nodes[j].id);
-        free(g->nodes[j].label);
-        free(g->nodes[j].entries);
-        free(g->nodes[j].callers);
+        void *owned[] = {g->nodes[j].id, g->nodes[j].label, g->nodes[j].entries, g->nodes[j].callers};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     for (int64_t k = 0; g->keys && k < g->nkeys; k++)
         free(g->keys[k]);
-    free(g->keys);
-    free(g->nodes);
-    free(g->edges);
-    free(g->inc);
-    free(g->exc);
-    free(g->filtered);
-    free(g->root_inflow);
-    free(g->weight);
-    free(g->group);
+    void *owned[] = {g->keys, g->nodes, g->edges, g->inc, g->exc, g->filtered, g->root_inflow, g->weight, g->group};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(g, 0, sizeof *g);
 }
 

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "gen/starpu_writer.h"
+#include "util/free_all.h"
 #include "util/heap.h"
 
 enum { K_PLGSY, K_POTRF, K_TRSM, K_SYRK, K_GEMM, K_COUNT };
@@ -1297,19 +1298,13 @@ static int sim_alloc(sim *s, ari_error *err)
 
 static void sim_free(sim *s)
 {
-    free(s->step_off);
-    free(s->writes);
-    free(s->last_end);
-    free(s->copy);
-    free(s->comm_of);
-    free(s->mark);
     if (s->nodes)
         for (int i = 0; i < s->N; i++)
             for (int k = 0; k < K_COUNT; k++)
                 free(s->nodes[i].ready[k].v);
-    free(s->nodes);
-    free(s->workers);
-    free(s->ev);
+    void *owned[] = {s->step_off, s->writes, s->last_end, s->copy, s->comm_of,
+                     s->mark,     s->nodes,  s->workers,  s->ev};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static void setup_nodes(sim *s)

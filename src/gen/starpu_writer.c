@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "util/heap.h"
 
 /* ---- line builder -------------------------------------------------------- */
@@ -248,11 +249,9 @@ struct sw_paje {
 sw_paje *sw_paje_open(const char *dir, int sorted, int nstreams, size_t chunk,
                       ari_error *err)
 {
-    sw_paje *p = calloc(1, sizeof *p);
-    if (!p) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    sw_paje *p = ari_zalloc(sizeof *p, err);
+    if (!p)
         return NULL;
-    }
     p->sorted = sorted;
     p->nstreams = nstreams;
     p->chunk = chunk < 2 * SW_LINE_MAX ? 2 * SW_LINE_MAX : chunk;

@@ -33,6 +33,8 @@
 #include "ingest/rec.h"
 #include "store/task_writer.h"
 #include "store/trace_writer.h"
+#include "util/alloc.h"
+#include "util/free_all.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -161,16 +163,15 @@ struct ari_records {
     char **header;
     size_t ncols;
     ari_field *fields;
+    size_t header_cap, fields_cap; /* allocated slots of header and fields */
     char where[600];
 };
 
 ari_records *ari_records_open(const char *path, const char *name, int csv, ari_error *err)
 {
-    ari_records *r = calloc(1, sizeof *r);
-    if (!r) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_records *r = ari_zalloc(sizeof *r, err);
+    if (!r)
         return NULL;
-    }
     if (csv)
         r->csv = ari_csv_open(path, name, err);
     else
@@ -190,9 +191,8 @@ void ari_records_close(ari_records *r)
     ari_csv_close(r->csv);
     for (size_t i = 0; i < r->ncols; i++)
         free(r->header[i]);
-    free(r->header);
-    free(r->fields);
-    free(r);
+    void *owned[] = {r->header, r->fields, r};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int read_header(ari_records *r, ari_error *err)
@@ -206,6 +206,7 @@ static int read_header(ari_records *r, ari_error *err)
     r->fields = calloc(n, sizeof *r->fields);
     if (!r->header || !r->fields)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    r->header_cap = r->fields_cap = n;
     for (size_t i = 0; i < n; i++) {
         if (!(r->header[i] = strdup(cells[i])))
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
@@ -218,13 +219,8 @@ static int read_header(ari_records *r, ari_error *err)
  * are called "column<N>" (1-based). */
 static int extend_header(ari_records *r, size_t ncells, ari_error *err)
 {
-    char **header = realloc(r->header, ncells * sizeof *header);
-    if (header)
-        r->header = header;
-    ari_field *fields = realloc(r->fields, ncells * sizeof *fields);
-    if (fields)
-        r->fields = fields;
-    if (!header || !fields)
+    if (ari_vec_reserve((void **)&r->header, &r->header_cap, ncells, sizeof *r->header) < 0 ||
+        ari_vec_reserve((void **)&r->fields, &r->fields_cap, ncells, sizeof *r->fields) < 0)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     for (; r->ncols < ncells; r->ncols++) {
         char name[32];

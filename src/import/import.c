@@ -26,6 +26,7 @@
 #include "store/staging.h"
 #include "store/trace_writer.h"
 #include "util/clock.h"
+#include "util/free_all.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/utf8.h"
@@ -80,9 +81,8 @@ static int add_file(file_list *fl, const char *path, const char *name, const cha
 static void free_files(file_list *fl)
 {
     for (size_t i = 0; i < fl->n; i++) {
-        free(fl->items[i].path);
-        free(fl->items[i].name);
-        free(fl->items[i].dir);
+        void *owned[] = {fl->items[i].path, fl->items[i].name, fl->items[i].dir};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(fl->items);
 }
@@ -367,9 +367,8 @@ static int group_files(file_list *fl, group_list *gl, ari_error *err)
             if (!fl->items[files[i]].claimed)
                 rc = unclaimed_error(&fl->items[files[i]], err);
     }
-    free(keys);
-    free(runs);
-    free(idx);
+    void *owned[] = {keys, runs, idx};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 
 #include "ingest/caliper_json.h"
 #include "ingest/input.h"
+#include "util/free_all.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -53,7 +54,8 @@ typedef struct cali {
     const char *name;
     uint64_t line;
     cnode *nodes;
-    int64_t cap, defined;
+    size_t cap; /* slots of nodes, by id */
+    int64_t defined;
     ari_strmap *paths;   /* joined path -> reader node id + 1 */
     int64_t next_id;
     ari_strmap *attr_by_name; /* attribute name -> node id + 1 */
@@ -99,17 +101,8 @@ static cnode *node_at(cali *c, int64_t id)
 {
     if (id < 0 || id >= MAX_NODES || id > 16 * c->defined + 65536)
         return NULL;
-    if (id >= c->cap) {
-        int64_t cap = c->cap ? c->cap : 256;
-        while (cap <= id)
-            cap *= 2;
-        cnode *grown = realloc(c->nodes, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        memset(grown + c->cap, 0, (size_t)(cap - c->cap) * sizeof *grown);
-        c->nodes = grown;
-        c->cap = cap;
-    }
+    if (ari_vec_reserve_zeroed((void **)&c->nodes, &c->cap, (size_t)id + 1, sizeof *c->nodes) < 0)
+        return NULL;
     return &c->nodes[id];
 }
 
@@ -133,7 +126,7 @@ static int set_node(cali *c, int64_t id, int64_t attr, int64_t parent, const cha
 
 static const cnode *get(const cali *c, int64_t id)
 {
-    return id >= 0 && id < c->cap && c->nodes[id].used ? &c->nodes[id] : NULL;
+    return id >= 0 && (size_t)id < c->cap && c->nodes[id].used ? &c->nodes[id] : NULL;
 }
 
 static int bootstrap(cali *c)
@@ -571,17 +564,15 @@ static int parse_line(cali *c, char *line)
 
 static void cali_free(cali *c)
 {
-    for (int64_t i = 0; i < c->cap; i++) {
-        free(c->nodes[i].data);
-        free(c->nodes[i].alias);
-        free(c->nodes[i].unit);
+    for (size_t i = 0; i < c->cap; i++) {
+        void *owned[] = {c->nodes[i].data, c->nodes[i].alias, c->nodes[i].unit};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(c->nodes);
     ari_strmap_free(c->paths);
     ari_strmap_free(c->attr_by_name);
-    free(c->entries);
-    free(c->path);
-    free(c->joined);
+    void *owned[] = {c->entries, c->path, c->joined};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int cali_init(cali *c, const char *name, const ari_profile_sink *k, ari_error *err)

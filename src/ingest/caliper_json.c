@@ -13,6 +13,7 @@
 
 #include "ingest/input.h"
 #include "ingest/json_tokens.h"
+#include "util/free_all.h"
 #include "util/vec.h"
 
 #define MAX_CAPTURE ((size_t)1 << 29) /* one non-data member, as text */
@@ -157,7 +158,7 @@ typedef struct split {
     int path_col, rank_col, sloc_col, module_col;
     const char *node_kind;
     int *rank_proc;      /* rank -> proc + 1 */
-    int64_t nranks_cap;
+    size_t nranks_cap;
     cell *row;
     int data_deferred, data_done;
     int64_t rows;
@@ -287,17 +288,9 @@ static int proc_of_rank(split *sp, double rank, int *proc)
     if (isnan(rank) || rank < 0 || rank >= ARI_PROFILE_MAX_PROCS || rank != floor(rank))
         return ari_error_set(sp->err, ARI_E_INVALID_INPUT, "%s: bad mpi.rank %g", sp->name, rank);
     int64_t r = (int64_t)rank;
-    if (r >= sp->nranks_cap) {
-        int64_t cap = sp->nranks_cap ? sp->nranks_cap : 64;
-        while (cap <= r)
-            cap *= 2;
-        int *grown = realloc(sp->rank_proc, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
-        memset(grown + sp->nranks_cap, 0, (size_t)(cap - sp->nranks_cap) * sizeof *grown);
-        sp->rank_proc = grown;
-        sp->nranks_cap = cap;
-    }
+    if (ari_vec_reserve_zeroed((void **)&sp->rank_proc, &sp->nranks_cap, (size_t)r + 1,
+                               sizeof *sp->rank_proc) < 0)
+        return ari_error_set(sp->err, ARI_E_NOMEM, "out of memory");
     if (!sp->rank_proc[r]) {
         int p;
         if (sp->k->on_proc(sp->k->ctx, r, 0, &p) != 0)
@@ -751,9 +744,8 @@ static void split_free(split *sp)
         free(sp->cols[i].name);
         free(sp->cols[i].unit);
     }
-    free(sp->cols);
-    free(sp->row);
-    free(sp->rank_proc);
+    void *owned[] = {sp->cols, sp->row, sp->rank_proc};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     for (size_t i = 0; i < sp->nsrows; i++)
         free(sp->srows[i].vals);
     free(sp->srows);

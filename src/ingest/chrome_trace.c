@@ -17,6 +17,7 @@
 
 #include "ingest/input.h"
 #include "ingest/json_tokens.h"
+#include "util/free_all.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -969,20 +970,17 @@ static void reader_free(ct_reader *r)
     for (size_t t = 0; t < r->nth; t++) {
         for (size_t i = 0; i < r->th[t].nbe; i++) {
             ct_be *b = &r->th[t].be[i];
-            free(b->name);
-            free(b->cat);
-            free(b->bind_id);
+            void *owned[] = {b->name, b->cat, b->bind_id};
+            ari_free_all(owned, sizeof owned / sizeof owned[0]);
             json_decref(b->args);
         }
-        free(r->th[t].be);
-        free(r->th[t].pid);
-        free(r->th[t].tid);
+        void *owned[] = {r->th[t].be, r->th[t].pid, r->th[t].tid};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     for (size_t i = 0; i < r->nends; i++)
         free(r->ends[i].id);
-    free(r->th);
-    free(r->recs);
-    free(r->ends);
+    void *owned[] = {r->th, r->recs, r->ends};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     ari_json_stream_free(&r->src);
     ari_strmap_free(r->threads);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ingest/input.h"
+#include "util/alloc.h"
 
 struct ari_csv {
     ari_input *in;
@@ -15,11 +16,9 @@ struct ari_csv {
 
 ari_csv *ari_csv_open(const char *path, const char *display_name, ari_error *err)
 {
-    ari_csv *c = calloc(1, sizeof *c);
-    if (!c) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_csv *c = ari_zalloc(sizeof *c, err);
+    if (!c)
         return NULL;
-    }
     c->in = ari_input_open(path, display_name, err);
     if (!c->in) {
         free(c);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/free_all.h"
 #include "util/strmap.h"
 
 #define DB_TAG "HPCPROF-metricdb__"
@@ -564,7 +565,6 @@ int ari_hpctoolkit_read(const char *xml_path, const char *xml_name, const char *
         k->on_progress(k->ctx, 1.0);
     for (size_t d = 0; d < h.ndb; d++)
         free(h.dbs[d].vals);
-    free(h.dbs);
     ari_strmap_foreach(h.modules, free_name, NULL);
     ari_strmap_foreach(h.files, free_name, NULL);
     ari_strmap_foreach(h.procs, free_name, NULL);
@@ -573,18 +573,14 @@ int ari_hpctoolkit_read(const char *xml_path, const char *xml_name, const char *
     ari_strmap_free(h.procs);
     for (int m = 0; m < h.nmdb; m++)
         free(h.mdb[m].n);
-    free(h.mdb);
-    free(h.stack);
-    free(h.src_file);
     for (int64_t i = 0; i < h.ngraph; i++) {
         free((char *)h.pending[i].name);
         free((char *)h.pending[i].module);
         free((char *)h.pending[i].file);
     }
-    free(h.pending);
-    free(h.graph);
-    free(h.is_exclusive);
-    free(h.metric_index);
+    void *owned[] = {h.dbs,     h.mdb,   h.stack,        h.src_file,
+                     h.pending, h.graph, h.is_exclusive, h.metric_index};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return rc;
 }
 

@@ -733,6 +733,21 @@ static int page_type_elem(reader *r, const hw_obj *o, int is_root, const char **
 
 /* ---- committing an object: hwloc's checks, filters and insertion ------------ */
 
+/* Gives an object put above o (a memory Group, a Machine) o's sets: its
+ * cpuset as both cpusets, its nodesets. -1 (reported) when out of memory. */
+static int sets_above(reader *r, hw_obj *dst, const hw_obj *o)
+{
+    if (bitmap_copy(&dst->cpuset, &o->cpuset) < 0 || bitmap_copy(&dst->complete_cpuset, &o->cpuset) < 0 ||
+        bitmap_copy(&dst->nodeset, &o->nodeset) < 0 || bitmap_copy(&dst->complete_nodeset, &o->complete_nodeset) < 0) {
+        fail_nomem(r);
+        return -1;
+    }
+    dst->has_cpuset = dst->has_complete_cpuset = o->has_cpuset;
+    dst->has_nodeset = o->has_nodeset;
+    dst->has_complete_nodeset = o->has_complete_nodeset;
+    return 0;
+}
+
 /* The pre-2.0 NUMA node goes to memory children; a Group with its locality
  * is inserted first when it differs from its parent's. Returns the parent. */
 static int v1_numa_parent(reader *r, int me, int parent)
@@ -753,14 +768,8 @@ static int v1_numa_parent(reader *r, int me, int parent)
     o = &t->o[me];
     hw_obj *grp = &t->o[g];
     grp->group_kind = GROUP_KIND_MEMORY;
-    if (bitmap_copy(&grp->cpuset, &o->cpuset) < 0 || bitmap_copy(&grp->complete_cpuset, &o->cpuset) < 0 ||
-        bitmap_copy(&grp->nodeset, &o->nodeset) < 0 || bitmap_copy(&grp->complete_nodeset, &o->complete_nodeset) < 0) {
-        fail_nomem(r);
+    if (sets_above(r, grp, o) < 0)
         return -1;
-    }
-    grp->has_cpuset = grp->has_complete_cpuset = o->has_cpuset;
-    grp->has_nodeset = o->has_nodeset;
-    grp->has_complete_nodeset = o->has_complete_nodeset;
     list_append(t, parent, g);
     return g;
 }
@@ -995,14 +1004,8 @@ static int machine_above(reader *r, int numa)
         return -1;
     }
     hw_obj *o = &r->t.o[numa], *mo = &r->t.o[m];
-    if (bitmap_copy(&mo->cpuset, &o->cpuset) < 0 || bitmap_copy(&mo->complete_cpuset, &o->cpuset) < 0 ||
-        bitmap_copy(&mo->nodeset, &o->nodeset) < 0 || bitmap_copy(&mo->complete_nodeset, &o->complete_nodeset) < 0) {
-        fail_nomem(r);
+    if (sets_above(r, mo, o) < 0)
         return -1;
-    }
-    mo->has_cpuset = mo->has_complete_cpuset = o->has_cpuset;
-    mo->has_nodeset = o->has_nodeset;
-    mo->has_complete_nodeset = o->has_complete_nodeset;
     r->t.root = m;
     return m;
 }
@@ -1151,7 +1154,7 @@ static int add_default_numa(reader *r)
 typedef struct levels {
     int **objs;
     size_t *count;
-    size_t n, cap;
+    size_t n, cap, count_cap;
 } levels;
 
 static void levels_free(levels *lv)
@@ -1188,18 +1191,9 @@ static int find_same_type(const tree *t, int root, int obj)
 
 static int levels_push(levels *lv, int *objs, size_t n)
 {
-    if (lv->n == lv->cap) {
-        size_t cap = lv->cap ? lv->cap * 2 : 16;
-        int **o = realloc(lv->objs, cap * sizeof *o);
-        if (o)
-            lv->objs = o;
-        size_t *c = realloc(lv->count, cap * sizeof *c);
-        if (c)
-            lv->count = c;
-        if (!o || !c)
-            return -1;
-        lv->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&lv->objs, &lv->cap, lv->n + 1, sizeof *lv->objs) < 0 ||
+        ari_vec_reserve((void **)&lv->count, &lv->count_cap, lv->n + 1, sizeof *lv->count) < 0)
+        return -1;
     lv->objs[lv->n] = objs;
     lv->count[lv->n++] = n;
     return 0;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/free_all.h"
 #include "util/vec.h"
 
 #define CHUNK ((size_t)256 * 1024)
@@ -466,7 +467,6 @@ void ari_input_close(ari_input *in)
         return;
     if (in->a)
         archive_read_free(in->a);
-    free(in->buf);
-    free(in->name);
-    free(in);
+    void *owned[] = {in->buf, in->name, in};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }

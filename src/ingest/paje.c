@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "ingest/input.h"
+#include "util/free_all.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -395,8 +396,12 @@ static evdef *find_def(reader *r, const char *id)
 }
 
 /* Sink calls: a non-zero return aborts the read. */
-static int stopped(reader *r, int rc)
+/* What a sink callback answered: 0 goes on; anything else stops the read
+ * (kept in sink_rc, reported as cancelled unless an error is set). */
+static int sink_answer(reader *r, int rc)
 {
+    if (rc == 0)
+        return 0;
     r->sink_rc = rc;
     if (r->err && !r->err->code[0])
         ari_error_set(r->err, ARI_E_CANCELLED, "%s: stopped by the consumer", r->name);
@@ -405,44 +410,7 @@ static int stopped(reader *r, int rc)
 
 static int emit_type(reader *r, const ari_type_def *t)
 {
-    int rc = r->sink->on_type ? r->sink->on_type(r->sink->ctx, t) : 0;
-    return rc ? stopped(r, rc) : 0;
-}
-
-static int emit_container(reader *r, const ari_container *c)
-{
-    int rc = r->sink->on_container ? r->sink->on_container(r->sink->ctx, c) : 0;
-    return rc ? stopped(r, rc) : 0;
-}
-
-static int emit_container_end(reader *r, const char *id, double end)
-{
-    int rc = r->sink->on_container_end ? r->sink->on_container_end(r->sink->ctx, id, end) : 0;
-    return rc ? stopped(r, rc) : 0;
-}
-
-static int emit_state(reader *r, const ari_state *s)
-{
-    int rc = r->sink->on_state ? r->sink->on_state(r->sink->ctx, s) : 0;
-    return rc ? stopped(r, rc) : 0;
-}
-
-static int emit_variable(reader *r, const ari_variable *v)
-{
-    int rc = r->sink->on_variable ? r->sink->on_variable(r->sink->ctx, v) : 0;
-    return rc ? stopped(r, rc) : 0;
-}
-
-static int emit_link(reader *r, const ari_link *l)
-{
-    int rc = r->sink->on_link ? r->sink->on_link(r->sink->ctx, l) : 0;
-    return rc ? stopped(r, rc) : 0;
-}
-
-static int emit_event(reader *r, const ari_event *e)
-{
-    int rc = r->sink->on_event ? r->sink->on_event(r->sink->ctx, e) : 0;
-    return rc ? stopped(r, rc) : 0;
+    return sink_answer(r, r->sink->on_type ? r->sink->on_type(r->sink->ctx, t) : 0);
 }
 
 /* Copies the user-defined fields of a line into fields/buf (reused). */
@@ -501,9 +469,8 @@ static void free_def(evdef *d)
         return;
     for (int i = 0; i < d->nfields; i++)
         free(d->fnames[i]);
-    free(d->fnames);
-    free(d->user);
-    free(d);
+    void *owned[] = {d->fnames, d->user, d};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int begin_def(reader *r, char **tok, int n)
@@ -849,7 +816,7 @@ static int do_create_container(reader *r, const evdef *ev, char **tok, double ti
         parent->first_child = c;
     parent->last_child = c;
     ari_container info = {c->id, c->name, type->id, parent->id, time, time};
-    return emit_container(r, &info);
+    return sink_answer(r, r->sink->on_container ? r->sink->on_container(r->sink->ctx, &info) : 0);
 }
 
 static cslot *slot_of(reader *r, pcont *c, ptype *t)
@@ -872,7 +839,7 @@ static int pop_state(reader *r, pcont *c, cslot *s, double end)
     sentry *e = &s->stack[--s->depth];
     ari_state st = {c->id,   s->type->id, e->value, e->start, end,
                     s->depth, e->fields,  (size_t)e->nfields};
-    return emit_state(r, &st);
+    return sink_answer(r, r->sink->on_state ? r->sink->on_state(r->sink->ctx, &st) : 0);
 }
 
 static int push_state(reader *r, cslot *s, const evdef *ev, char **tok, double time,
@@ -902,7 +869,7 @@ static int close_variable(reader *r, pcont *c, cslot *s, double end)
         return 0;
     s->has_value = 0;
     ari_variable v = {c->id, s->type->id, s->var_start, end, s->var_value};
-    return emit_variable(r, &v);
+    return sink_answer(r, r->sink->on_variable ? r->sink->on_variable(r->sink->ctx, &v) : 0);
 }
 
 /* Ends every state and variable piece of c at time end. */
@@ -949,7 +916,8 @@ static int destroy_tree(reader *r, pcont *top, double end)
             return -1;
         c->destroyed = 1;
         unlink_child(c);
-        if (emit_container_end(r, c->id, end) != 0)
+        const ari_sink *k = r->sink;
+        if (sink_answer(r, k->on_container_end ? k->on_container_end(k->ctx, c->id, end) : 0) != 0)
             return -1;
         if (c == top)
             return 0;
@@ -1043,7 +1011,7 @@ static int do_event(reader *r, const evdef *ev, char **tok, double time)
         value_of(r, t, field(ev, tok, F_VALUE), &value) != 0 || line_fields(r, ev, tok) != 0)
         return -1;
     ari_event e = {c->id, t->id, value, time, r->fields, (size_t)ev->nuser};
-    return emit_event(r, &e);
+    return sink_answer(r, r->sink->on_event ? r->sink->on_event(r->sink->ctx, &e) : 0);
 }
 
 static plink *new_link(reader *r)
@@ -1098,7 +1066,7 @@ static int complete_link(reader *r, plink *l, const evdef *ev, char **tok, doubl
                      start_first ? time : l->time,
                      r->fields,
                      (size_t)total};
-    return emit_link(r, &info);
+    return sink_answer(r, r->sink->on_link ? r->sink->on_link(r->sink->ctx, &info) : 0);
 }
 
 static int do_link(reader *r, const evdef *ev, char **tok, double time)
@@ -1683,16 +1651,13 @@ static void free_reader(reader *r)
     free_cont(&r->root);
     ari_strmap_free(r->conts);
     for (size_t i = 0; i < r->nlinks; i++) {
-        free(r->linklist[i]->fields);
-        free(r->linklist[i]->buf);
-        free(r->linklist[i]);
+        void *owned[] = {r->linklist[i]->fields, r->linklist[i]->buf, r->linklist[i]};
+        ari_free_all(owned, sizeof owned / sizeof owned[0]);
     }
     free(r->linklist);
     ari_strmap_free(r->links);
-    free(r->tok);
-    free(r->fields);
-    free(r->linebuf);
-    free(r->keybuf);
+    void *owned[] = {r->tok, r->fields, r->linebuf, r->keybuf};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int init_reader(reader *r, const char *name, const ari_paje_options *opt,

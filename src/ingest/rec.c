@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "ingest/input.h"
+#include "util/alloc.h"
+#include "util/free_all.h"
 #include "util/vec.h"
 
 #define MAX_RECORD_BYTES ((size_t)64 << 20)
@@ -24,11 +26,9 @@ struct ari_rec {
 
 ari_rec *ari_rec_open(const char *path, const char *display_name, ari_error *err)
 {
-    ari_rec *r = calloc(1, sizeof *r);
-    if (!r) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_rec *r = ari_zalloc(sizeof *r, err);
+    if (!r)
         return NULL;
-    }
     r->in = ari_input_open(path, display_name, err);
     if (!r->in) {
         free(r);
@@ -42,10 +42,8 @@ void ari_rec_close(ari_rec *r)
     if (!r)
         return;
     ari_input_close(r->in);
-    free(r->arena);
-    free(r->offsets);
-    free(r->fields);
-    free(r);
+    void *owned[] = {r->arena, r->offsets, r->fields, r};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int fail(ari_rec *r, ari_error *err, const char *reason)

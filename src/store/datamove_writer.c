@@ -19,6 +19,8 @@
 #include "ingest/json_tokens.h"
 #include "store/store_text.h"
 #include "store/trace_writer_internal.h"
+#include "util/alloc.h"
+#include "util/free_all.h"
 #include "util/sbuf.h"
 #include "util/vec.h"
 
@@ -604,11 +606,9 @@ static int on_progress(void *ctx, double fraction)
 
 static ari_datamove_writer *writer_new(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    ari_datamove_writer *dw = calloc(1, sizeof *dw);
-    if (!dw) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_datamove_writer *dw = ari_zalloc(sizeof *dw, err);
+    if (!dw)
         return NULL;
-    }
     dw->store = s;
     dw->trace_id = trace_id;
     dw->track_map = ari_strmap_new();
@@ -698,9 +698,8 @@ void ari_datamove_writer_free(ari_datamove_writer *dw)
         free(dw->tracks[i].pid);
         free(dw->tracks[i].tid);
     }
-    free(dw->tracks);
-    free(dw->metrics);
-    free(dw->events);
+    void *owned[] = {dw->tracks, dw->metrics, dw->events};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     if (dw->names)
         ari_strmap_foreach(dw->names, free_name, NULL);
     ari_strmap_free(dw->names);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "store/store_internal.h"
+#include "util/free_all.h"
 #include "util/vec.h"
 
 #define MAX_DEPTH 64
@@ -114,9 +115,8 @@ static void ctree_free(ctree *c)
 {
     for (int64_t i = 0; i < c->n; i++)
         free(c->node[i].name);
-    free(c->node);
-    free(c->child_start);
-    free(c->child);
+    void *owned[] = {c->node, c->child_start, c->child};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static int64_t find_ix(const ctree *c, int64_t id)
@@ -541,9 +541,8 @@ void ari_pq_free(ari_pq_data *d)
         free(d->nodes[i].resource_type);
     }
     free_names(d->values, d->nvalues);
-    free(d->nodes);
-    free(d->parent);
-    free(d->v);
+    void *owned[] = {d->nodes, d->parent, d->v};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(d, 0, sizeof *d);
 }
 
@@ -615,9 +614,8 @@ int ari_pq_load(ari_store *s, int64_t id, double start, double end, int slices, 
     if (rc == 0 && out->nvalues == 0)
         rc = 2;
     free_names(v.name, v.n);
-    free(v.map);
-    free(b.leaf_container);
-    free(name);
+    void *owned[] = {v.map, b.leaf_container, name};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     if (rc != 0)
         ari_pq_free(out);
     return rc;

@@ -13,6 +13,7 @@
 
 #include "store/store_text.h"
 #include "store/trace_writer_internal.h"
+#include "util/free_all.h"
 #include "util/vec.h"
 
 typedef struct pw_node {
@@ -766,23 +767,16 @@ int ari_profile_writer_finish(ari_profile_writer *pw, ari_error *err)
 
 static void node_free(pw_node *p)
 {
-    free(p->name);
-    free(p->module);
-    free(p->file);
-    free(p->kind);
     for (int m = 0; m < p->nmetrics; m++)
         free(p->vals[m]);
-    free(p->vals);
-    free(p);
+    void *owned[] = {p->name, p->module, p->file, p->kind, p->vals, p};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 static void metric_free(pw_metric *pm)
 {
-    free(pm->name);
-    free(pm->source);
-    free(pm->unit);
-    free(pm->partner_name);
-    free(pm->dense);
+    void *owned[] = {pm->name, pm->source, pm->unit, pm->partner_name, pm->dense};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 /* What the callbacks gathered: nodes, declarations, metrics, processes,
@@ -796,9 +790,8 @@ static void free_gathered(ari_profile_writer *pw)
     free(pw->decl);
     for (int m = 0; m < pw->nmetrics; m++)
         metric_free(&pw->metrics[m]);
-    free(pw->metrics);
-    free(pw->rank);
-    free(pw->thread);
+    void *owned[] = {pw->metrics, pw->rank, pw->thread};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     ari_strmap_free(pw->proc_map);
     ari_json_members_free(&pw->meta);
 }
@@ -806,10 +799,8 @@ static void free_gathered(ari_profile_writer *pw)
 /* What shaping added: the numbering and the order of the processes. */
 static void free_shaped(ari_profile_writer *pw)
 {
-    free(pw->order);
-    free(pw->new_parent);
-    free(pw->depth);
-    free(pw->proc_perm);
+    void *owned[] = {pw->order, pw->new_parent, pw->depth, pw->proc_perm};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
 void ari_profile_writer_free(ari_profile_writer *pw)

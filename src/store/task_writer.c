@@ -16,6 +16,7 @@
 
 #include "store/store_text.h"
 #include "store/trace_writer_internal.h"
+#include "util/alloc.h"
 #include "util/vec.h"
 
 typedef struct worker_info {
@@ -269,11 +270,9 @@ const ari_task_sink *ari_trace_writer_task_sink(ari_trace_writer *w, ari_error *
 {
     if (w->task_writer)
         return &w->task_writer->sink;
-    struct ari_task_writer *t = calloc(1, sizeof *t);
-    if (!t) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    struct ari_task_writer *t = ari_zalloc(sizeof *t, err);
+    if (!t)
         return NULL;
-    }
     t->w = w;
     t->sink = (ari_task_sink){
         .ctx = t,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store/store_text.h"
+#include "util/alloc.h"
 #include "util/sha256.h"
 #include "util/utf8.h"
 
@@ -17,11 +18,9 @@ ari_trace_writer *ari_trace_writer_begin(ari_store *s, const char *name, const c
                                          const ari_writer_progress *progress,
                                          uint64_t bytes_before, ari_error *err)
 {
-    ari_trace_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_trace_writer *w = ari_zalloc(sizeof *w, err);
+    if (!w)
         return NULL;
-    }
     w->store = s;
     w->progress = *progress;
     w->bytes_before = bytes_before;

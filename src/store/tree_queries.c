@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "util/free_all.h"
 #include "util/vec.h"
 
 static int nomem(ari_error *err)
@@ -133,12 +134,8 @@ int ari_tree_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const
 
 void ari_tree_data_free(ari_tree_data *d)
 {
-    free(d->node);
-    free(d->parent);
-    free(d->tasks);
-    free(d->restype);
-    free(d->ids);
-    free(d->id_off);
+    void *owned[] = {d->node, d->parent, d->tasks, d->restype, d->ids, d->id_off};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
     memset(d, 0, sizeof *d);
 }
 

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Makes room for at least `need` elements of `size` bytes in *p (whose
  * capacity is *cap elements). 0, or -1 when out of memory (or the size
@@ -32,6 +33,18 @@ static inline int ari_vec_reserve(void **p, size_t *cap, size_t need, size_t siz
         return -1;
     *p = g;
     *cap = c;
+    return 0;
+}
+
+/* ari_vec_reserve, and the elements it adds (from the old capacity to the
+ * new one) zeroed, for tables indexed by id whose empty slots must read 0. */
+static inline int ari_vec_reserve_zeroed(void **p, size_t *cap, size_t need, size_t size)
+{
+    size_t old = *cap;
+    if (ari_vec_reserve(p, cap, need, size) < 0)
+        return -1;
+    if (*cap > old)
+        memset((char *)*p + old * size, 0, (*cap - old) * size);
     return 0;
 }
 
