@@ -13,6 +13,7 @@
 #include "ingest/hatchet_json.h"
 #include "ingest/hpctoolkit.h"
 #include "ingest/input.h"
+#include "ingest/tau.h"
 #include "store/profile_writer.h"
 #include "store/trace_writer.h"
 
@@ -86,8 +87,11 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The metric-db files next to experiment.xml, sorted by name. */
-static int list_metricdbs(const ari_import_file *xml, char ***paths, char ***names, size_t *n, ari_error *err)
+/* The files next to `xml` whose names `match` accepts (HPCToolkit's
+ * metric-db files next to experiment.xml, TAU's profile.N.C.T files),
+ * sorted by name. */
+static int list_siblings(const ari_import_file *xml, int (*match)(const char *name), char ***paths, char ***names,
+                         size_t *n, ari_error *err)
 {
     char dir[4096], name_dir[4096];
     snprintf(dir, sizeof dir, "%.*s", (int)(base_name(xml->path) - xml->path), xml->path);
@@ -100,7 +104,7 @@ static int list_metricdbs(const ari_import_file *xml, char ***paths, char ***nam
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d)) != NULL && rc == 0) {
-        if (e->d_name[0] == '.' || !ari_hpctoolkit_is_metricdb(e->d_name))
+        if (e->d_name[0] == '.' || !match(e->d_name))
             continue;
         char **grown = realloc(entries, (count + 1) * sizeof *grown);
         if (!grown || !(grown[count] = strdup(e->d_name))) {
@@ -135,7 +139,7 @@ static int import_hpctoolkit(ari_trace_writer *w, ari_import_file *files, const 
     const ari_import_file *xml = &files[g->files[0]];
     char **paths = NULL, **names = NULL;
     size_t n = 0;
-    int rc = list_metricdbs(xml, &paths, &names, &n, err);
+    int rc = list_siblings(xml, ari_hpctoolkit_is_metricdb, &paths, &names, &n, err);
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = ari_trace_writer_file(w, paths[i], names[i], "metric-db", err);
     if (rc == 0)
@@ -206,7 +210,65 @@ static int import_hatchet(ari_trace_writer *w, ari_import_file *files, const ari
     return import_single(w, &files[g->files[0]], "hatchet-json", ari_hatchet_json_read, err);
 }
 
+/* ---- TAU ---- */
+
+static int is_tau_profile(const char *name)
+{
+    long long rank, thread;
+    return ari_tau_profile_name(name, &rank, &thread);
+}
+
+/* Every profile.N.C.T file of a directory is one run (the group lists the
+ * first ones; the import reads them all from the directory). */
+static int claim_tau(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
+{
+    char head[64];
+    size_t first = n;
+    for (size_t i = 0; i < n && first == n; i++) {
+        ari_import_file *f = &files[idx[i]];
+        long got = f->claimed || !is_tau_profile(base_name(f->name)) ? 0 : ari_input_head(f->path, head, sizeof head);
+        if (got > 0 && ari_tau_probe(head, (size_t)got))
+            first = i;
+    }
+    if (first == n)
+        return 0;
+    g->nfiles = 0;
+    for (size_t j = first; j < n; j++) {
+        ari_import_file *f = &files[idx[j]];
+        if (f->claimed || !is_tau_profile(base_name(f->name)))
+            continue;
+        f->claimed = 1;
+        if (g->nfiles < sizeof g->files / sizeof g->files[0])
+            g->files[g->nfiles++] = idx[j];
+    }
+    return 1;
+}
+
+static int import_tau(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
+{
+    const ari_import_file *first = &files[g->files[0]];
+    char **paths = NULL, **names = NULL;
+    size_t n = 0;
+    int rc = list_siblings(first, is_tau_profile, &paths, &names, &n, err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = ari_trace_writer_file(w, paths[i], names[i], "tau-profile", err);
+    ari_profile_writer *pw = rc == 0 ? ari_profile_writer_begin(w, err) : NULL;
+    if (pw)
+        rc = finish_read(pw, ari_tau_read((const char *const *)paths, (const char *const *)names, n,
+                                          ari_profile_writer_sink(pw), err), err);
+    else
+        rc = -1;
+    for (size_t i = 0; i < n; i++) {
+        free(paths[i]);
+        free(names[i]);
+    }
+    free(paths);
+    free(names);
+    return rc;
+}
+
 const ari_format ari_format_hpctoolkit = {"hpctoolkit", "profile", claim_hpctoolkit, import_hpctoolkit};
+const ari_format ari_format_tau = {"tau", "profile", claim_tau, import_tau};
 const ari_format ari_format_caliper_split = {"caliper_json_split", "profile", claim_split, import_split};
 const ari_format ari_format_caliper_records = {"caliper_json", "profile", claim_records, import_records};
 const ari_format ari_format_cali = {"cali", "profile", claim_cali, import_cali};

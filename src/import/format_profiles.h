@@ -2,7 +2,8 @@
  * "profile"): HPCToolkit databases (a bundle: experiment.xml and the
  * *.metric-db files of its directory), Caliper json-split, Caliper JSON
  * record lists, native .cali files, and Hatchet's JSON (graph+dataframe
- * or literal). Each reads into the store's profile writer. */
+ * or literal), TAU text profiles (profile.N.C.T files of a directory).
+ * Each reads into the store's profile writer. */
 #ifndef ARIADNE_FORMAT_PROFILES_H
 #define ARIADNE_FORMAT_PROFILES_H
 
@@ -13,5 +14,6 @@ extern const ari_format ari_format_caliper_split;
 extern const ari_format ari_format_caliper_records;
 extern const ari_format ari_format_cali;
 extern const ari_format ari_format_hatchet_json;
+extern const ari_format ari_format_tau;
 
 #endif

@@ -15,8 +15,10 @@
 const ari_format *const ari_formats[] = {
     &ari_format_starpu,
     &ari_format_starvz,
+    &ari_format_chrome_slices, /* generic Chrome traces, before the data-movement ones */
     &ari_format_chrome_trace,
     &ari_format_hpctoolkit,
+    &ari_format_tau,
     &ari_format_paje,
     &ari_format_cali,
     &ari_format_hatchet_json,

@@ -16,7 +16,7 @@ const selected = new Map(); // id -> name of the task traces ticked for comparis
 // the formats); a kind appears here with its first reader.
 export const KINDS = {
   tasks: 'Task-based runtime traces (StarPU bundles, StarVZ CSV sets, Paje): tasks on workers over time',
-  profile: 'Call-graph profiles (HPCToolkit experiment.xml, Caliper .cali and JSON, Hatchet JSON)',
+  profile: 'Call-graph profiles (HPCToolkit experiment.xml, Caliper .cali and JSON, Hatchet JSON, TAU profile.N.C.T)',
   datamove: 'Data-movement traces (Chrome/Kineto/Perfetto JSON with nvidia-smi CSV and hwloc topologies): transfers between devices',
 };
 

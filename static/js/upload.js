@@ -39,7 +39,7 @@ function helpPanel() {
         '), possibly gzip- or zstd-compressed.'),
       h('li', {}, h('strong', {}, 'Several files'), ' of one run, e.g. a StarPU bundle: ',
         h('code', {}, 'paje.trace'), ', ', h('code', {}, 'tasks.rec'), ', ', h('code', {}, 'dag.dot'),
-        ', ', h('code', {}, 'data.rec'), '. Select them together.'),
+        ', ', h('code', {}, 'data.rec'), ', or the ', h('code', {}, 'profile.N.C.T'), ' files of a TAU run. Select them together.'),
       h('li', {}, h('strong', {}, 'An archive'), ': ', h('code', {}, '.tar'), ', ',
         h('code', {}, '.tar.gz'), ', ', h('code', {}, '.tgz'), ', ', h('code', {}, '.tar.zst'),
         ' or ', h('code', {}, '.zip'), '; it is unpacked on the server.')),
