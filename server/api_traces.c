@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "handlers.h"
+#include "import/import.h"
 #include "jobs.h"
 #include "params.h"
 #include "reply.h"
@@ -68,17 +69,36 @@ static size_t utf8_length(const char *s)
 static const ari_body_field patch_body[] = {
     {"name", ARI_BODY_STRING, 0, NULL},
     {"description", ARI_BODY_STRING, 0, NULL},
+    {"time_unit", ARI_BODY_STRING, 0, "one of s, ms, us, ns"},
     {NULL, 0, 0, NULL},
 };
 
-/* Validates {"name"?: string, "description"?: string} and nothing else. */
-static int patch_fields(ari_request *r, json_t *body, const char **name, const char **description)
+/* A time unit given by the user (a PATCH field or an upload's query
+ * parameter): NULL or one of ari_time_units, else answers 400. */
+static int check_time_unit(ari_request *r, const char *unit)
 {
-    *name = *description = NULL;
+    if (!unit || ari_time_unit_known(unit))
+        return 0;
+    char shown[ARI_PRINTABLE_SIZE];
+    ari_reply_error(r, 400, "invalid_parameter",
+                    "time_unit must be one of s, ms, us, ns (a label: times are not rescaled), got '%s'",
+                    ari_printable(unit, shown));
+    return -1;
+}
+
+/* Validates {"name"?: string, "description"?: string, "time_unit"?: unit}
+ * and nothing else. */
+static int patch_fields(ari_request *r, json_t *body, const char **name, const char **description,
+                        const char **unit)
+{
+    *name = *description = *unit = NULL;
     if (ari_body_check(r, body, patch_body) < 0)
         return -1;
     *name = json_string_value(json_object_get(body, "name"));
     *description = json_string_value(json_object_get(body, "description"));
+    *unit = json_string_value(json_object_get(body, "time_unit"));
+    if (check_time_unit(r, *unit) < 0)
+        return -1;
     if (*name && (utf8_length(*name) == 0 || utf8_length(*name) > MAX_NAME)) {
         ari_reply_error(r, 400, "invalid_parameter", "name must have 1 to %d characters", MAX_NAME);
         return -1;
@@ -98,11 +118,13 @@ enum MHD_Result api_traces_patch(ari_request *r)
     json_t *body = ari_body_object(r);
     if (!body)
         return MHD_YES;
-    const char *name, *description;
+    const char *name, *description, *unit;
     enum MHD_Result res = MHD_YES;
-    if (patch_fields(r, body, &name, &description) == 0) {
+    if (patch_fields(r, body, &name, &description, &unit) == 0) {
         ari_error err = {0};
-        int rc = ari_traces_update(r->db, id, name, description, &err);
+        int rc = unit ? ari_traces_set_time_unit(r->db, id, unit, &err) : 0;
+        if (rc == 0)
+            rc = ari_traces_update(r->db, id, name, description, &err);
         if (rc != 0)
             res = ari_reply_lookup_failed(r, rc, &err, "trace", id);
         else
@@ -146,6 +168,10 @@ enum MHD_Result api_traces_upload(ari_request *r)
     ari_upload *u = r->upload;
     if (check_upload(r, u) < 0)
         return MHD_YES;
+    const char *unit = ari_param(r, "time_unit");
+    if (check_time_unit(r, unit) < 0)
+        return MHD_YES;
+    snprintf(u->time_unit, sizeof u->time_unit, "%s", unit ? unit : "");
     json_t *params = json_pack("{s:[], s:s, s:I}", "files", "name", u->trace_name, "bytes", (json_int_t)u->bytes);
     for (size_t i = 0; i < u->nfiles; i++)
         json_array_append_new(json_object_get(params, "files"), json_string(u->client_names[i]));

@@ -23,16 +23,22 @@
 #include "version.h"
 
 static const char usage[] =
-    "Usage: ariadned import [--db FILE] [--name NAME] [--max-unpacked BYTES] [--quiet] PATH...\n"
+    "Usage: ariadned import [--db FILE] [--name NAME] [--time-unit UNIT] [--max-unpacked BYTES]\n"
+    "                       [--quiet] PATH...\n"
     "\n"
     "Imports traces into the database (created if missing) without a server.\n"
     "A PATH is a trace file (possibly .gz or .zst), a directory (a StarPU bundle:\n"
     "paje.trace, tasks.rec, dag.dot, ...) or an archive (.tar, .tar.gz, .zip).\n"
     "Everything given in one call is imported in one transaction: all or nothing.\n"
     "Prints one JSON line per trace: {\"id\":..,\"name\":..,\"kind\":..,\"format\":..}.\n"
+    "Warnings (a file cut in its last line...) go to stderr; the trace is imported.\n"
     "\n"
     "  --db FILE    database (default ./ariadne.db)\n"
     "  --name NAME  trace name (default: from the file or directory name)\n"
+    "  --time-unit UNIT\n"
+    "               the time unit of the task traces: s, ms, us or ns (default: decided\n"
+    "               by the format; a single Paje file is ms if StarPU wrote it, else s).\n"
+    "               A label: no time is rescaled\n"
     "  --max-unpacked BYTES\n"
     "               cap on the bytes unpacked from archives, nested ones included,\n"
     "               with K/M/G suffixes; 0 for none (default 16G)\n"
@@ -64,8 +70,20 @@ static void catch_stop_signals(void)
 }
 
 /* One JSON line per trace (names are valid UTF-8: the import made them so). */
+static void print_warnings(const ari_imported *t)
+{
+    const char *p = t->warnings;
+    while (p && *p) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "ariadned import: warning: %s: %.*s\n", t->name, n, p);
+        p += n + (nl != NULL);
+    }
+}
+
 static void print_trace(const ari_imported *t)
 {
+    print_warnings(t);
     json_t *line = json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)t->id, "name", t->name,
                              "kind", t->kind, "format", t->format);
     char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
@@ -90,8 +108,8 @@ static void show_progress(void *ctx, double fraction, const char *phase)
     }
 }
 
-static int import_paths(const char *db_path, const char *name, uint64_t max_unpacked, int quiet,
-                        char **paths, int n)
+static int import_paths(const char *db_path, const char *name, const char *time_unit,
+                        uint64_t max_unpacked, int quiet, char **paths, int n)
 {
     ari_error err = {0};
     ari_store *s = ari_store_open(db_path, &err);
@@ -114,7 +132,7 @@ static int import_paths(const char *db_path, const char *name, uint64_t max_unpa
         .inputs = inputs, .ninputs = inputs ? (size_t)n : 0, .trace_name = name,
         .work_dir = work_dir, .max_unpacked = max_unpacked,
         .progress = show_progress, .progress_ctx = quiet || !isatty(2) ? NULL : stderr,
-        .cancel = &cancel_import,
+        .cancel = &cancel_import, .time_unit = time_unit,
     };
     ari_import_result res = {0};
     int rc = ari_import(s, &req, &res, &err);
@@ -136,10 +154,11 @@ int cmd_import(int argc, char **argv)
     static const struct option options[] = {
         {"db", required_argument, NULL, 'd'}, {"name", required_argument, NULL, 'n'},
         {"quiet", no_argument, NULL, 'q'}, {"max-unpacked", required_argument, NULL, 'm'},
+        {"time-unit", required_argument, NULL, 'u'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
-    const char *db = ARI_DEFAULT_DB, *name = NULL;
+    const char *db = ARI_DEFAULT_DB, *name = NULL, *time_unit = NULL;
     unsigned long long max_unpacked = ARI_IMPORT_DEFAULT_MAX_UNPACKED;
     int quiet = 0, c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -147,6 +166,11 @@ int cmd_import(int argc, char **argv)
         case 'd': db = optarg; break;
         case 'n': name = optarg; break;
         case 'q': quiet = 1; break;
+        case 'u':
+            if (!ari_time_unit_known(optarg))
+                return ari_cli_fail("import", "--time-unit must be one of s, ms, us, ns; got '%s'", optarg);
+            time_unit = optarg;
+            break;
         case 'm':
             if (ari_cli_parse_bytes(optarg, &max_unpacked) < 0)
                 return ari_cli_fail("import", "--max-unpacked wants a size such as 4G, got '%s'", optarg);
@@ -162,5 +186,5 @@ int cmd_import(int argc, char **argv)
     }
     ari_log_set_level(ARI_LOG_WARN);
     ari_input_set_max_decoded(max_unpacked);
-    return import_paths(db, name, max_unpacked, quiet, argv + optind, argc - optind);
+    return import_paths(db, name, time_unit, max_unpacked, quiet, argv + optind, argc - optind);
 }

@@ -70,6 +70,7 @@ static void run_job(ari_jobs *j, job_item *it)
         .trace_name = u->trace_name[0] ? u->trace_name : NULL,
         .job_id = it->id, .work_dir = u->dir, .max_unpacked = j->max_unpacked,
         .progress = on_progress, .progress_ctx = j, .cancel = &j->cancel,
+        .time_unit = u->time_unit[0] ? u->time_unit : NULL,
     };
     ari_import_result res = {0};
     ari_log(ARI_LOG_INFO, "job %lld: importing %zu file(s)", (long long)it->id, u->nfiles);

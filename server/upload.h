@@ -25,6 +25,7 @@ struct ari_upload {
     char *client_names[ARI_UPLOAD_MAX_FILES]; /* as the client named them, valid UTF-8 */
     size_t nfiles;
     char trace_name[256];          /* the `name` field; valid UTF-8 once ended */
+    char time_unit[8];             /* the `time_unit` query parameter (checked), "" if none */
     uint64_t bytes, max_bytes;
     int too_large;
     char error[256];               /* set when the body cannot be stored */

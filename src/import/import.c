@@ -415,6 +415,33 @@ static void trace_name(const ari_import_request *req, const ari_import_file *fil
         ari_utf8_copy(out, size, fallback);
 }
 
+const char *const ari_time_units[] = {"s", "ms", "us", "ns", NULL};
+
+int ari_time_unit_known(const char *unit)
+{
+    for (size_t i = 0; unit && ari_time_units[i]; i++)
+        if (strcmp(unit, ari_time_units[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The user's unit over the format's, for task traces only. */
+static int user_time_unit(ari_trace_writer *w, const ari_import_request *req, const ari_imported *t,
+                          ari_error *err)
+{
+    if (!req->time_unit)
+        return 0;
+    if (strcmp(t->kind, "tasks") != 0)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER,
+                             "a time unit applies to task traces only, and %s is a %s trace (%s)", t->name,
+                             t->kind, t->format);
+    if (ari_trace_writer_set_time_unit_from(w, req->time_unit, "set by the user at import") < 0) {
+        *err = *ari_trace_writer_error(w);
+        return -1;
+    }
+    return 0;
+}
+
 static int import_group(ari_store *s, const ari_import_request *req, file_list *fl,
                         const ari_group *g, size_t ngroups, uint64_t *bytes_done,
                         ari_imported *out, ari_error *err)
@@ -429,7 +456,12 @@ static int import_group(ari_store *s, const ari_import_request *req, file_list *
         return -1;
     int rc = g->format->import(w, fl->items, g, err);
     if (rc == 0)
+        rc = user_time_unit(w, req, out, err);
+    if (rc == 0)
         rc = ari_trace_writer_finish(w, NULL, err);
+    const char *warnings = ari_trace_writer_warnings(w);
+    if (rc == 0 && warnings[0] && !(out->warnings = strdup(warnings)))
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
     out->id = ari_trace_writer_id(w);
     *bytes_done = ari_trace_writer_bytes_done(w);
     ari_trace_writer_free(w);
@@ -564,6 +596,8 @@ int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *r
 
 void ari_import_result_free(ari_import_result *res)
 {
+    for (size_t i = 0; res->traces && i < res->ntraces; i++)
+        free(res->traces[i].warnings);
     free(res->traces);
     res->traces = NULL;
     res->ntraces = 0;

@@ -39,13 +39,23 @@ typedef struct ari_import_request {
     void (*progress)(void *ctx, double fraction, const char *phase);
     void *progress_ctx;
     const volatile int *cancel; /* polled; non-zero aborts the import */
+    const char *time_unit;      /* NULL, or one of ari_time_units: the unit of every task trace
+                                 of the import, "set by the user" (a label: nothing is
+                                 rescaled); an import with another kind of trace fails */
 } ari_import_request;
+
+/* The time units a task trace may be labelled with, NULL-terminated. */
+extern const char *const ari_time_units[];
+/* 1 if unit is one of them. */
+int ari_time_unit_known(const char *unit);
 
 typedef struct ari_imported {
     int64_t id;
     char name[256];
     char kind[16];
     char format[32];
+    char *warnings; /* NULL, or "message (code)" lines: what the user should know (a cut
+                       line...); freed by ari_import_result_free */
 } ari_imported;
 
 typedef struct ari_import_result {

@@ -237,6 +237,11 @@ typedef struct reader {
     /* progress */
     double total;
     uint64_t nprocessed;
+
+    /* a last line without a newline (see paje.h): the offset of a cut one
+     * that the replay skips, and of one that was kept (a failure there is
+     * reported, not an error); UINT64_MAX if none */
+    uint64_t skip_off, tail_off, tail_line;
 } reader;
 
 /* ---- helpers: errors, tokens, numbers, sink calls ------------------------ */
@@ -1397,6 +1402,88 @@ static FILE *temp_copy(reader *r)
     return f;
 }
 
+/* ---- a file cut in its last line (see paje.h) ---- */
+
+/* The last body line, and a failure kept until the end of the file shows
+ * whether the line that failed was a cut last line. */
+typedef struct tail {
+    uint64_t off, line; /* the last body line read fine */
+    int body;           /* there was one */
+    int failed;         /* a body line failed: error, and where */
+    struct {
+        uint64_t off, line;
+    } bad;
+    ari_error error;
+} tail;
+
+static int may_be_cut(const reader *r)
+{
+    return r->opt.report && r->sink_rc == 0 && strcmp(r->err->code, ARI_E_INVALID_INPUT) == 0;
+}
+
+static int defer_failure(reader *r, tail *t, uint64_t off)
+{
+    t->failed = 1;
+    t->bad.off = off;
+    t->bad.line = r->lineno;
+    t->error = *r->err;
+    ari_error_clear(r->err);
+    return 0;
+}
+
+static void note_comment(reader *r, const char *text)
+{
+    ari_paje_report *rep = r->opt.report;
+    if (!rep || rep->first_comment[0])
+        return;
+    text = skip_space((char *)text);
+    size_t n = strcspn(text, "\r");
+    if (n >= sizeof rep->first_comment)
+        n = sizeof rep->first_comment - 1;
+    memcpy(rep->first_comment, text, n);
+    rep->first_comment[n] = '\0';
+}
+
+/* 1 if the decompressed trace ends with a newline (or is empty), 0 if not,
+ * -1 on a read error. */
+static int ends_with_newline(reader *r, const char *path, scan *sc)
+{
+    int fd = sc->copy ? fileno(sc->copy) : open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    char last = '\n';
+    int ok = fd >= 0 && (!sc->copy || fflush(sc->copy) == 0) && fstat(fd, &st) == 0 &&
+             (st.st_size == 0 || pread(fd, &last, 1, st.st_size - 1) == 1);
+    if (!ok)
+        ari_error_set(r->err, ARI_E_IO, "%s: %s", r->name, ari_io_reason(errno));
+    if (fd >= 0 && !sc->copy)
+        close(fd);
+    return ok ? last == '\n' : -1;
+}
+
+/* At the end of the scan: a failed last line without a newline is a cut
+ * one (skipped by the replay), else its failure is the error; a good last
+ * line without a newline is watched by the replay. */
+static int settle_tail(reader *r, const char *path, scan *sc, tail *t)
+{
+    int nl = ends_with_newline(r, path, sc);
+    if (nl < 0)
+        return -1;
+    ari_paje_report *rep = r->opt.report;
+    if (t->failed && nl) {
+        *r->err = t->error;
+        return -1;
+    }
+    if (t->failed) {
+        rep->cut_line = t->bad.line;
+        snprintf(rep->cut_reason, sizeof rep->cut_reason, "%s", t->error.message);
+        r->skip_off = t->bad.off;
+    } else if (!nl) {
+        r->tail_off = t->off;
+        r->tail_line = t->line;
+    }
+    return 0;
+}
+
 static int scan_file(reader *r, const char *path, scan *sc)
 {
     ari_input *in = ari_input_open(path, r->name, r->err);
@@ -1413,12 +1500,27 @@ static int scan_file(reader *r, const char *path, scan *sc)
     int rc = 0;
     char *line;
     size_t len;
+    tail t;
+    memset(&t, 0, sizeof t);
     while ((line = ari_input_getline(in, &len, r->err)) != NULL) {
         r->lineno = ari_input_lineno(in);
+        if (t.failed) { /* the bad line was not the last one */
+            *r->err = t.error;
+            rc = -1;
+            break;
+        }
         char *s = skip_space(line);
-        if (*s == '\0' || *s == '#')
+        if (*s == '\0' || *s == '#') {
+            if (*s == '#' && r->ndefs == 0 && !r->cur)
+                note_comment(r, s + 1);
             continue;
-        rc = *s == '%' ? header_line(r, s + 1) : scan_body(r, sc, s, ari_input_line_offset(in));
+        }
+        uint64_t off = ari_input_line_offset(in);
+        rc = *s == '%' ? header_line(r, s + 1) : scan_body(r, sc, s, off);
+        if (rc != 0 && *s != '%' && may_be_cut(r))
+            rc = defer_failure(r, &t, off);
+        else if (rc == 0 && *s != '%')
+            t.off = off, t.line = r->lineno, t.body = 1;
         if (rc != 0)
             break;
         if ((r->lineno & 0xffff) == 0 && r->total > 0)
@@ -1426,6 +1528,8 @@ static int scan_file(reader *r, const char *path, scan *sc)
     }
     if (rc == 0 && ari_input_failed(in))
         rc = -1;
+    if (rc == 0 && r->opt.report && (t.failed || t.body))
+        rc = settle_tail(r, path, sc, &t);
     if (rc == 0 && r->cur) {
         r->lineno = r->cur_line;
         rc = perr(r, "%%EventDef %s is not closed by %%EndEventDef", r->cur_id);
@@ -1439,11 +1543,24 @@ static int scan_file(reader *r, const char *path, scan *sc)
     return rc;
 }
 
+/* The kept last line without a newline failed in the replay: it was cut
+ * after all. Reported, and the trace end stays where it was. */
+static int cut_in_replay(reader *r, double last_time)
+{
+    ari_paje_report *rep = r->opt.report;
+    rep->cut_line = r->tail_line;
+    snprintf(rep->cut_reason, sizeof rep->cut_reason, "%s", r->err->message);
+    ari_error_clear(r->err);
+    r->last_time = last_time;
+    return 0;
+}
+
 static int replay_line(reader *r, char *line, double done)
 {
     const evdef *ev;
+    double last_time = r->last_time;
     if (parse_body(r, line, &ev) != 0 || dispatch(r, ev, r->tok) != 0)
-        return -1;
+        return r->offset == r->tail_off && may_be_cut(r) ? cut_in_replay(r, last_time) : -1;
     if ((++r->nprocessed & 0xffff) == 0)
         progress(r, 0.3 + 0.7 * done);
     return 0;
@@ -1473,7 +1590,7 @@ static int replay_in_order(reader *r, const char *path, FILE *copy)
         r->lineno = ari_input_lineno(in);
         r->offset = ari_input_line_offset(in);
         char *s = skip_space(line);
-        if (*s == '\0' || *s == '#' || *s == '%')
+        if (*s == '\0' || *s == '#' || *s == '%' || r->offset == r->skip_off)
             continue;
         double done = size > 0 ? (double)ari_input_bytes_read(in) / size : 1.0;
         if ((rc = replay_line(r, s, done)) != 0)
@@ -1676,6 +1793,9 @@ static int init_reader(reader *r, const char *name, const ari_paje_options *opt,
     r->links = ari_strmap_new();
     r->max_fields = 8;
     r->tokcap = 8;
+    r->skip_off = r->tail_off = UINT64_MAX;
+    if (r->opt.report)
+        memset(r->opt.report, 0, sizeof *r->opt.report);
     r->tok = malloc(8 * sizeof *r->tok);
     if (!r->types || !r->conts || !r->links || !r->tok)
         return nomem(r);
@@ -1700,6 +1820,8 @@ int ari_paje_read(const char *path, const char *display_name, const ari_paje_opt
         rc = replay_sorted(&r, &sc);
     if (rc == 0)
         rc = finish(&r);
+    if (rc == 0 && r.opt.report && r.tail_off != UINT64_MAX && !r.opt.report->cut_line)
+        r.opt.report->unterminated_line = r.tail_line;
     if (rc == 0)
         progress(&r, 1.0);
     unmap_source(&r);

@@ -33,6 +33,16 @@
  * on an empty stack, a wrong number of fields, bad numbers, invalid event
  * definitions (old field names are only accepted with no_strict). Split
  * traces (PajeTraceFile) are ARI_E_UNSUPPORTED.
+ *
+ * A file cut in the middle of its last line (a copy stopped early, a run
+ * killed while writing): with a report (ari_paje_options.report), a last
+ * line that does not end with a newline and does not read (too few fields,
+ * an unterminated quote, a cut number, an unknown container...) is ignored
+ * and reported in report->cut_line instead of being an error; one that
+ * reads is kept and reported in report->unterminated_line (it may still be
+ * cut inside its last field). Without a report both behave as pj_dump: the
+ * bad line is an error. A file that ends with a newline reads the same
+ * either way.
  */
 #ifndef ARIADNE_PAJE_H
 #define ARIADNE_PAJE_H
@@ -42,9 +52,21 @@
 #include "ingest/sink.h"
 #include "util/error.h"
 
+/* What a read noticed, besides its entities (filled when passed in the
+ * options; zeroed at the start of the read). */
+typedef struct ari_paje_report {
+    char first_comment[128];              /* the first '#' comment before the header, without the '#'
+                                   and leading blanks ("" if none), e.g. "This file was
+                                   generated using SimGrid-3.36.1" */
+    unsigned long long cut_line;          /* 1-based number of a cut last line that was ignored, 0 if none */
+    char cut_reason[1024];                /* why it did not read ("name:line: reason") */
+    unsigned long long unterminated_line; /* a last line without a newline that was kept, 0 if none */
+} ari_paje_report;
+
 typedef struct ari_paje_options {
     int no_strict;               /* accept old field names (pj_dump -n) */
     int ignore_incomplete_links; /* drop links missing an end (pj_dump -z) */
+    ari_paje_report *report;     /* NULL: a cut last line is an error (see above) */
 } ari_paje_options;
 
 /* Reads path (display_name is used in messages; NULL: path). opt may be

@@ -54,6 +54,12 @@ int ari_traces_list(ari_store *s, const ari_trace_filter *f, char **json_out,
                     int64_t *total, ari_error *err);
 /* Returns 0 and a JSON object, 1 if there is no such trace, -1 on error. */
 int ari_traces_get(ari_store *s, int64_t id, char **json_out, ari_error *err);
+/* Labels a task trace's times with unit (the caller checked it: s, ms,
+ * us, ns): its time_unit and summary, time_unit_source "set by the user";
+ * nothing is rescaled. Drops the trace's cached analyses. Returns 0, 1 if
+ * absent, -1 with err set (ARI_E_INVALID_PARAMETER for a trace of another
+ * kind, whose unit its format fixes). */
+int ari_traces_set_time_unit(ari_store *s, int64_t id, const char *unit, ari_error *err);
 /* NULL fields are left unchanged. Returns 0, 1 if absent, -1 on error. */
 int ari_traces_update(ari_store *s, int64_t id, const char *name,
                       const char *description, ari_error *err);

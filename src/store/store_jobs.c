@@ -16,6 +16,10 @@
 #define JOB_FIELDS \
     "'id', id, 'kind', kind, 'status', status, 'progress', progress, 'phase', phase," \
     "'created_at', created_at, 'finished_at', finished_at, 'trace_ids', json(trace_ids)," \
+    "'warnings', json((SELECT json_group_array(json_object('trace_id', t.id," \
+    "  'code', json_extract(w.value, '$.code'), 'message', json_extract(w.value, '$.message')))" \
+    "  FROM traces t, json_each(t.warnings_json) w" \
+    "  WHERE t.id IN (SELECT value FROM json_each(jobs.trace_ids))))," \
     "'error', CASE WHEN error_code IS NULL THEN NULL" \
     "  ELSE json_object('code', error_code, 'message', error_message) END"
 

@@ -4,6 +4,7 @@
 #include "store/store_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TRACE_FIELDS \
@@ -72,7 +73,9 @@ int ari_traces_list(ari_store *s, const ari_trace_filter *f, char **json_out,
 int ari_traces_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt_id(s,
-        "SELECT json_object(" TRACE_FIELDS ", 'meta', json(meta_json), 'summary', json(summary_json),"
+        "SELECT json_object(" TRACE_FIELDS ", 'time_unit_source', CASE WHEN time_unit_source = ''"
+        "   THEN 'format: the unit of the ' || format || ' format' ELSE time_unit_source END,"
+        " 'warnings', json(warnings_json), 'meta', json(meta_json), 'summary', json(summary_json),"
         " 'files', (SELECT json_group_array(json_object('name', name, 'bytes', bytes,"
         "   'sha256', sha256, 'role', role)) FROM trace_files WHERE trace_id = traces.id))"
         " FROM traces WHERE id = ?1", id, err);
@@ -87,6 +90,51 @@ int ari_traces_update(ari_store *s, int64_t id, const char *name,
         "UPDATE traces SET name = coalesce(?2, name), description = coalesce(?3, description)"
         " WHERE id = ?1", args, ARI_NARGS(args), err);
     return st ? ari_store_write_changed(s, st, "update trace", err) : -1;
+}
+
+/* Why a trace's unit cannot be set: it is absent (1) or not a task trace. */
+static int not_settable(ari_store *s, int64_t id, ari_error *err)
+{
+    char *kind = NULL;
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", id, err);
+    int rc = st ? ari_store_query_string(s, st, "", &kind, "read trace", err) : -1;
+    if (rc == 0)
+        rc = ari_error_set(err, ARI_E_INVALID_PARAMETER,
+                           "time_unit can only be set on task traces; trace %lld is a %s trace, "
+                           "whose times are in its format's unit",
+                           (long long)id, kind);
+    free(kind);
+    return rc;
+}
+
+static int set_time_unit(ari_store *s, int64_t id, const char *unit, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(id), ari_arg_text(unit)};
+    sqlite3_stmt *st = ari_store_bound(
+        s,
+        "UPDATE traces SET time_unit = ?2, time_unit_source = 'set by the user',"
+        " summary_json = CASE WHEN json_type(summary_json, '$.time_unit') IS NULL THEN summary_json"
+        "   ELSE json_set(summary_json, '$.time_unit', ?2) END"
+        " WHERE id = ?1 AND kind = 'tasks'",
+        args, ARI_NARGS(args), err);
+    int rc = st ? ari_store_write_changed(s, st, "set time unit", err) : -1;
+    if (rc == 1)
+        return not_settable(s, id, err);
+    if (rc == 0)
+        rc = ari_store_run(s, "DELETE FROM analysis_cache WHERE trace_id = ?1", args, 1,
+                           "drop cached analyses", err);
+    return rc;
+}
+
+int ari_traces_set_time_unit(ari_store *s, int64_t id, const char *unit, ari_error *err)
+{
+    if (ari_store_begin(s, err) < 0)
+        return -1;
+    int rc = set_time_unit(s, id, unit, err);
+    if (rc == 0)
+        return ari_store_commit(s, err);
+    ari_store_rollback(s);
+    return rc;
 }
 
 int ari_traces_delete(ari_store *s, int64_t id, ari_error *err)

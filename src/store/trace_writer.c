@@ -105,6 +105,30 @@ int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit)
                          "set time unit", &w->error);
 }
 
+int ari_trace_writer_set_time_unit_from(ari_trace_writer *w, const char *unit, const char *source)
+{
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_text(unit), ari_arg_text(source)};
+    return ari_store_run(w->store, "UPDATE traces SET time_unit = ?2, time_unit_source = ?3 WHERE id = ?1",
+                         args, ARI_NARGS(args), "set time unit", &w->error);
+}
+
+int ari_trace_writer_warn(ari_trace_writer *w, const char *code, const char *message)
+{
+    ari_arg args[] = {ari_arg_int(w->id), ari_arg_text(code), ari_arg_text(message)};
+    if (ari_store_run(w->store,
+                      "UPDATE traces SET warnings_json = json_insert(warnings_json, '$[#]',"
+                      " json_object('code', ?2, 'message', ?3)) WHERE id = ?1",
+                      args, ARI_NARGS(args), "record a warning", &w->error) < 0)
+        return -1;
+    ari_sbuf_printf(&w->warnings, "%s (%s)\n", message, code);
+    return 0;
+}
+
+const char *ari_trace_writer_warnings(const ari_trace_writer *w)
+{
+    return ari_sbuf_text(&w->warnings);
+}
+
 /* The trace's size and digest: its single file's digest, or for a bundle
  * the SHA-256 of its files' digests in sorted order. */
 static int finish_files(ari_trace_writer *w, ari_error *err)
@@ -143,5 +167,6 @@ void ari_trace_writer_free(ari_trace_writer *w)
     if (!w)
         return;
     ari_trace_sink_free(w);
+    ari_sbuf_free(&w->warnings);
     free(w);
 }

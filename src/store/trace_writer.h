@@ -39,6 +39,21 @@ int ari_trace_writer_file(ari_trace_writer *w, const char *path, const char *nam
 /* The error that made a sink callback fail, if any (code empty if none). */
 const ari_error *ari_trace_writer_error(const ari_trace_writer *w);
 int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit);
+/* The same, saying how the unit was decided (stored as the trace's
+ * time_unit_source, e.g. "detected: a StarPU paje.trace ...", "set by the
+ * user"). A trace whose format never calls this has an empty source, shown
+ * by the API as fixed by its format. */
+int ari_trace_writer_set_time_unit_from(ari_trace_writer *w, const char *unit, const char *source);
+/* Warnings: something the user should know about an import that still
+ * succeeded (the trace's `warnings`, a list of {code, message}, shown by
+ * GET /traces/{id}, the import job and `ariadned import`). code is a
+ * stable snake_case word (e.g. "truncated_line"), message a sentence that
+ * names the file and line. Keep to a handful per trace: each one is one
+ * UPDATE. Returns 0, or -1 with the writer's error set. */
+int ari_trace_writer_warn(ari_trace_writer *w, const char *code, const char *message);
+/* The warnings so far as text, one "message (code)" per line ("" if none);
+ * valid until the next warning or ari_trace_writer_free. */
+const char *ari_trace_writer_warnings(const ari_trace_writer *w);
 /* Computes counts and summary and stores them with meta_json (may be NULL). */
 int ari_trace_writer_finish(ari_trace_writer *w, const char *meta_json, ari_error *err);
 /* Bytes of input consumed, for the next writer of the same import. */

@@ -5,6 +5,7 @@
 
 #include "store/store_internal.h"
 #include "store/trace_writer.h"
+#include "util/sbuf.h"
 #include "util/strmap.h"
 
 typedef struct ari_entity_counts {
@@ -18,6 +19,7 @@ struct ari_trace_writer {
     ari_sink sink;
     ari_writer_progress progress;
     char phase[160];
+    ari_sbuf warnings; /* "message (code)\n" per warning, for the command line */
     uint64_t bytes_before, bytes_done, file_base, file_bytes, total_file_bytes;
 
     /* entity state (trace_sink.c) */

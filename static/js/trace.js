@@ -24,7 +24,7 @@
 // elimination tree). Each view module
 // is imported once from js/views/index.js.
 import { api } from './api.js';
-import { h, clear } from './dom.js';
+import { h, clear, modal } from './dom.js';
 import { formatBytes, formatDate } from './lib/format.js';
 import { updateParams } from './router.js';
 import { errorBox } from './settings.js';
@@ -141,12 +141,63 @@ export async function renderTracePage(el, idText, viewId, params) {
   }
 }
 
+const TIME_UNITS = [['s', 'seconds'], ['ms', 'milliseconds'], ['us', 'microseconds'], ['ns', 'nanoseconds']];
+
+// The time unit, with how it was decided as a tooltip, and (task traces
+// only: other formats fix their unit) a control to relabel it.
+function timeUnitMeta(trace) {
+  const unit = h('span', { id: 'trace-time-unit', class: 'time-unit',
+    style: trace.time_unit_source ? 'text-decoration: underline dotted; cursor: help' : null,
+    title: trace.time_unit_source ? `How it was decided: ${trace.time_unit_source}` : null },
+  trace.time_unit);
+  if (trace.kind !== 'tasks') return unit;
+  return h('span', {}, unit, ' ', h('button', {
+    type: 'button', class: 'btn btn-tiny', id: 'change-time-unit',
+    title: 'Set the unit the times of this trace are in (a label: no time is rescaled)',
+    onclick: async () => {
+      if (await changeTimeUnit(trace)) window.dispatchEvent(new HashChangeEvent('hashchange'));
+    },
+  }, 'change'));
+}
+
+// A modal with the units; PATCHes the trace. Resolves true when changed.
+async function changeTimeUnit(trace) {
+  const select = h('select', { id: 'time-unit-select', class: 'input' },
+    TIME_UNITS.map(([u, name]) => h('option', { value: u, selected: u === trace.time_unit }, `${u} (${name})`)));
+  const done = await modal({
+    title: 'Time unit',
+    body: h('div', { class: 'form-grid' },
+      h('label', { for: 'time-unit-select' }, 'The times of this trace are in'), select,
+      h('p', { class: 'muted small' }, `Now: ${trace.time_unit} — ${trace.time_unit_source || 'fixed by its format'}.`,
+        h('br'), 'This only relabels the times (axes, durations, rates); no number is rescaled.')),
+    buttons: [{ label: 'Cancel', value: null }, { label: 'Set unit', value: 'ok', primary: true }],
+    onSubmit: async () => {
+      try {
+        await api.patch(`/traces/${trace.id}`, { time_unit: select.value });
+        return true;
+      } catch (e) {
+        return e.message;
+      }
+    },
+  });
+  return done === 'ok';
+}
+
+// What the import noticed (a file cut in its last line, ...), in plain view.
+function importWarnings(trace) {
+  const list = trace.warnings || [];
+  if (!list.length) return null;
+  return h('div', { class: 'alert alert-info trace-warnings', role: 'note', id: 'trace-warnings' },
+    h('strong', {}, list.length === 1 ? 'Import warning' : `${list.length} import warnings`),
+    h('ul', {}, list.map((w) => h('li', { title: w.code }, w.message))));
+}
+
 function traceHeader(trace) {
   const meta = [
     ['Format', trace.format],
     ['Size', formatBytes(trace.bytes)],
     ['Uploaded', formatDate(trace.created_at)],
-    ['Time unit', trace.time_unit],
+    ['Time unit', trace.time_unit && timeUnitMeta(trace)],
     ['Id', `#${trace.id}`],
   ].filter(([, v]) => v);
   return h('header', { class: 'trace-header' },
@@ -154,7 +205,8 @@ function traceHeader(trace) {
     h('div', { class: 'page-header' },
       h('div', {},
         h('h1', { class: 'trace-title' }, trace.name, ' ', kindBadge(trace.kind)),
-        h('dl', { class: 'meta' }, meta.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))))),
+        h('dl', { class: 'meta' }, meta.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v)))),
+        importWarnings(trace)),
       h('div', { class: 'header-actions' },
         h('button', { type: 'button', class: 'btn', onclick: async () => {
           if (await renameTrace(trace)) window.dispatchEvent(new HashChangeEvent('hashchange'));

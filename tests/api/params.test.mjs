@@ -53,8 +53,10 @@ test('POST /tokens: the body is checked strictly', async () => {
 
 test('PATCH /traces/{id}: unknown fields and types before the lookup', async () => {
   const cases = [
-    [{ bogus: 1 }, 'unknown field \'bogus\' (allowed: name, description)'],
+    [{ bogus: 1 }, 'unknown field \'bogus\' (allowed: name, description, time_unit)'],
     [{ name: 3 }, 'name must be a string'],
+    [{ time_unit: 1 }, 'time_unit must be one of s, ms, us, ns'],
+    [{ time_unit: 'h' }, 'time_unit must be one of s, ms, us, ns (a label: times are not rescaled), got \'h\''],
     [{ description: null }, 'description must be a string'],
     [{ name: '' }, 'name must have 1 to 200 characters'],
   ];

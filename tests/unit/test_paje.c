@@ -244,7 +244,7 @@ static int read_rows(const char *path, int no_strict, int ignore_links, int user
     rw->user = user;
     rw->type_names = ari_strmap_new();
     rw->conts = ari_strmap_new();
-    ari_paje_options opt = {no_strict, ignore_links};
+    ari_paje_options opt = {.no_strict = no_strict, .ignore_incomplete_links = ignore_links};
     ari_sink sink = {rw,          on_type, on_container, on_container_end, on_state,
                      on_variable, on_link, on_event,     on_progress};
     int rc = ari_paje_read(path, NULL, &opt, &sink, err);
