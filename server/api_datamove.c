@@ -6,9 +6,14 @@
  *   GET /api/v1/traces/{id}/topology?start=&end=
  *   GET /api/v1/traces/{id}/metric-series?start=&end=&points=
  *   GET /api/v1/topology: this server's machine, through libhwloc.
- * Times are µs for datamove traces. Movements and the matrix also answer
+ * Times are µs for datamove traces, relative to the run's start (its
+ * first event, summary.start): windows are given and times answered that
+ * way, and every answer says the origin in `time_origin` (absolute µs, in
+ * the file's clock). A window past the end of the run (an absolute epoch
+ * time from an old URL) answers 400. Movements and the matrix also answer
  * for task traces (StarPU: their links between memory nodes and MPI
- * links), in the trace's own unit; the other endpoints answer 409
+ * links), in the trace's own unit and from its origin (time_origin, as
+ * the other task endpoints); the other endpoints answer 409
  * not_datamove for them, as for any kind but datamove. The rows come from
  * store/datamove_queries.c, the JSON from json_datamove.c; this file reads
  * parameters and maps errors. */
@@ -30,7 +35,8 @@ static int parse_time(const char *s, double *out)
     return ari_parse_number(s, out);
 }
 
-/* start= and end= (µs), NaN when absent; or window=t0,t1. */
+/* start= and end= (µs from the run's start), NaN when absent; or
+ * window=t0,t1. */
 static int read_window(ari_request *r, double *w0, double *w1)
 {
     *w0 = *w1 = NAN;
@@ -51,7 +57,7 @@ static int read_window(ari_request *r, double *w0, double *w1)
     for (int i = 0; i < 2; i++) {
         const char *s = ari_param(r, names[i]);
         if (s && *s && parse_time(s, outs[i]) < 0) {
-            ari_reply_error(r, 400, "invalid_parameter", "%s must be a time in µs, got '%.64s'", names[i], s);
+            ari_reply_error(r, 400, "invalid_parameter", "%s must be a time in µs from the run's start, got '%.64s'", names[i], s);
             return -1;
         }
     }
@@ -61,7 +67,7 @@ static int read_window(ari_request *r, double *w0, double *w1)
     }
     return 0;
 bad_window:
-    ari_reply_error(r, 400, "invalid_parameter", "window must be 'start,end' in µs with end > start, got '%.64s'", win);
+    ari_reply_error(r, 400, "invalid_parameter", "window must be 'start,end' in µs from the run's start with end > start, got '%.64s'", win);
     return -1;
 }
 

@@ -19,6 +19,7 @@
 #include "analysis_ctx.h"
 #include "params.h"
 #include "handlers.h"
+#include "time_origin.h"
 #include "reply.h"
 #include "store/pic_queries.h"
 #include "store/task_queries.h"
@@ -185,7 +186,7 @@ enum MHD_Result api_aggregation(ari_request *r)
         json_object_set_new(doc, "pic", json_real(q.p * part.gain - (1 - q.p) * part.loss));
         json_object_set_new(doc, "count", json_integer(part.n));
         json_object_set_new(doc, "aggregates", aggs);
-        res = ari_reply_analysis(r, doc, AGG_DIGITS);
+        res = ari_reply_analysis(r, ari_with_time_origin(r, q.id, doc), AGG_DIGITS);
     }
     free(tmp);
     ari_pic_partition_free(&part);
@@ -221,7 +222,7 @@ enum MHD_Result api_aggregation_levels(ari_request *r)
         res = ari_reply_error(r, 500, "out_of_memory", "out of memory");
     } else {
         json_object_set_new(doc, "levels", levels);
-        res = ari_reply_analysis(r, doc, AGG_DIGITS);
+        res = ari_reply_analysis(r, ari_with_time_origin(r, q.id, doc), AGG_DIGITS);
     }
     free(lv);
     agg_free(&q);

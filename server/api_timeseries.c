@@ -13,6 +13,7 @@
 #include "analysis_ctx.h"
 #include "params.h"
 #include "handlers.h"
+#include "time_origin.h"
 #include "reply.h"
 
 #define MAX_WIDTH 10000
@@ -158,7 +159,8 @@ enum MHD_Result api_timeseries(ari_request *r)
                         ctx.meta->extent_start, ctx.meta->extent_end);
     } else {
         ari_error err = {0};
-        json_t *doc = timeseries(r, &ctx, t0, t1, (int)width, (int)per_node, threshold, &err);
+        json_t *doc = ari_with_time_origin(r, ctx.trace.id,
+                                           timeseries(r, &ctx, t0, t1, (int)width, (int)per_node, threshold, &err));
         res = doc ? ari_reply_analysis(r, doc, SERIES_DIGITS) : ari_reply_from_error(r, &err);
     }
     ari_actx_close(&ctx);
@@ -210,5 +212,5 @@ enum MHD_Result api_iterations(ari_request *r)
         return MHD_YES;
     ari_error err = {0};
     json_t *doc = ari_analysis_cached(r, &ctx, "iterations", &ctx.filter, "", compute_iterations, NULL, &err);
-    return ari_actx_reply(r, &ctx, doc, &err);
+    return ari_actx_reply(r, &ctx, ari_with_time_origin(r, ctx.trace.id, doc), &err);
 }

@@ -1,6 +1,10 @@
 /* json_datamove.c: encoding the data movement endpoints' structs as the
  * JSON of docs/api.md (json_datamove.h). Reals are written with 17
- * significant digits; NAN bandwidths and NULL columns are null. */
+ * significant digits; NAN bandwidths and NULL columns are null. Every
+ * time is answered relative to the trace's origin: the struct's stored
+ * time minus its `shift` (a datamove trace's first event; 0 for task
+ * traces, stored relative already), and each document says the origin in
+ * `time_origin` (in the file's clock: absolute µs for datamove traces). */
 #include "json_datamove.h"
 
 #include <math.h>
@@ -19,6 +23,14 @@ static json_t *int_or_null(int64_t v)
     return v == ARI_DM_NULL ? json_null() : json_integer(v);
 }
 
+/* Adds time_origin to a document (NULL stays NULL). */
+static json_t *with_origin(json_t *doc, double time_origin)
+{
+    if (doc)
+        json_object_set_new(doc, "time_origin", json_real(time_origin));
+    return doc;
+}
+
 char *ari_dm_json_text(json_t *doc)
 {
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
@@ -28,10 +40,10 @@ char *ari_dm_json_text(json_t *doc)
 
 /* ---- movements ---- */
 
-static json_t *movement_json(int links, const ari_dm_movement *m)
+static json_t *movement_json(int links, const ari_dm_movement *m, double shift)
 {
     json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:f, s:f, s:f, s:o, s:o}", "event", (json_int_t)m->event, "src",
-                          m->src, "dst", m->dst, "kind", m->kind, "bytes", m->bytes, "start", m->start, "dur", m->dur,
+                          m->src, "dst", m->dst, "kind", m->kind, "bytes", m->bytes, "start", m->start - shift, "dur", m->dur,
                           "bandwidth", real_or_null(m->bandwidth), "trace_bandwidth", real_or_null(m->trace_bandwidth));
     if (o && links) {
         json_object_set_new(o, "key", m->key ? json_string(m->key) : json_null());
@@ -45,10 +57,12 @@ json_t *ari_dm_movements_json(const ari_dm_movements *m, int64_t limit)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < m->n; i++)
-        json_array_append_new(list, movement_json(m->links, &m->items[i]));
-    return json_pack("{s:f, s:f, s:s, s:I, s:b, s:f, s:f, s:o}", "start", m->start, "end", m->end, "time_unit",
-                     m->time_unit, "total", (json_int_t)m->tally.total, "truncated", m->tally.total > limit, "bytes",
-                     m->tally.bytes, "bytes_in_window", m->tally.bytes_in_window, "movements", list);
+        json_array_append_new(list, movement_json(m->links, &m->items[i], m->shift));
+    return with_origin(json_pack("{s:f, s:f, s:s, s:I, s:b, s:f, s:f, s:o}", "start", m->start - m->shift, "end",
+                                 m->end - m->shift, "time_unit", m->time_unit, "total", (json_int_t)m->tally.total,
+                                 "truncated", m->tally.total > limit, "bytes", m->tally.bytes, "bytes_in_window",
+                                 m->tally.bytes_in_window, "movements", list),
+                       m->time_origin);
 }
 
 /* ---- matrix ---- */
@@ -69,9 +83,10 @@ json_t *ari_dm_matrix_json(const ari_dm_window_matrix *w)
     }
     double total, max;
     ari_dm_matrix_totals(m, &total, &max);
-    return json_pack("{s:f, s:f, s:s, s:o, s:o, s:o, s:f, s:f}", "start", w->start, "end", w->end, "time_unit",
-                     w->time_unit, "components", keys, "bytes", bytes, "bandwidth", bw, "total_bytes", total,
-                     "max_bytes", max);
+    return with_origin(json_pack("{s:f, s:f, s:s, s:o, s:o, s:o, s:f, s:f}", "start", w->start - w->shift, "end",
+                                 w->end - w->shift, "time_unit", w->time_unit, "components", keys, "bytes", bytes,
+                                 "bandwidth", bw, "total_bytes", total, "max_bytes", max),
+                       w->time_origin);
 }
 
 /* ---- clock ---- */
@@ -87,9 +102,11 @@ json_t *ari_dm_clock_json(const ari_dm_clock *c)
             json_array_append_new(row, json_real(c->sectors[i * ARI_DM_NCAT + k]));
         json_array_append_new(rows, row);
     }
-    return json_pack("{s:f, s:f, s:f, s:f, s:i, s:o, s:o, s:f}", "start", c->start, "end", c->end, "duration",
-                     c->end - c->start, "sector_width", c->sector_width, "sectors", c->nsectors, "categories", cats,
-                     "values", rows, "max_sector", ari_dm_clock_max(c->sectors, c->nsectors, ARI_DM_NCAT));
+    return with_origin(json_pack("{s:f, s:f, s:f, s:f, s:i, s:o, s:o, s:f}", "start", c->start - c->shift, "end",
+                                 c->end - c->shift, "duration", c->end - c->start, "sector_width", c->sector_width,
+                                 "sectors", c->nsectors, "categories", cats, "values", rows, "max_sector",
+                                 ari_dm_clock_max(c->sectors, c->nsectors, ARI_DM_NCAT)),
+                       c->time_origin);
 }
 
 /* ---- topology ---- */
@@ -142,8 +159,10 @@ json_t *ari_dm_topology_json(const ari_dm_topology *t)
     if (comp_of && frac) {
         ari_dm_utilization((const char(*)[ARI_DM_KEY_SIZE])t->track_comp, t->track_busy, t->ntracks, t->start,
                            t->end, comp_of, frac, &ncomps);
-        doc = json_pack("{s:f, s:f, s:o, s:o}", "start", t->start, "end", t->end, "components",
-                        components_json(t, comp_of, frac, ncomps), "links", links_json(t->m));
+        doc = with_origin(json_pack("{s:f, s:f, s:o, s:o}", "start", t->start - t->shift, "end", t->end - t->shift,
+                                    "components", components_json(t, comp_of, frac, ncomps), "links",
+                                    links_json(t->m)),
+                          t->time_origin);
     }
     free(comp_of);
     free(frac);
@@ -170,7 +189,7 @@ static json_t *events_json(const ari_dm_timeline *t)
         const ari_dm_event_row *e = &t->events[i];
         json_array_append_new(a, json_pack("{s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:s, s:o}", "id", (json_int_t)e->id,
             "track", (json_int_t)e->track, "category", ari_dm_category_name(e->category), "name", e->name,
-            "cat", e->cat, "start", e->start, "dur", e->dur, "type", e->point ? "point" : "range",
+            "cat", e->cat, "start", e->start - t->shift, "dur", e->dur, "type", e->point ? "point" : "range",
             "correlation", int_or_null(e->correlation)));
     }
     return a;
@@ -182,7 +201,7 @@ static json_t *groups_json(const ari_dm_timeline *t)
     for (size_t i = 0; i < t->ngroups; i++) {
         const ari_dm_group_row *g = &t->groups[i];
         json_array_append_new(a, json_pack("{s:I, s:s, s:f, s:f, s:I, s:f, s:f}", "track", (json_int_t)g->track,
-            "category", ari_dm_category_name(g->category), "start", g->start, "end", g->end,
+            "category", ari_dm_category_name(g->category), "start", g->start - t->shift, "end", g->end - t->shift,
             "count", (json_int_t)g->count, "busy", g->busy, "bytes", g->bytes));
     }
     return a;
@@ -190,24 +209,26 @@ static json_t *groups_json(const ari_dm_timeline *t)
 
 json_t *ari_dm_timeline_json(const ari_dm_timeline *t)
 {
-    json_t *doc = json_pack("{s:f, s:f, s:f, s:f, s:o, s:s}", "start", t->start, "end", t->end, "run_start",
-                            t->run_start, "run_end", t->run_end, "tracks", tracks_json(t), "mode",
-                            t->grouped ? "groups" : "events");
+    json_t *doc = json_pack("{s:f, s:f, s:f, s:f, s:o, s:s}", "start", t->start - t->shift, "end",
+                            t->end - t->shift, "run_start", t->run_start - t->shift, "run_end",
+                            t->run_end - t->shift, "tracks", tracks_json(t), "mode", t->grouped ? "groups" : "events");
+    if (!doc)
+        return NULL;
     json_object_set_new(doc, t->grouped ? "groups" : "events", t->grouped ? groups_json(t) : events_json(t));
     json_object_set_new(doc, "estimated_events", json_integer(t->estimated_events));
-    return doc;
+    return with_origin(doc, t->time_origin);
 }
 
 /* ---- metric series ---- */
 
-static json_t *series_json(const ari_dm_series *x, const ari_dm_series_stats *st)
+static json_t *series_json(const ari_dm_series *x, const ari_dm_series_stats *st, double shift)
 {
     json_t *m = json_pack("{s:I, s:s, s:s, s:s, s:I}", "id", (json_int_t)x->id, "metric", x->metric, "component",
                           x->component, "source", x->source, "n", (json_int_t)x->n);
     json_t *ts = json_array(), *vs = json_array();
     for (size_t k = 0; k < x->nsamples; k++)
         if ((int64_t)k % st->stride == 0) {
-            json_array_append_new(ts, json_real(x->ts[k]));
+            json_array_append_new(ts, json_real(x->ts[k] - shift));
             json_array_append_new(vs, json_real(x->values[k]));
         }
     json_object_set_new(m, "variance", json_real(st->variance));
@@ -233,8 +254,10 @@ json_t *ari_dm_metrics_json(const ari_dm_metric_series *m, int max_points)
         ari_dm_series_order(variance, m->n, order);
         json_t *series = json_array();
         for (size_t i = 0; i < m->n; i++)
-            json_array_append_new(series, series_json(&m->series[order[i]], &st[order[i]]));
-        doc = json_pack("{s:f, s:f, s:o}", "start", m->start, "end", m->end, "series", series);
+            json_array_append_new(series, series_json(&m->series[order[i]], &st[order[i]], m->shift));
+        doc = with_origin(
+            json_pack("{s:f, s:f, s:o}", "start", m->start - m->shift, "end", m->end - m->shift, "series", series),
+            m->time_origin);
     }
     free(st);
     free(variance);

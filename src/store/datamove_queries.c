@@ -30,6 +30,8 @@ typedef struct dm_run {
     int links;      /* 1: a task trace, whose movements are its Paje links */
     char unit[8];   /* the trace's time unit: "us" for datamove traces */
     double unit_s;  /* seconds per time unit */
+    double shift;   /* stored time of the answers' 0: t0 for datamove traces, 0 for task traces */
+    double time_origin; /* the origin in the file's clock (answered as is) */
 } dm_run;
 
 /* Seconds per unit of a trace's time_unit; 0 if unknown. */
@@ -71,7 +73,8 @@ static int run_of(ari_store *s, int64_t id, int with_links, dm_run *r, ari_error
                           "coalesce(json_extract(summary_json, '$.start'), 0),"
                           " coalesce(json_extract(summary_json, '$.end'), 0), "
                           "coalesce(json_extract(summary_json, '$.max_dur'), 0),"
-                          " coalesce(json_extract(summary_json, '$.pair_bins'), 0) FROM traces WHERE id = ?1",
+                          " coalesce(json_extract(summary_json, '$.pair_bins'), 0),"
+                          " coalesce(json_extract(summary_json, '$.time_origin'), 0) FROM traces WHERE id = ?1",
                           id, err);
     int rc = st ? ari_store_step_row(s, st, "datamove trace", err) : -1;
     if (rc != 0)
@@ -84,8 +87,13 @@ static int run_of(ari_store *s, int64_t id, int with_links, dm_run *r, ari_error
     r->t1 = sqlite3_column_double(st, 3);
     r->max_dur = sqlite3_column_double(st, 4);
     r->pair_bins = sqlite3_column_int(st, 5) == ARI_DM_PAIR_BINS;
+    double task_origin = sqlite3_column_double(st, 6);
     sqlite3_reset(st);
     r->links = strcmp(kind, "tasks") == 0;
+    /* datamove rows keep absolute epoch µs: the run's first event is the
+     * origin; task traces are stored relative to theirs already */
+    r->shift = r->links ? 0 : r->t0;
+    r->time_origin = r->links ? task_origin : r->t0;
     if (strcmp(kind, "datamove") == 0 || (with_links && r->links)) {
         if (!r->links)
             snprintf(r->unit, sizeof r->unit, "us");
@@ -300,14 +308,47 @@ static int64_t int_or_null(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int64(st, i);
 }
 
-/* run_of, then the window [*w0, *w1) (NaN edges: the run's), also
- * copied to *start and *end. */
+/* A datamove window must meet the run: a window past its end (such as an
+ * absolute epoch time from before windows were relative) or before its
+ * start is an error that says the run's extent. w0, w1: relative. */
+static int window_meets_run(const dm_run *r, double w0, double w1, ari_error *err)
+{
+    if (r->links)
+        return 0;
+    double len = r->t1 - r->t0;
+    if (!isnan(w0) && w0 >= len && len > 0)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER,
+                             "start is after the end of the run (start=%.17g µs; the run lasts %.17g µs: start and "
+                             "end are µs from the run's start, between 0 and %.17g; for a time of the file, subtract "
+                             "the run's start, %.17g µs)",
+                             w0, len, len, r->t0);
+    if (!isnan(w1) && w1 <= 0)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER,
+                             "end is before the start of the run (end=%.17g µs: start and end are µs from the run's "
+                             "start, between 0 and %.17g)",
+                             w1, len);
+    return 0;
+}
+
+/* run_of, then the window [*w0, *w1) (given relative to the origin, NaN
+ * edges: the run's; turned into stored times), also copied to *start and
+ * *end, with the origin in *shift and *time_origin. */
 static int run_window(ari_store *s, int64_t id, int with_links, dm_run *r, double *w0, double *w1,
-                      double *start, double *end, ari_error *err)
+                      double *start, double *end, double *shift, double *time_origin, ari_error *err)
 {
     int found = run_of(s, id, with_links, r, err);
     if (found)
         return found;
+    if (window_meets_run(r, *w0, *w1, err) < 0)
+        return -1;
+    /* NaN stays NaN; r->shift is 0 for task traces, so their windows are
+     * untouched. For a datamove trace both terms are doubles of about the
+     * same size, so a window computed as (absolute - start) comes back as
+     * the same absolute value exactly. */
+    *w0 += r->shift;
+    *w1 += r->shift;
+    *shift = r->shift;
+    *time_origin = r->time_origin;
     window(r, w0, w1);
     *start = *w0;
     *end = *w1;
@@ -341,7 +382,7 @@ int ari_dm_movements_load(ari_store *s, int64_t id, double w0, double w1, int64_
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_window(s, id, 1, &r, &w0, &w1, &out->start, &out->end, err);
+    int found = run_window(s, id, 1, &r, &w0, &w1, &out->start, &out->end, &out->shift, &out->time_origin, err);
     if (found)
         return found;
     memcpy(out->time_unit, r.unit, sizeof out->time_unit);
@@ -498,7 +539,7 @@ int ari_dm_matrix_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_wi
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_window(s, id, 1, &r, &w0, &w1, &out->start, &out->end, err);
+    int found = run_window(s, id, 1, &r, &w0, &w1, &out->start, &out->end, &out->shift, &out->time_origin, err);
     if (found)
         return found;
     memcpy(out->time_unit, r.unit, sizeof out->time_unit);
@@ -546,6 +587,8 @@ int ari_dm_clock_load(ari_store *s, int64_t id, int nsectors, double sector_widt
     }
     out->start = r.t0;
     out->end = r.t1;
+    out->shift = r.shift;
+    out->time_origin = r.time_origin;
     out->sector_width = width;
     out->nsectors = nsectors;
     out->sectors = sec;
@@ -679,7 +722,7 @@ int ari_dm_topology_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, err);
+    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, &out->shift, &out->time_origin, err);
     if (found)
         return found;
     if (!(out->m = malloc(sizeof *out->m)))
@@ -863,7 +906,7 @@ int ari_dm_timeline_load(ari_store *s, int64_t id, double w0, double w1, int64_t
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, err);
+    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, &out->shift, &out->time_origin, err);
     if (found)
         return found;
     out->run_start = r.t0;
@@ -945,7 +988,7 @@ int ari_dm_metrics_load(ari_store *s, int64_t id, double w0, double w1, ari_dm_m
 {
     memset(out, 0, sizeof *out);
     dm_run r;
-    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, err);
+    int found = run_window(s, id, 0, &r, &w0, &w1, &out->start, &out->end, &out->shift, &out->time_origin, err);
     if (found)
         return found;
     int rc = metric_list(s, id, w0, w1, out, err);

@@ -1,8 +1,17 @@
 /* datamove_queries.h: reading data movement traces (sql/006_datamove.sql)
  * as structs for the REST API (docs/api.md; the JSON is built by
  * server/json_datamove.c, the arithmetic is analysis/datamove_views.h).
- * Windows are [w0, w1) in the trace's time unit (µs for datamove traces);
- * NaN bounds mean the whole run, and each struct carries the window used.
+ * Windows are [w0, w1) in the trace's time unit (µs for datamove traces),
+ * relative to the trace's origin: a datamove trace's first event
+ * (summary.start, absolute µs, which the rows keep); a task trace's times
+ * are already relative to its origin (summary.time_origin). NaN bounds
+ * mean the whole run. Each struct carries the window used and every time
+ * as stored (absolute for datamove traces), with `shift` (subtract it
+ * from a stored time to get the answer's time: summary.start for datamove
+ * traces, 0 for task traces) and `time_origin` (the origin in the file's
+ * clock, answered as is). A datamove window that starts at or after the
+ * end of the run, or ends at or before its start, is an error
+ * (invalid_parameter: loaders return -1).
  * Every loader returns 0 with *out filled, 1 if there is no such trace, 2
  * (err set, code not_datamove) if the trace is of a kind the function
  * does not answer, -1 on error; release *out with its _free (also after
@@ -33,7 +42,7 @@ typedef struct ari_dm_movement {
 /* Movements overlapping the window: the tally of all of them and the
  * first `limit` in start order. links: a task trace. */
 typedef struct ari_dm_movements {
-    double start, end;
+    double start, end, shift, time_origin;
     char time_unit[8];
     int links;
     ari_dm_tally tally;
@@ -48,7 +57,7 @@ void ari_dm_movements_free(ari_dm_movements *m);
 /* The component x component matrix of the window (bytes split by
  * overlap, busy time); unit_s: seconds per time unit, for bandwidths. */
 typedef struct ari_dm_window_matrix {
-    double start, end;
+    double start, end, shift, time_origin;
     char time_unit[8];
     double unit_s;
     ari_dm_matrix *m;
@@ -60,7 +69,7 @@ void ari_dm_window_matrix_free(ari_dm_window_matrix *m);
 /* The clock: nsectors sectors of sector_width µs (0: ceil(run/nsectors))
  * from the run's start, time per category (ARI_DM_NCAT) in each. */
 typedef struct ari_dm_clock {
-    double start, end, sector_width;
+    double start, end, sector_width, shift, time_origin;
     int nsectors;
     double *sectors; /* [nsectors * ARI_DM_NCAT] */
 } ari_dm_clock;
@@ -78,7 +87,7 @@ typedef struct ari_dm_component_row {
 } ari_dm_component_row;
 
 typedef struct ari_dm_topology {
-    double start, end;
+    double start, end, shift, time_origin;
     ari_dm_matrix *m;
     size_t ncomps;
     ari_dm_component_row *comps;
@@ -111,7 +120,7 @@ typedef struct ari_dm_group_row {
 } ari_dm_group_row;
 
 typedef struct ari_dm_timeline {
-    double start, end, run_start, run_end;
+    double start, end, run_start, run_end, shift, time_origin;
     size_t ntracks;
     ari_dm_track_row *tracks;
     int64_t estimated_events;
@@ -136,7 +145,7 @@ typedef struct ari_dm_series {
 } ari_dm_series;
 
 typedef struct ari_dm_metric_series {
-    double start, end;
+    double start, end, shift, time_origin;
     size_t n;
     ari_dm_series *series;
 } ari_dm_metric_series;

@@ -50,12 +50,17 @@ test('the Kineto fixture: movements, matrix, timeline, clock, topology, metrics'
   assert.deepEqual(mv.json.movements.map((m) => [m.src, m.dst, m.kind, m.bytes]),
     [['host', 'gpu0', 'HtoD', 4e6], ['gpu0', 'host', 'DtoH', 1e6]]);
   assert.ok(Math.abs(mv.json.movements[0].bandwidth - 40) < 1e-9); // 4e6 B / 100 µs
+  // times from the run's start: the first event is at ts 1000 µs in the file
+  assert.equal(t.json.summary.start, 1000);
+  assert.equal(mv.json.time_origin, 1000);
+  assert.equal(mv.json.start, 0);
+  assert.deepEqual(mv.json.movements.map((m) => m.start), [10, 330]);
 
-  const win = await getJson(d.url, `/api/v1/traces/${id}/movements?start=1300&end=2000`);
+  const win = await getJson(d.url, `/api/v1/traces/${id}/movements?start=300&end=1000`);
   assertOkJson(win);
   assert.equal(win.json.total, 1);
 
-  const mx = await getJson(d.url, `/api/v1/traces/${id}/movement-matrix?window=1060,1355`);
+  const mx = await getJson(d.url, `/api/v1/traces/${id}/movement-matrix?window=60,355`);
   assertOkJson(mx);
   const k = mx.json.components;
   const h = k.indexOf('host'), g = k.indexOf('gpu0');
@@ -71,6 +76,9 @@ test('the Kineto fixture: movements, matrix, timeline, clock, topology, metrics'
   assert.equal(cats['my_kernel(int)'], 'gpu_compute');
   assert.equal(cats.host_work, 'cpu_compute');
   assert.equal(cats['Memcpy HtoD (Pinned -> Device)'], 'data_movement');
+  assert.equal(tl.json.run_start, 0);
+  assert.equal(tl.json.time_origin, 1000);
+  assert.equal(tl.json.events.find((e) => e.name === 'my_kernel(int)').start, 120);
 
   const ck = await getJson(d.url, `/api/v1/traces/${id}/clock`);
   assertOkJson(ck);
@@ -78,7 +86,7 @@ test('the Kineto fixture: movements, matrix, timeline, clock, topology, metrics'
   const total = ck.json.values.flat().reduce((a, b) => a + b, 0);
   assert.ok(Math.abs(total - (20 + 100 + 200 + 50 + 300)) < 1e-6, `clock total ${total}`);
 
-  const tp = await getJson(d.url, `/api/v1/traces/${id}/topology?start=1000&end=1400`);
+  const tp = await getJson(d.url, `/api/v1/traces/${id}/topology?start=0&end=400`);
   assertOkJson(tp);
   const gpu = tp.json.components.find((c) => c.key === 'gpu0');
   assert.equal(gpu.kind, 'GPU');
@@ -91,6 +99,16 @@ test('the Kineto fixture: movements, matrix, timeline, clock, topology, metrics'
   const vars = ms.json.series.map((s) => s.variance);
   assert.deepEqual([...vars].sort((a, b) => b - a), vars, 'sorted by variance');
   assert.ok(ms.json.series.some((s) => s.metric === 'utilization_gpu' && s.component === 'gpu0' && s.n === 4));
+  for (const doc of [mx, tp, ms, ck]) assert.equal(doc.json.time_origin, 1000);
+  assert.equal(ck.json.start, 0);
+  assert.equal(tp.json.start, 0);
+  assert.equal(tp.json.end, 400);
+
+  // an absolute epoch time (an old URL) is past the end of the run: a 400 that says so
+  const old = await getJson(d.url, `/api/v1/traces/${id}/movement-matrix?start=1635967870285245&end=1635967870286245`);
+  assertError(old, 400, 'invalid_parameter');
+  assert.match(old.json.error.message, /start is after the end of the run .*the run lasts 380 µs.*from the run's start/);
+  assertError(await getJson(d.url, `/api/v1/traces/${id}/movement-timeline?start=-500&end=-10`), 400, 'invalid_parameter');
 
   assertError(await getJson(d.url, `/api/v1/traces/${id}/movement-matrix?window=5,1`), 400, 'invalid_parameter');
   assertError(await getJson(d.url, `/api/v1/traces/${id}/movements?start=abc`), 400, 'invalid_parameter');

@@ -99,9 +99,11 @@ for (const name of runs) {
       assert.equal(moving, want.busy, 'clock data_movement time (µs)');
 
       // Cut the window through the middle of the first copy: each side's
-      // bytes are whole and the two sides sum to every byte.
+      // bytes are whole and the two sides sum to every byte. Windows are
+      // from the run's start (summary.start, the first event's ts).
       const first = want.copies[0];
-      const cut = first.ts + Math.floor(first.dur / 3);
+      assert.equal(mv.time_origin, t.summary.start, 'time_origin is the run start');
+      const cut = first.ts - t.summary.start + Math.floor(first.dur / 3);
       const left = await get(`${base}/movement-matrix?start=${mv.start}&end=${cut}`);
       const right = await get(`${base}/movement-matrix?start=${cut}&end=${mv.end}`);
       assert.ok(Number.isInteger(left.total_bytes) && Number.isInteger(right.total_bytes),

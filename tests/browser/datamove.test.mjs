@@ -78,11 +78,28 @@ test('a brushed window changes the matrix and topology colours', async () => {
   assert.notEqual(after.matrix, before.matrix, 'matrix colours change');
   assert.notEqual(after.topology, before.topology, 'topology colours change');
   assert.match(page.url(), /start=/, 'the window is in the URL');
+  // times from the run's start: the URL's window lies within the run's length
+  const q = new URLSearchParams(page.url().split('?')[1] || '');
+  const [s0, s1] = [Number(q.get('start')), Number(q.get('end'))];
+  const run = await (await fetch(`${daemon.url}/api/v1/traces/${id}`)).json();
+  const len = run.summary.end - run.summary.start;
+  assert.ok(s0 >= 0 && s1 > s0 && s1 <= len + 1, `relative window ${s0}..${s1} within 0..${len} µs`);
+  const note = await page.locator('.dm-timeline-svg .origin-note').textContent();
+  assert.match(note, /^time: time from the run's start \(t = [\d,]+ µs in the file\)$/, note);
+  assert.match(await page.locator('.dm-info').textContent(), /time from the run's start/);
   await page.screenshot({ path: join(shots, 'datamove-window.png'), fullPage: true });
 
   await page.selectOption('.dm-mode', 'bytes');
   await page.waitForTimeout(200);
   assert.deepEqual(problems, []);
+});
+
+test('an absolute (epoch µs) window from an old URL says what to fix', async () => {
+  const run = await (await fetch(`${daemon.url}/api/v1/traces/${id}`)).json();
+  await page.goto(`${daemon.url}/#/traces/${id}/datamove?start=${run.summary.start}&end=${run.summary.end}`);
+  await page.getByText(/start is after the end of the run/).first().waitFor();
+  await page.screenshot({ path: join(shots, 'datamove-old-url.png'), fullPage: true });
+  problems.length = 0; // the failed request logs a console error on purpose
 });
 
 test('the clock grid shows the runs the user chose, kept in the URL', async (t) => {

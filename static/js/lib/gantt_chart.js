@@ -31,9 +31,11 @@ import { fmtTime, fmtPercent, formatNumber } from './format.js';
 import { filterQuery } from './filters.js';
 import { LABEL_W, IDLE_W } from './layout.js';
 import { attachTimeInteractions } from './time_interactions.js';
+import { originNote } from './origin.js';
 
 export const DEBOUNCE_MS = 150;
 const TOP = 62;               // mark labels (2 lines of 16) + time axis (30)
+const ORIGIN_H = 16;          // the origin note under the plot (lib/origin.js)
 const IDLE_DEFINITION = 'idle = 1 - task time / span (StarVZ): the share of the window in which the worker runs no task';
 const MARKS = [
   { key: 'cpe', label: 'CPE', title: 'Critical-path bound estimation' },
@@ -313,7 +315,7 @@ export class GanttChart {
     const rh = this.rowHeight();
     this.plotHeight = Math.max(rh, this.layout.length * rh);
     const box = this.plotBox();
-    const height = TOP + this.plotHeight + 6;
+    const height = TOP + this.plotHeight + 6 + ORIGIN_H;
     this.el.style.height = `${height}px`;
     this.drawCanvas(box, rh);
     this.drawOverlay(box, rh, height);
@@ -467,6 +469,11 @@ export class GanttChart {
     axis.select('.domain').remove();
     s.append('text').attr('class', 'axis-unit').attr('x', box.left - 8).attr('y', TOP - 12)
       .attr('text-anchor', 'end').text(`time (${this.unit})`);
+    // where time 0 lies in the file (every time-based answer says it)
+    const note = originNote({ kind: 'tasks', time_origin: this.data.time_origin, time_unit: this.unit });
+    s.append('text').attr('class', 'axis-unit origin-note').attr('x', box.left).attr('y', TOP + box.height + 4 + ORIGIN_H - 4)
+      .text(`time (${this.unit}): ${note}`);
+    this.el.dataset.originNote = note;
     // grid lines
     const grid = s.append('g').attr('class', 'grid').attr('transform', `translate(${box.left},${TOP})`);
     grid.selectAll('line').data(x.ticks(ticks)).join('line')

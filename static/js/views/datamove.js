@@ -5,13 +5,16 @@
 // whose width follows the bytes, the component-by-component byte matrix, the
 // clock glyphs of the runs the user chose (URL `runs`, this trace by default)
 // side by side (sectors normalised to the longest run) and the metric series
-// sorted by variance.
+// sorted by variance. Times are µs from the run's start (its first event,
+// summary.start, the origin every answer gives as time_origin): in the URL
+// (`start`, `end`), on the axes and in the answers.
 import { api } from '../api.js';
 import { h, clear, modal } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { registerView } from '../trace.js';
 import { DATAMOVE, redScale } from '../colors.js';
 import { formatBytes, fmtMicroseconds as fmtUs } from '../lib/format.js';
+import { originNote } from '../lib/origin.js';
 
 const CATS = ['data_movement', 'gpu_compute', 'cpu_compute', 'runtime_api'];
 const CAT_LABEL = { data_movement: 'Data movement', gpu_compute: 'GPU compute', cpu_compute: 'CPU compute', runtime_api: 'Runtime API' };
@@ -30,7 +33,7 @@ function drawTimeline(d3, holder, data, win, onBrush) {
   clear(holder);
   const tracks = data.tracks;
   const width = Math.max(400, holder.clientWidth || 900);
-  const height = 24 + tracks.length * ROW_H + 22;
+  const height = 24 + tracks.length * ROW_H + 22 + 16;
   const row = new Map(tracks.map((t, i) => [t.id, i]));
   const x = d3.scaleLinear().domain([data.run_start, data.run_end]).range([LABEL_W, width - 10]);
   const svg = d3.select(holder).append('svg').attr('class', 'dm-timeline-svg').attr('width', width).attr('height', height);
@@ -57,10 +60,13 @@ function drawTimeline(d3, holder, data, win, onBrush) {
       .attr('fill', (q) => CAT_COLOR[q.category]).attr('opacity', (q) => 0.25 + 0.75 * Math.min(1, q.busy / (q.end - q.start) / maxBusy))
       .append('title').text((q) => `${q.count} events (grouped) · ${CAT_LABEL[q.category]}`);
   }
-  svg.append('g').attr('transform', `translate(0,${height - 20})`)
-    .call(d3.axisBottom(d3.scaleLinear().domain([0, data.run_end - data.run_start]).range([LABEL_W, width - 10]))
+  svg.append('g').attr('transform', `translate(0,${height - 36})`)
+    .call(d3.axisBottom(d3.scaleLinear().domain([data.run_start, data.run_end]).range([LABEL_W, width - 10]))
       .ticks(8).tickFormat((v) => fmtUs(v)));
-  const brush = d3.brushX().extent([[LABEL_W, 18], [width - 10, height - 22]])
+  // the axis label: where time 0 lies in the file
+  svg.append('text').attr('class', 'dm-note origin-note').attr('x', LABEL_W).attr('y', height - 3)
+    .text(`time: ${originNote({ kind: 'datamove', time_origin: data.time_origin, time_unit: 'us' })}`);
+  const brush = d3.brushX().extent([[LABEL_W, 18], [width - 10, height - 38]])
     .on('end', (ev) => {
       if (!ev.sourceEvent) return;
       if (!ev.selection) { onBrush(null); return; }
@@ -281,7 +287,7 @@ function drawMetrics(d3, holder, ms) {
 async function render(el, trace, params, setParams, { signal }) {
   const d3 = getD3();
   const sum = trace.summary || {};
-  const run = [sum.start, sum.end];
+  const run = [0, (sum.end - sum.start) || 0]; // from the run's start, as the API answers
   let win = params.start && params.end ? [Number(params.start), Number(params.end)] : null;
   let mode = params.color === 'bytes' ? 'bytes' : 'utilization';
   const info = h('p', { class: 'dm-info' });
@@ -310,7 +316,7 @@ async function render(el, trace, params, setParams, { signal }) {
       api.get(`/traces/${trace.id}/topology`, q, { signal }), api.get(`/traces/${trace.id}/metric-series`, { ...q, points: 300 }, { signal })]);
     topo = tp;
     const w = win || run;
-    info.textContent = `Window ${fmtUs(w[0] - run[0])} – ${fmtUs(w[1] - run[0])}: ${formatBytes(m.total_bytes)} moved`;
+    info.textContent = `Window ${fmtUs(w[0])} – ${fmtUs(w[1])}: ${formatBytes(m.total_bytes)} moved · ${originNote({ kind: 'datamove', time_origin: m.time_origin, time_unit: 'us' })}`;
     drawMatrix(d3, matrixHolder, m);
     drawTopology(d3, topoHolder, tp, mode);
     drawMetrics(d3, metricHolder, ms);

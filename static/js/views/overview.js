@@ -5,6 +5,7 @@ import { api } from '../api.js';
 import { h, humanize, modal } from '../dom.js';
 import { formatBytes, formatNumber, formatDate } from '../lib/format.js';
 import { registerView } from '../trace.js';
+import { extentRows } from '../lib/origin.js';
 
 registerView({ id: 'overview', title: 'Overview', render: renderOverview });
 
@@ -14,7 +15,7 @@ function renderOverview(el, trace) {
     descriptionPanel(trace),
     countsPanel(trace.counts),
     h('div', { class: 'overview-grid' },
-      summaryPanel(trace.summary),
+      summaryPanel(trace),
       h('div', {}, filesPanel(trace), identityPanel(trace))));
 }
 
@@ -62,12 +63,30 @@ function countsPanel(counts) {
           h('div', { class: 'stat-label' }, humanize(k))))));
 }
 
-function summaryPanel(summary) {
+// Times of a trace (tasks, datamove) relative to its origin, with the
+// origin said once (lib/origin.js): "-675 ms (runtime start-up, before the
+// first task)" rather than a bare "Start -675".
+const EXTENT_KEYS = new Set(['start', 'end', 'duration', 'time_origin']);
+
+function hasExtent(trace) {
+  const s = trace.summary;
+  return (trace.kind === 'tasks' || trace.kind === 'datamove') && s && Number.isFinite(s.start) && Number.isFinite(s.end);
+}
+
+function extentTable(trace) {
+  return h('table', { class: 'kv extent' }, h('tbody', {}, extentRows(trace).map(([k, v]) =>
+    h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, v)))));
+}
+
+function summaryPanel(trace) {
+  const summary = trace.summary;
   const keys = summary && typeof summary === 'object' ? Object.keys(summary) : [];
+  const extent = hasExtent(trace);
+  const rest = extent ? Object.fromEntries(keys.filter((k) => !EXTENT_KEYS.has(k)).map((k) => [k, summary[k]])) : summary;
   return h('section', { class: 'panel', 'aria-labelledby': 'summary-title' },
     h('h2', { id: 'summary-title' }, 'Summary'),
     keys.length === 0 ? h('p', { class: 'muted' }, 'No summary was computed for this trace.')
-      : valueTable(summary));
+      : h('div', {}, extent ? extentTable(trace) : null, valueTable(rest)));
 }
 
 // A key/value table. Only the top level's keys are field names to

@@ -16,6 +16,7 @@ import { registerView } from '../trace.js';
 import { typeColor, PIC_IDLE, PIC_IDLE_LIKE } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtTime, fmtPercent, fmtBits, fmtSmall } from '../lib/format.js';
+import { originNote } from '../lib/origin.js';
 import { linearScale, evenTicks } from '../lib/axes.js';
 import { analysisError } from '../lib/errors.js';
 
@@ -158,7 +159,7 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
     const avail = Math.max(PLOT_MIN_H, window.innerHeight - chartBox.getBoundingClientRect().top - 60);
     const rowH = Math.max(1, Math.min(nLeaves <= 8 ? 48 : 26, avail / nLeaves));
     const plotH = rowH * nLeaves;
-    const axisH = 22;
+    const axisH = 38; // ticks, then the axis label with its origin note
     const labelW = LABEL_COL_W * Math.max(1, maxDepth) + 40;
     const plotW = width - labelW - 8;
     const x = linearScale([doc.start, doc.end], [labelW, labelW + plotW]);
@@ -238,6 +239,11 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
       label.textContent = fmtTime(t, unit);
       g.appendChild(label);
     });
+    // the axis label: where time 0 lies in the file (every view says it the same way)
+    const note = originNote({ kind: trace.kind, time_origin: doc.time_origin, time_unit: unit });
+    const axisLabel = svg('text', { x: labelW, y: plotH + 33, class: 'agg-axis-label origin-note' });
+    axisLabel.textContent = `time (${unit}): ${note}`;
+    g.appendChild(axisLabel);
     root.appendChild(g);
   }
 

@@ -17,6 +17,7 @@ import { registerView } from '../trace.js';
 import { stateColor, TIMELINE } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtTime, fmtPercent, formatNumber } from '../lib/format.js';
+import { originNote } from '../lib/origin.js';
 import { attachTimeInteractions } from '../lib/time_interactions.js';
 import { analysisError } from '../lib/errors.js';
 
@@ -245,7 +246,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
         h('button', { type: 'button', class: 'btn btn-small', disabled: st.offset === 0, onclick: () => page(st.offset - PAGE) }, '‹ rows'),
         h('span', { class: 'small muted rows-info' }, `rows ${d.total_rows ? st.offset + 1 : 0}–${last} of ${formatNumber(d.total_rows)} (container × state type)`),
         h('button', { type: 'button', class: 'btn btn-small', disabled: last >= d.total_rows, onclick: () => page(st.offset + PAGE) }, 'rows ›')),
-      h('span', { class: 'small muted' }, d.time_origin ? `times from the trace's origin (${fmtTime(d.time_origin, d.time_unit)} in the file)` : 'times as in the file'),
+      h('span', { class: 'small muted origin-note' }, `time (${unit()}): ${originNote({ kind: trace.kind, time_origin: d.time_origin, time_unit: d.time_unit })}`),
       h('button', { type: 'button', class: 'btn btn-small', id: 'timeline-csv', title: 'Every state of these rows in the window, as CSV', onclick: downloadCsv }, 'CSV'),
       h('a', { class: 'btn btn-small', target: '_blank', rel: 'noopener', href: `api/v1/traces/${trace.id}/states?start=${d0[0]}&end=${d0[1]}&offset=${st.offset}&limit=${PAGE}`, title: 'The JSON of this window (for scripts)' }, 'JSON'));
   }
