@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/chrome_slices.h"
 #include "ingest/chrome_trace.h"
 #include "ingest/hwloc_xml.h"
 #include "ingest/input.h"
 #include "ingest/nvsmi_csv.h"
 #include "store/datamove_writer.h"
+#include "store/task_writer.h"
 #include "store/trace_writer.h"
 
 #define PROBE_BYTES 65536
@@ -93,6 +95,30 @@ static int claim_chrome(ari_import_file *files, const size_t *idx, size_t n, ari
     return 0;
 }
 
+/* A Chrome trace with no GPU / data-movement content (the rule of
+ * chrome_slices.h: the file is read once here, up to its first such event)
+ * and no same-stem companion: a timeline of slices. A trace that cannot be
+ * read is left to claim_chrome, which reports why as before. */
+static int claim_slices(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
+{
+    for (size_t i = 0; i < n; i++) {
+        ari_import_file *f = &files[idx[i]];
+        if (f->claimed || f->bytes == 0 || !probe_file(f, ari_chrome_probe))
+            continue;
+        int companions = 0;
+        for (size_t j = 0; j < n && !companions; j++)
+            companions = !files[idx[j]].claimed && is_companion(f, &files[idx[j]]);
+        ari_error err = {0};
+        if (companions || ari_chrome_has_device_content(f->path, f->name, &err) != 0)
+            continue;
+        g->nfiles = 0;
+        g->name_from_first = 1;
+        add(g, files, idx[i]);
+        return 1;
+    }
+    return 0;
+}
+
 static int claim_hwloc(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
     for (size_t i = 0; i < n; i++) {
@@ -163,6 +189,64 @@ static int import_chrome(ari_trace_writer *w, ari_import_file *files, const ari_
     return rc;
 }
 
+/* The reader's report as trace warnings: a cut file, unmatched B/E. */
+static int warn_slices(ari_trace_writer *w, const ari_import_file *f, const ari_chrome_stats *st)
+{
+    char msg[1200];
+    if (st->truncated) {
+        snprintf(msg, sizeof msg,
+                 "%s: the traceEvents array has no closing ']' (the file was cut, as when a traced run dies): "
+                 "its complete events were read",
+                 f->name);
+        if (ari_trace_writer_warn(w, "truncated_file", msg) < 0)
+            return -1;
+    }
+    if (st->unclosed > 0) {
+        snprintf(msg, sizeof msg, "%s: %lld B (begin) events have no E (end): each ends at its thread's last timestamp",
+                 f->name, (long long)st->unclosed);
+        if (ari_trace_writer_warn(w, "unclosed_slices", msg) < 0)
+            return -1;
+    }
+    if (st->unmatched_end > 0) {
+        snprintf(msg, sizeof msg, "%s: %lld E (end) events close no open slice of their thread and were ignored",
+                 f->name, (long long)st->unmatched_end);
+        if (ari_trace_writer_warn(w, "unmatched_end", msg) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The slice timeline (chrome_slices.h) through the Paje sink; the origin
+ * (the first event, in the file's clock) goes to the summary as
+ * time_origin through the task sink, as task traces record theirs. */
+static int import_slices(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
+{
+    const ari_import_file *f = &files[g->files[0]];
+    if (ari_trace_writer_file(w, f->path, f->name, "chrome-slices", err) < 0)
+        return -1;
+    ari_chrome_slices_info info;
+    int rc = ari_chrome_slices_read(f->path, f->name, ari_trace_writer_sink(w), &info, err);
+    const ari_error *werr = ari_trace_writer_error(w);
+    if (rc != 0) {
+        if (werr->code[0] && err)
+            *err = *werr; /* the store failed (or the import was cancelled) */
+        return -1;
+    }
+    const char *source = strcmp(info.unit, "us") == 0
+                             ? "format: Chrome trace timestamps are microseconds"
+                             : strcmp(info.unit, "ns") == 0
+                                   ? "detected: the trace's displayTimeUnit \"ns\" (microsecond timestamps x 1000)"
+                                   : "detected: the trace's displayTimeUnit \"ms\" (microsecond timestamps / 1000)";
+    const ari_task_sink *ts = NULL;
+    if (ari_trace_writer_set_time_unit_from(w, info.unit, source) != 0 || warn_slices(w, f, &info.stats) != 0 ||
+        !(ts = ari_trace_writer_task_sink(w, err)) || ts->on_origin(ts->ctx, info.origin) != 0) {
+        if (werr->code[0] && err)
+            *err = *werr;
+        return -1;
+    }
+    return 0;
+}
+
 static int import_hwloc(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
 {
     const ari_import_file *f = &files[g->files[0]];
@@ -180,5 +264,9 @@ static int import_hwloc(ari_trace_writer *w, ari_import_file *files, const ari_g
     return rc;
 }
 
+/* Listed before chrome_trace (formats.c): it takes the generic traces and
+ * leaves the others. Same format name: what was read is a Chrome trace;
+ * the kind (and the source file role "chrome-slices") say how. */
+const ari_format ari_format_chrome_slices = {"chrome_trace", "tasks", claim_slices, import_slices};
 const ari_format ari_format_chrome_trace = {"chrome_trace", "datamove", claim_chrome, import_chrome};
 const ari_format ari_format_hwloc_xml = {"hwloc_xml", "datamove", claim_hwloc, import_hwloc};

@@ -1,5 +1,5 @@
-/* format_chrome_trace.h: import formats of data movement traces (kind
- * 'datamove'):
+/* format_chrome_trace.h: import formats of Chrome traces and data movement
+ * traces (kind 'datamove'; generic Chrome traces: see chrome_slices below):
  *  - chrome_trace: a Chrome trace JSON (Kineto, DMTracker, Perfetto, ...)
  *    with its companions in the same directory: "<run>.csv" nvidia-smi
  *    samples, "<run>.xml" hwloc topology, "<run>.svg" lstopo picture, and
@@ -15,6 +15,10 @@
 #include "import/formats.h"
 
 extern const ari_format ari_format_chrome_trace;
+/* A Chrome trace without GPU / data-movement content and without
+ * companions (rule in ingest/chrome_slices.h): kind 'tasks', a timeline of
+ * its slices by process and thread, for the Timeline view. */
+extern const ari_format ari_format_chrome_slices;
 extern const ari_format ari_format_hwloc_xml;
 
 #endif
