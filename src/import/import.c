@@ -608,7 +608,8 @@ const char *const *ari_import_formats(void)
     static const char *names[32];
     size_t n = 0;
     for (const ari_format *const *f = ari_formats; *f && n < 31; f++)
-        names[n++] = (*f)->name;
+        if (n == 0 || strcmp(names[n - 1], (*f)->name) != 0) /* chrome_trace has two entries */
+            names[n++] = (*f)->name;
     names[n] = NULL;
     return names;
 }

@@ -20,7 +20,8 @@ function fileTime(origin, unit) {
 //   "time from the first application task (t = 675.0 ms in the file)"
 //   "time as in the file" (origin 0)
 //   "time from the run's start (t = 1,665,130,864,679,268 µs in the file)"
-// `info`: { kind, time_origin, time_unit } (a trace, an answer, or both).
+// `info`: { kind, time_origin, time_unit, has_tasks } (a trace, an answer,
+// or both; has_tasks false: a trace without application tasks).
 export function originNote(info = {}) {
   const origin = Number(info.time_origin);
   const unit = info.time_unit;
@@ -29,7 +30,9 @@ export function originNote(info = {}) {
       ? `time from the run's start (t = ${fileTime(origin, unit || 'us')} in the file)` : "time from the run's start";
   }
   if (!Number.isFinite(origin) || origin === 0) return 'time as in the file';
-  return `time from the first application task (t = ${fileTime(origin, unit)} in the file)`;
+  // a trace without application tasks (Chrome slices) counts from its first event
+  const from = info.has_tasks === false ? 'the first event' : 'the first application task';
+  return `time from ${from} (t = ${fileTime(origin, unit)} in the file)`;
 }
 
 // The origin of a trace from its summary: datamove traces use the run's

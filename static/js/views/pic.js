@@ -240,7 +240,7 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
       g.appendChild(label);
     });
     // the axis label: where time 0 lies in the file (every view says it the same way)
-    const note = originNote({ kind: trace.kind, time_origin: doc.time_origin, time_unit: unit });
+    const note = originNote({ kind: trace.kind, time_origin: doc.time_origin, time_unit: unit, has_tasks: (trace.summary || {}).tasks > 0 });
     const axisLabel = svg('text', { x: labelW, y: plotH + 33, class: 'agg-axis-label origin-note' });
     axisLabel.textContent = `time (${unit}): ${note}`;
     g.appendChild(axisLabel);

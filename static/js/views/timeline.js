@@ -246,7 +246,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
         h('button', { type: 'button', class: 'btn btn-small', disabled: st.offset === 0, onclick: () => page(st.offset - PAGE) }, '‹ rows'),
         h('span', { class: 'small muted rows-info' }, `rows ${d.total_rows ? st.offset + 1 : 0}–${last} of ${formatNumber(d.total_rows)} (container × state type)`),
         h('button', { type: 'button', class: 'btn btn-small', disabled: last >= d.total_rows, onclick: () => page(st.offset + PAGE) }, 'rows ›')),
-      h('span', { class: 'small muted origin-note' }, `time (${unit()}): ${originNote({ kind: trace.kind, time_origin: d.time_origin, time_unit: d.time_unit })}`),
+      h('span', { class: 'small muted origin-note' }, `time (${unit()}): ${originNote({ kind: trace.kind, time_origin: d.time_origin, time_unit: d.time_unit, has_tasks: (trace.summary || {}).tasks > 0 })}`),
       h('button', { type: 'button', class: 'btn btn-small', id: 'timeline-csv', title: 'Every state of these rows in the window, as CSV', onclick: downloadCsv }, 'CSV'),
       h('a', { class: 'btn btn-small', target: '_blank', rel: 'noopener', href: `api/v1/traces/${trace.id}/states?start=${d0[0]}&end=${d0[1]}&offset=${st.offset}&limit=${PAGE}`, title: 'The JSON of this window (for scripts)' }, 'JSON'));
   }
