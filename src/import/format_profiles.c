@@ -87,6 +87,16 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void free_siblings(char **paths, char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(paths[i]);
+        free(names[i]);
+    }
+    free(paths);
+    free(names);
+}
+
 /* The files next to `xml` whose names `match` accepts (HPCToolkit's
  * metric-db files next to experiment.xml, TAU's profile.N.C.T files),
  * sorted by name. */
@@ -154,12 +164,7 @@ static int import_hpctoolkit(ari_trace_writer *w, ari_import_file *files, const 
     } else {
         rc = -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        free(paths[i]);
-        free(names[i]);
-    }
-    free(paths);
-    free(names);
+    free_siblings(paths, names, n);
     return rc;
 }
 
@@ -252,18 +257,15 @@ static int import_tau(ari_trace_writer *w, ari_import_file *files, const ari_gro
     int rc = list_siblings(first, is_tau_profile, &paths, &names, &n, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = ari_trace_writer_file(w, paths[i], names[i], "tau-profile", err);
+    if (rc == 0)
+        rc = ari_trace_writer_set_time_unit(w, "usec"); /* TAU's TIME, as HPCToolkit's */
     ari_profile_writer *pw = rc == 0 ? ari_profile_writer_begin(w, err) : NULL;
     if (pw)
         rc = finish_read(pw, ari_tau_read((const char *const *)paths, (const char *const *)names, n,
                                           ari_profile_writer_sink(pw), err), err);
     else
         rc = -1;
-    for (size_t i = 0; i < n; i++) {
-        free(paths[i]);
-        free(names[i]);
-    }
-    free(paths);
-    free(names);
+    free_siblings(paths, names, n);
     return rc;
 }
 

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
+import { launchChromium, watchedPage } from '../lib/browser.mjs';
 import { startDaemon, runCli, sharedData } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -59,9 +59,7 @@ before(async () => {
   assert.equal(g.status, 0, g.stderr);
   gen = importTrace(join(dir, 'bundle'));
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORT });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page = await watchedPage(browser, problems);
 });
 
 after(async () => {

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
+import { launchChromium, watchedPage } from '../lib/browser.mjs';
 import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,9 +40,7 @@ before(async () => {
   assert.equal(r.status, 0, r.stderr);
   id = JSON.parse(r.stdout.trim().split('\n')[0]).id;
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORT });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page = await watchedPage(browser, problems);
 });
 
 after(async () => {

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
+import { launchChromium, watchedPage } from '../lib/browser.mjs';
 import { startDaemon, runCli, sourceDir, sharedData } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -39,9 +39,7 @@ before(async () => {
   id = JSON.parse(r.stdout.trim().split('\n')[0]).id;
   daemon = await startDaemon({ dir });
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORT });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page = await watchedPage(browser, problems);
 });
 
 after(async () => {

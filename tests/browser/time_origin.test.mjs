@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
+import { launchChromium, watchedPage } from '../lib/browser.mjs';
 import { startDaemon, runCli, sharedData, sourceDir } from '../lib/daemon.mjs';
 import { fmtTime } from '../../static/js/lib/format.js';
 
@@ -45,9 +45,7 @@ before(async () => {
   }
   plain = importTrace(paje);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORT });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page = await watchedPage(browser, problems);
 });
 
 after(async () => {

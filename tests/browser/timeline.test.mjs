@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, VIEWPORT } from '../lib/browser.mjs';
+import { launchChromium, watchedPage } from '../lib/browser.mjs';
 import { startDaemon, importCli, sharedData } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -30,9 +30,7 @@ before(async () => {
   mardi = importCli(daemon.db, MARDI, 'simu-mardi');
   mpi = importCli(daemon.db, MPI_RUN, 'mpi 4 ranks');
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORT });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page = await watchedPage(browser, problems);
 });
 
 after(async () => {

@@ -21,3 +21,12 @@ export async function launchChromium() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
+
+// A page at the test viewport whose page errors and console errors are
+// pushed to `problems` (each browser test ends by asserting it is empty).
+export async function watchedPage(browser, problems) {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  return page;
+}
