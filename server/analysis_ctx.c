@@ -10,6 +10,7 @@
 
 #include "params.h"
 #include "reply.h"
+#include "time_origin.h"
 
 json_t *ari_json_num(double x)
 {
@@ -35,6 +36,7 @@ enum MHD_Result ari_actx_reply(ari_request *r, ari_actx *ctx, json_t *doc, const
     if (!doc) {
         res = ari_reply_from_error(r, err);
     } else {
+        ari_with_time_origin(r, ctx->trace.id, doc); /* every task analysis says its origin */
         json_object_set_new(doc, "time_unit", json_string(ctx->trace.time_unit));
         res = ari_reply_analysis(r, doc, 17);
     }

@@ -22,6 +22,7 @@
 #include "json_anomalies.h"
 #include "params.h"
 #include "reply.h"
+#include "time_origin.h"
 
 #define DEFAULT_LIMIT 1000
 #define MAX_LIMIT 2000000
@@ -136,6 +137,7 @@ enum MHD_Result api_anomalies(ari_request *r)
         trim_tasks(doc, points && strcmp(points, "all") == 0, limit);
         json_object_set_new(doc, "points", json_string(points ? points : "anomalies"));
         json_object_set_new(doc, "limit", json_integer(limit));
+        ari_with_time_origin(r, ctx.trace.id, doc);
         json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
         res = ari_reply_analysis(r, doc, 17);
     }

@@ -12,7 +12,6 @@
 #include "analysis_ctx.h"
 #include "params.h"
 #include "handlers.h"
-#include "time_origin.h"
 #include "reply.h"
 
 typedef struct cp_params {
@@ -120,5 +119,5 @@ enum MHD_Result api_critical_path(ari_request *r)
     }
     ari_error err = {0};
     json_t *doc = ari_analysis_cached(r, &ctx, "critical_path", &ctx.filter, canon, compute_path, &p, &err);
-    return ari_actx_reply(r, &ctx, ari_with_time_origin(r, ctx.trace.id, doc), &err);
+    return ari_actx_reply(r, &ctx, doc, &err);
 }

@@ -12,7 +12,6 @@
 #include "analysis_ctx.h"
 #include "params.h"
 #include "handlers.h"
-#include "time_origin.h"
 #include "reply.h"
 
 #define DEFAULT_LIMIT 1000
@@ -201,5 +200,5 @@ enum MHD_Result api_outliers(ari_request *r)
             json_array_remove(tasks, json_array_size(tasks) - 1);
         json_object_set_new(doc, "limit", json_integer(limit));
     }
-    return ari_actx_reply(r, &ctx, ari_with_time_origin(r, ctx.trace.id, doc), &err);
+    return ari_actx_reply(r, &ctx, doc, &err);
 }

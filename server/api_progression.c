@@ -11,6 +11,7 @@
 #include "json_arrays.h"
 #include "params.h"
 #include "reply.h"
+#include "time_origin.h"
 #include "store/progression_queries.h"
 
 #define MAX_NODE_FILTER 100000
@@ -222,7 +223,7 @@ static enum MHD_Result reply_result(ari_request *r, const prog_params *p, int64_
     free(time_unit);
     if (!body)
         return ari_reply_error(r, 500, "internal", "cannot encode the progression");
-    return ari_reply_json(r, 200, body);
+    return ari_reply_json(r, 200, ari_with_time_origin(r, id, body));
 }
 
 enum MHD_Result api_progression(ari_request *r)

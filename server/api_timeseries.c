@@ -212,5 +212,5 @@ enum MHD_Result api_iterations(ari_request *r)
         return MHD_YES;
     ari_error err = {0};
     json_t *doc = ari_analysis_cached(r, &ctx, "iterations", &ctx.filter, "", compute_iterations, NULL, &err);
-    return ari_actx_reply(r, &ctx, ari_with_time_origin(r, ctx.trace.id, doc), &err);
+    return ari_actx_reply(r, &ctx, doc, &err);
 }

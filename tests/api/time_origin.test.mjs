@@ -37,7 +37,7 @@ after(async () => {
 // The time-based endpoints of a task trace.
 const TASK_ENDPOINTS = ['gantt?width=200', 'states?width=200', 'links', 'aggregation?slices=20',
   'aggregation/levels?slices=20', 'timeseries?width=100', 'iterations', 'panels?width=100', 'critical-path',
-  'outliers', 'movements?limit=5', 'movement-matrix'];
+  'outliers', 'movements?limit=5', 'movement-matrix', 'bounds', 'progression', 'anomalies'];
 
 async function checkTaskTrace(id, what) {
   const t = await getOk(d.url, `/api/v1/traces/${id}`);
