@@ -24,6 +24,7 @@
 #include "json_arrays.h"
 #include "params.h"
 #include "reply.h"
+#include "time_origin.h"
 #include "store/tree_queries.h"
 
 #define DEFAULT_SLICE 100.0
@@ -470,6 +471,7 @@ static enum MHD_Result serve_panel(ari_request *r, const char *analysis, ari_com
     if (!doc) {
         res = ari_reply_from_error(r, &err);
     } else {
+        ari_with_time_origin(r, ctx.trace.id, doc);
         json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
         res = ari_reply_analysis(r, doc, 10);
     }
@@ -534,6 +536,7 @@ enum MHD_Result api_tree_compare(ari_request *r)
                     if (!doc) {
                         res = ari_reply_from_error(r, &err);
                     } else {
+                        ari_with_time_origin(r, a.trace.id, doc); /* times of the first trace */
                         json_object_set_new(doc, "time_unit", json_string(a.trace.time_unit));
                         res = ari_reply_analysis(r, doc, 10);
                     }

@@ -62,8 +62,27 @@ test('a generated StarPU bundle: every time-based endpoint says time_origin', as
 
 test(`StarPU ${CHOL_RUN}: every time-based endpoint says time_origin`, { skip: !haveChol && 'shared data absent' },
   async () => {
-    const origin = await checkTaskTrace(importCli(d.db, join(shared, 'starpu', CHOL_RUN), CHOL_RUN), CHOL_RUN);
+    const id = importCli(d.db, join(shared, 'starpu', CHOL_RUN), CHOL_RUN);
+    const origin = await checkTaskTrace(id, CHOL_RUN);
     assert.ok(origin > 0, 'the first task starts after the file clock\'s 0');
+    const traces = (await getOk(d.url, '/api/v1/traces?kind=tasks&limit=50')).traces;
+    const other = traces.find((t) => t.id !== id && t.format === 'starpu'); // the generated bundle
+    const cmp = await getOk(d.url, `/api/v1/compare?traces=${id},${other.id}`);
+    for (const t of cmp.traces) {
+      const want = (await getOk(d.url, `/api/v1/traces/${t.id}`)).summary.time_origin;
+      assert.equal(t.time_origin, want, `compare: trace ${t.id} says its own origin`);
+    }
+  });
+
+const QRM_RUN = join(shared, 'starpu', 'qrm-grad3d30-lws');
+test('qr_mumps: the elimination-tree panels say time_origin', { skip: !existsSync(QRM_RUN) && 'shared data absent' },
+  async () => {
+    const id = importCli(d.db, QRM_RUN, 'qrm');
+    const origin = (await getOk(d.url, `/api/v1/traces/${id}`)).summary.time_origin;
+    for (const ep of ['atree', 'tree-utilization', 'tree-memory', `tree-compare?other=${id}`]) {
+      const doc = await getOk(d.url, `/api/v1/traces/${id}/${ep}`);
+      assert.ok(Math.abs(doc.time_origin - origin) <= 1e-9 * Math.max(1, Math.abs(origin)), `${ep}: ${doc.time_origin}`);
+    }
   });
 
 // The copies of a Chrome trace, read from the file: memcpy events with bytes.
