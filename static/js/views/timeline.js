@@ -178,7 +178,12 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
     rows.forEach((r, i) => {
       if (i % every !== 0) return;
       const indent = Math.min(5, r.level - minLevel) * 8;
-      const text = multiType.has(r.container_id) ? `${r.name} · ${r.type}` : r.name;
+      // the first row of each parent container names the parent too, so that
+      // threads or CPUs of the same name in two processes or nodes differ
+      const parent = (p) => p.path.split(' / ').slice(-2, -1)[0] || '';
+      const first = !rows[i - 1] || parent(rows[i - 1]) !== parent(r);
+      const own = multiType.has(r.container_id) ? `${r.name} · ${r.type}` : r.name;
+      const text = first && parent(r) && parent(r) !== 'root' ? `${parent(r)} › ${own}` : own;
       const maxChars = Math.floor((LABEL_COL - 10 - indent) / (font * 0.58));
       labels.append('text').attr('class', 'row-label').attr('x', 4 + indent).attr('y', TOP + i * rh + rh / 2)
         .attr('dy', '0.35em').style('font-size', `${font}px`).attr('data-row', r.container_id)
