@@ -4,6 +4,7 @@
 #include "params.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,8 +180,11 @@ int ari_param_number(ari_request *r, const char *name, double def, double min, d
     if (ari_param_number_checked(r, name, def, min, max, 0, out) == 0)
         return 0;
     char safe[ARI_PRINTABLE_SIZE];
-    ari_reply_error(r, 400, "invalid_parameter", "%s must be a number in %g..%g, got '%s'", name, min, max,
-                    ari_printable(ari_param(r, name), safe));
+    const char *got = ari_printable(ari_param(r, name), safe);
+    if (min <= -DBL_MAX && max >= DBL_MAX) /* any number: no range to quote */
+        ari_reply_error(r, 400, "invalid_parameter", "%s must be a decimal number, got '%s'", name, got);
+    else
+        ari_reply_error(r, 400, "invalid_parameter", "%s must be a number in %g..%g, got '%s'", name, min, max, got);
     return -1;
 }
 

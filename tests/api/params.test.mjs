@@ -24,6 +24,7 @@ test('query parameters: each endpoint keeps its wording', async () => {
     ['/api/v1/traces?limit=x', 'limit must be an integer in 1..1000, got \'x\''],
     ['/api/v1/traces?limit=%2B5', 'limit must be an integer in 1..1000, got \'+5\''],
     ['/api/v1/traces?kind=nope', 'kind must be one of tasks, profile, pdes, datamove, got \'nope\''],
+    ['/api/v1/traces/1/states?start=abc', 'start must be a decimal number, got \'abc\''],
     ['/api/v1/traces/1/progression?step_width=0', 'step_width must be a number in (0, 1e+300], got \'0\''],
     ['/api/v1/traces/1/progression?bandwidth=nan', 'bandwidth must be a number in [0.0001, 1], got \'nan\''],
     ['/api/v1/traces/1/progression?nodes=1,,2', 'nodes must be comma-separated node numbers (e.g. 0,3), got \'1,,2\''],
