@@ -107,6 +107,7 @@ test('the clock grid shows the runs the user chose, kept in the URL', async (t) 
   assert.equal(await page.locator('.dm-clock').count(), 1, 'this run alone by default');
   await page.click('.dm-choose-runs');
   const boxes = page.locator('.dm-run-choice input');
+  await boxes.first().waitFor(); // the dialog opens once the list of runs has arrived
   assert.equal(await boxes.count(), 2, 'the two other data-movement runs are offered');
   await boxes.nth(0).check();
   await page.click('dialog button.btn-primary');
