@@ -64,6 +64,16 @@ int ari_starpu_is_generation_kernel(const char *type)
     return strstr(type, "plgsy") != NULL || strstr(type, "plrnt") != NULL;
 }
 
+int ari_bundle_role(const ari_bundle_file *table, const char *path)
+{
+    char plain[256];
+    ari_starpu_plain_name(path, plain, sizeof plain);
+    for (size_t i = 0; table[i].name; i++)
+        if (strcmp(plain, table[i].name) == 0)
+            return table[i].role;
+    return -1;
+}
+
 void ari_starpu_plain_name(const char *path, char *out, size_t size)
 {
     static const char *const suffixes[] = {".gz", ".zst", ".xz", ".bz2", ".lz4", NULL};
@@ -897,10 +907,7 @@ enum role {
     R_PAJE, R_TASKS, R_DAG, R_DATA, R_ATREE_CSV, R_ATREE_DOT, R_ANODE, R_CONF, R_EXTRA, R_COUNT
 };
 
-static const struct {
-    const char *name;
-    enum role role;
-} bundle_files[] = {
+static const ari_bundle_file bundle_files[] = {
     {"paje.trace", R_PAJE}, {"tasks.rec", R_TASKS}, {"dag.dot", R_DAG}, {"data.rec", R_DATA},
     {"atree.csv", R_ATREE_CSV}, {"atree.dot", R_ATREE_DOT}, {"tasks_anode.csv", R_ANODE},
     {"conf.txt", R_CONF},
@@ -913,12 +920,7 @@ static const struct {
 
 static int role_of(const ari_import_file *f)
 {
-    char plain[256];
-    ari_starpu_plain_name(f->name, plain, sizeof plain);
-    for (size_t i = 0; bundle_files[i].name; i++)
-        if (strcmp(plain, bundle_files[i].name) == 0)
-            return (int)bundle_files[i].role;
-    return -1;
+    return ari_bundle_role(bundle_files, f->name);
 }
 
 /* A directory is a StarPU bundle when it holds paje.trace or tasks.rec

@@ -26,6 +26,15 @@ int ari_starpu_is_generation_kernel(const char *type);
 /* Removes a compression suffix: "paje.worker_state.csv.gz" -> "paje.worker_state.csv". */
 void ari_starpu_plain_name(const char *path, char *out, size_t size);
 
+/* A file a bundle format knows, by its plain name, and its role there; a
+ * table of them ends with a NULL name. */
+typedef struct ari_bundle_file {
+    const char *name;
+    int role;
+} ari_bundle_file;
+/* The role of the file at `path` (compression suffix ignored), or -1. */
+int ari_bundle_role(const ari_bundle_file *table, const char *path);
+
 /* A stream of records from a recfile, or from a CSV file with a header row
  * (empty cells are absent fields), as name/value pairs. */
 typedef struct ari_records ari_records;

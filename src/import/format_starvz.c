@@ -33,10 +33,7 @@ enum role {
     R_TASKS, R_HANDLES, R_DAG, R_ENTITIES, R_ATREE, R_CONF, R_EXTRA, R_COUNT
 };
 
-static const struct {
-    const char *name;
-    enum role role;
-} starvz_files[] = {
+static const ari_bundle_file starvz_files[] = {
     {"paje.worker_state.csv", R_WORKER_STATE}, {"paje.comm_state.csv", R_COMM_STATE},
     {"paje.memory_state.csv", R_MEMORY_STATE}, {"paje.other_state.csv", R_OTHER_STATE},
     {"paje.variable.csv", R_VARIABLE}, {"paje.link.csv", R_LINK}, {"paje.events.csv", R_EVENTS},
@@ -50,12 +47,7 @@ static const struct {
 
 static int role_of(const ari_import_file *f)
 {
-    char plain[256];
-    ari_starpu_plain_name(f->name, plain, sizeof plain);
-    for (size_t i = 0; starvz_files[i].name; i++)
-        if (strcmp(plain, starvz_files[i].name) == 0)
-            return (int)starvz_files[i].role;
-    return -1;
+    return ari_bundle_role(starvz_files, f->name);
 }
 
 static int claim(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
