@@ -36,7 +36,7 @@ enum MHD_Result ari_actx_reply(ari_request *r, ari_actx *ctx, json_t *doc, const
     if (!doc) {
         res = ari_reply_from_error(r, err);
     } else {
-        ari_with_time_origin(r, ctx->trace.id, doc); /* every task analysis says its origin */
+        ari_set_time_origin(doc, ctx->trace.time_origin); /* every task analysis says its origin */
         json_object_set_new(doc, "time_unit", json_string(ctx->trace.time_unit));
         res = ari_reply_analysis(r, doc, 17);
     }

@@ -137,7 +137,7 @@ enum MHD_Result api_anomalies(ari_request *r)
         trim_tasks(doc, points && strcmp(points, "all") == 0, limit);
         json_object_set_new(doc, "points", json_string(points ? points : "anomalies"));
         json_object_set_new(doc, "limit", json_integer(limit));
-        ari_with_time_origin(r, ctx.trace.id, doc);
+        ari_set_time_origin(doc, ctx.trace.time_origin);
         json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
         res = ari_reply_analysis(r, doc, 17);
     }

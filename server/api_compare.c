@@ -56,7 +56,7 @@ static json_t *trace_json(ari_request *r, const ari_actx *ctx, const ari_task_fi
                         "tasks", (json_int_t)b->tasks, "workers", (json_int_t)b->workers);
         if (!doc)
             ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        ari_with_time_origin(r, ctx->trace.id, doc); /* each trace's own origin */
+        ari_set_time_origin(doc, ctx->trace.time_origin); /* each trace's own origin */
     }
     ari_bounds_result_free(&bounds);
     ari_outlier_result_free(&outliers);

@@ -471,7 +471,7 @@ static enum MHD_Result serve_panel(ari_request *r, const char *analysis, ari_com
     if (!doc) {
         res = ari_reply_from_error(r, &err);
     } else {
-        ari_with_time_origin(r, ctx.trace.id, doc);
+        ari_set_time_origin(doc, ctx.trace.time_origin);
         json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
         res = ari_reply_analysis(r, doc, 10);
     }
@@ -536,7 +536,7 @@ enum MHD_Result api_tree_compare(ari_request *r)
                     if (!doc) {
                         res = ari_reply_from_error(r, &err);
                     } else {
-                        ari_with_time_origin(r, a.trace.id, doc); /* times of the first trace */
+                        ari_set_time_origin(doc, a.trace.time_origin); /* times of the first trace */
                         json_object_set_new(doc, "time_unit", json_string(a.trace.time_unit));
                         res = ari_reply_analysis(r, doc, 10);
                     }

@@ -332,7 +332,7 @@ enum MHD_Result api_gantt(ari_request *r)
         ari_error_set(&err, ARI_E_NOMEM, "out of memory");
     else
         g.rows = ari_rows_acquire(r->db, ctx.meta, ctx.trace.key, &err);
-    json_t *doc = ari_with_time_origin(r, ctx.trace.id, g.rows ? render(&g, &err) : NULL);
+    json_t *doc = ari_set_time_origin(g.rows ? render(&g, &err) : NULL, ctx.trace.time_origin);
     res = doc ? ari_reply_analysis(r, doc, GANTT_DIGITS) : ari_reply_from_error(r, &err);
     ari_rows_release(g.rows);
     free(g.type_ok);

@@ -317,7 +317,7 @@ enum MHD_Result api_panels(ari_request *r)
     json_t *doc = panels_json(r, &ctx, &q, &err);
     if (doc)
         json_object_set_new(doc, "time_unit", json_string(ctx.trace.time_unit));
-    doc = ari_with_time_origin(r, ctx.trace.id, doc);
+    doc = ari_set_time_origin(doc, ctx.trace.time_origin);
     enum MHD_Result res = doc ? ari_reply_analysis(r, doc, PANEL_DIGITS) : ari_reply_from_error(r, &err);
     ari_actx_close(&ctx);
     return res;

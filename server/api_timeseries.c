@@ -159,8 +159,8 @@ enum MHD_Result api_timeseries(ari_request *r)
                         ctx.meta->extent_start, ctx.meta->extent_end);
     } else {
         ari_error err = {0};
-        json_t *doc = ari_with_time_origin(r, ctx.trace.id,
-                                           timeseries(r, &ctx, t0, t1, (int)width, (int)per_node, threshold, &err));
+        json_t *doc = ari_set_time_origin(timeseries(r, &ctx, t0, t1, (int)width, (int)per_node, threshold, &err),
+                                          ctx.trace.time_origin);
         res = doc ? ari_reply_analysis(r, doc, SERIES_DIGITS) : ari_reply_from_error(r, &err);
     }
     ari_actx_close(&ctx);

@@ -17,5 +17,8 @@
  * unchanged when the origin cannot be read (the answer is still right,
  * it only lacks the note). */
 json_t *ari_with_time_origin(ari_request *r, int64_t id, json_t *doc);
+/* The same with the origin already known (a trace opened for analysis
+ * carries it: ari_tq_trace.time_origin), without reading the trace again. */
+json_t *ari_set_time_origin(json_t *doc, double origin);
 
 #endif

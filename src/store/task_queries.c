@@ -108,7 +108,8 @@ int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err
     sqlite3_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT name, kind, time_unit, created_at, sha256,"
-                          " EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1) FROM traces WHERE id = ?1",
+                          " EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1),"
+                          " json_extract(summary_json, '$.time_origin') FROM traces WHERE id = ?1",
                           id, err);
     int rc = st ? ari_store_step_row(s, st, "read trace", err) : -1;
     if (rc != 0)
@@ -120,6 +121,7 @@ int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err
     snprintf(out->key, sizeof out->key, "%lld/%s/%s", (long long)id,
              (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4));
     out->has_tasks = sqlite3_column_int(st, 5);
+    out->time_origin = sqlite3_column_type(st, 6) == SQLITE_NULL ? 0 : sqlite3_column_double(st, 6);
     sqlite3_reset(st);
     if (!out->name)
         return nomem(err);

@@ -58,6 +58,7 @@ typedef struct ari_tq_trace {
     char time_unit[16];
     char key[160];  /* "id/created_at/sha256": identifies the content */
     int has_tasks;  /* at least one task */
+    double time_origin; /* summary.time_origin: the file's time of 0 (0 when none) */
 } ari_tq_trace;
 
 /* Returns 0 and fills *out (free with ari_tq_trace_free), 1 when there is
