@@ -12,31 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_sink.h"
 #include "ingest/paje.h"
-
-static size_t counted;
-
-static int count_type(void *ctx, const ari_type_def *t) { (void)ctx; counted += strlen(t->name); return 0; }
-static int count_container(void *ctx, const ari_container *c) { (void)ctx; counted += strlen(c->name); return 0; }
-static int count_container_end(void *ctx, const char *a, double e) { (void)ctx; (void)e; counted += strlen(a); return 0; }
-static int count_state(void *ctx, const ari_state *s)
-{
-    (void)ctx;
-    counted += strlen(s->value) + (size_t)s->depth;
-    for (size_t i = 0; i < s->nfields; i++)
-        counted += strlen(s->fields[i].name) + strlen(s->fields[i].value);
-    return 0;
-}
-static int count_variable(void *ctx, const ari_variable *v) { (void)ctx; counted += v->value > 0; return 0; }
-static int count_link(void *ctx, const ari_link *l)
-{
-    (void)ctx;
-    counted += strlen(l->key) + strlen(l->start_container) + strlen(l->end_container);
-    for (size_t i = 0; i < l->nfields; i++)
-        counted += strlen(l->fields[i].value);
-    return 0;
-}
-static int count_event(void *ctx, const ari_event *e) { (void)ctx; counted += strlen(e->value); return 0; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -50,10 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(f);
     ari_paje_report report; /* every other size: a cut last line is tolerated */
     ari_paje_options opt = {(int)(size & 1), (int)((size >> 1) & 1), (size >> 2) & 1 ? &report : NULL};
-    ari_sink sink = {NULL, count_type, count_container, count_container_end, count_state,
-                     count_variable, count_link, count_event, NULL};
     ari_error err;
-    ari_paje_read(path, "fuzz", &opt, &sink, &err);
+    ari_paje_read(path, "fuzz", &opt, &fuzz_counting_sink, &err);
     unlink(path);
     return 0;
 }
