@@ -23,6 +23,7 @@
 
 #include "auth.h"
 #include "conn_guard.h"
+#include "csv_reply.h"
 #include "dbpool.h"
 #include "handlers.h"
 #include "reply.h"
@@ -340,6 +341,8 @@ static enum MHD_Result run_handler(http_request *hr)
         return ari_reply_error(r, 413, "too_large", "the body exceeds the limit of %llu bytes",
                                (unsigned long long)limit);
     }
+    if (ari_csv_admit(r) < 0)
+        return MHD_YES; /* a bad format= or table= (csv_reply.h) */
     r->db = ari_dbpool_acquire(r->srv->pool);
     enum MHD_Result rc = r->route->handler(r);
     ari_dbpool_release(r->srv->pool, r->db);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "csv_reply.h"
 #include "params.h"
 
 void ari_reply_header(ari_request *r, const char *name, const char *value)
@@ -36,6 +37,8 @@ enum MHD_Result ari_queue(ari_request *r, unsigned status, struct MHD_Response *
 
 enum MHD_Result ari_reply_text_json(ari_request *r, unsigned status, const char *json_text)
 {
+    if (status == 200 && ari_csv_wanted(r))
+        return ari_csv_reply(r, json_text); /* ?format=csv: csv_reply.h */
     size_t len = strlen(json_text);
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)json_text,
                                                                 MHD_RESPMEM_MUST_COPY);

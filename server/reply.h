@@ -9,6 +9,8 @@
 #include "server.h"
 
 enum MHD_Result ari_reply_json(ari_request *r, unsigned status, json_t *body); /* steals body */
+/* A 200 answer of a request for ?format=csv goes out as CSV instead
+ * (csv_reply.h); every other answer as the JSON given. */
 enum MHD_Result ari_reply_text_json(ari_request *r, unsigned status, const char *json_text);
 enum MHD_Result ari_reply_empty(ari_request *r, unsigned status);
 enum MHD_Result ari_reply_error(ari_request *r, unsigned status, const char *code,

@@ -1,0 +1,371 @@
+/* csv_tables.c: the CSV tables of every analysis endpoint (csv_tables.h):
+ * for each route, the arrays of its JSON answer that hold the marks and
+ * the columns of a row, with units. A column's unit MS is the answer's
+ * time_unit (ms for task traces, us for data movement, s for some Paje
+ * traces). Keep in step with the encoders (server/api_*.c) and with
+ * docs/api.md ("CSV"); tests/api/csv.test.mjs checks every table. */
+#include "csv_tables.h"
+
+#include <string.h>
+
+#define MS ARI_CSV_TIME
+
+/* The tables leave trailing fields out (op VALUE, no arg, no sub). */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+// clang-format off
+static const ari_csv_table gantt[] = {
+    {"tasks", "rows[].tasks[]", "ms", NULL, NULL, {
+        {"row", NULL, "@1.name"}, {"node", NULL, "@1.node"}, {"resource_type", NULL, "@1.resource_type"},
+        {"resource", NULL, "@1.resource"}, {"job_id", NULL, "job_id"},
+        {"type", NULL, "type", ARI_CSV_LOOKUP, "@0.types"}, {"start", MS, "start"}, {"end", MS, "end"},
+        {"duration", MS, "end", ARI_CSV_DIFF, "start"}, {"gflop", "GFlop", "gflop"},
+        {"iteration", NULL, "iteration"}, {"outlier", NULL, "outlier"}, {NULL}}},
+    {"pixels", "rows[].pixels.shares[]", "ms", NULL, NULL, {
+        {"row", NULL, "@1.name"}, {"node", NULL, "@1.node"}, {"resource", NULL, "@1.resource"},
+        {"pixel", NULL, "[0]"}, {"type", NULL, "[1]", ARI_CSV_LOOKUP, "@0.types"},
+        {"share", "fraction", "[2]"}, {NULL}}},
+    {"idle", "rows[].pixels.idle[]", "ms", NULL, NULL, {
+        {"row", NULL, "@1.name"}, {"node", NULL, "@1.node"}, {"resource", NULL, "@1.resource"},
+        {"pixel", NULL, "#"}, {"idle", "fraction", "."}, {NULL}}},
+    {"states", "rows[].states.*", "ms", NULL, NULL, {
+        {"row", NULL, "@1.name"}, {"node", NULL, "@1.node"}, {"resource", NULL, "@1.resource"},
+        {"state", NULL, "#"}, {"share", "fraction", "."}, {NULL}}},
+    {"rows", "rows[]", "ms", NULL, NULL, {
+        {"row", NULL, "name"}, {"id", NULL, "id"}, {"node", NULL, "node"},
+        {"resource_type", NULL, "resource_type"}, {"resource", NULL, "resource"}, {"mode", NULL, "mode"},
+        {"idle", "fraction", "idle"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table states[] = {
+    {"states", "rows[].states[]", "ms", "@1.mode", "states", {
+        {"container", NULL, "@1.name"}, {"container_id", NULL, "@1.container_id"}, {"path", NULL, "@1.path"},
+        {"state_type", NULL, "@1.type"}, {"value", NULL, "[0]", ARI_CSV_LOOKUP, "@0.values", "name"},
+        {"depth", NULL, "[1]"}, {"start", MS, "[2]"}, {"end", MS, "[3]"},
+        {"duration", MS, "[3]", ARI_CSV_DIFF, "[2]"}, {NULL}}},
+    {"pixels", "rows[].states[]", "ms", "@1.mode", "pixels", {
+        {"container", NULL, "@1.name"}, {"container_id", NULL, "@1.container_id"}, {"path", NULL, "@1.path"},
+        {"state_type", NULL, "@1.type"}, {"pixel", NULL, "[0]"}, {"depth", NULL, "[1]"},
+        {"value", NULL, "[2]", ARI_CSV_LOOKUP, "@0.values", "name"}, {"share", "fraction", "[3]"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table links[] = {
+    {"links", "links[]", "ms", NULL, NULL, {
+        {"start", MS, "start"}, {"end", MS, "end"}, {"duration", MS, "end", ARI_CSV_DIFF, "start"},
+        {"type", NULL, "type"}, {"value", NULL, "value"}, {"key", NULL, "key"},
+        {"from", NULL, "from.name"}, {"from_node", NULL, "from.node"}, {"to", NULL, "to.name"},
+        {"to_node", NULL, "to.node"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table panels[] = {
+    {"points", "panels[].series[].points[]", "ms", NULL, NULL, {
+        {"panel", NULL, "@1.id"}, {"unit", NULL, "@1.unit"}, {"series", NULL, "@2.name"},
+        {"node", NULL, "@2.node"}, {"t", MS, "[0]"}, {"value", NULL, "[1]"}, {"min", NULL, "[2]"},
+        {"max", NULL, "[3]"}, {NULL}}},
+    {NULL}};
+
+#define BOUND_COLUMNS                                                                                    \
+    {"makespan", MS, "makespan"}, {"start", MS, "start"}, {"span", MS, "span"}, {"abe", MS, "abe"},     \
+        {"cpe", MS, "cpe"}, {"tasks", NULL, "tasks"}, {"workers", NULL, "workers"}
+#define ALLOCATION_COLUMNS                                                                               \
+    {"resource_type", NULL, "resource_type"}, {"type", NULL, "type"}, {"ideal", "tasks", "ideal"},        \
+        {"actual", "tasks", "actual"}, {"mean_duration", MS, "mean_duration"}, {"workers", NULL, "workers"}
+
+static const ari_csv_table bounds[] = {
+    {"total", ".", "ms", NULL, NULL, {BOUND_COLUMNS, {NULL}}},
+    {"nodes", "nodes[]", "ms", NULL, NULL, {{"node", NULL, "node"}, BOUND_COLUMNS, {NULL}}},
+    {"iterations", "iterations[]", "ms", NULL, NULL, {{"iteration", NULL, "iteration"}, BOUND_COLUMNS, {NULL}}},
+    {"allocation", "allocation[]", "ms", NULL, NULL, {ALLOCATION_COLUMNS, {NULL}}},
+    {"node_allocation", "nodes[].allocation[]", "ms", NULL, NULL,
+     {{"node", NULL, "@1.node"}, ALLOCATION_COLUMNS, {NULL}}},
+    {"iteration_allocation", "iterations[].allocation[]", "ms", NULL, NULL,
+     {{"iteration", NULL, "@1.iteration"}, ALLOCATION_COLUMNS, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table outliers[] = {
+    {"tasks", "tasks[]", "ms", NULL, NULL, {
+        {"job_id", NULL, "job_id"}, {"type", NULL, "type"}, {"resource_type", NULL, "resource_type"},
+        {"worker", NULL, "worker"}, {"start", MS, "start"}, {"end", MS, "end"}, {"duration", MS, "duration"},
+        {"threshold", MS, "threshold"}, {NULL}}},
+    {"groups", "groups[]", "ms", NULL, NULL, {
+        {"type", NULL, "type"}, {"resource_type", NULL, "resource_type"}, {"tasks", NULL, "tasks"},
+        {"q1", MS, "q1"}, {"q3", MS, "q3"}, {"iqr", MS, "iqr"}, {"threshold", MS, "threshold"},
+        {"outliers", NULL, "outliers"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table critical_path[] = {
+    {"tasks", "tasks[]", "ms", NULL, NULL, {
+        {"job_id", NULL, "job_id"}, {"type", NULL, "type"}, {"worker_id", NULL, "worker_id"},
+        {"worker", NULL, "worker"}, {"start", MS, "start"}, {"end", MS, "end"},
+        {"duration", MS, "end", ARI_CSV_DIFF, "start"}, {NULL}}},
+    {"edges", "edges[]", "ms", NULL, NULL, {
+        {"from", NULL, "from"}, {"to", NULL, "to"}, {"gap", MS, "gap"}, {"count", NULL, "count"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table compare[] = {
+    {"traces", "traces[]", "ms", NULL, NULL, {
+        {"trace_id", NULL, "id"}, {"name", NULL, "name"}, {"makespan", MS, "makespan"}, {"abe", MS, "abe"},
+        {"cpe", MS, "cpe"}, {"idle", "fraction", "idle"}, {"outliers", NULL, "outliers"},
+        {"tasks", NULL, "tasks"}, {"workers", NULL, "workers"}, {"time_origin", MS, "time_origin"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table progression[] = {
+    {"steps", "steps[]", "ms", NULL, NULL, {
+        {"step", NULL, "step"}, {"start", MS, "start"}, {"time", MS, "time"}, {"completed", "tasks", "completed"},
+        {"mean", NULL, "mean"}, {"abe", MS, "abe"}, {"cumulative_abe", MS, "cumulative_abe"}, {NULL}}},
+    {"nodes", "nodes[].values[]", "ms", NULL, NULL, {
+        {"node", NULL, "@1.node"}, {"step_index", NULL, "#"}, {"value", NULL, "."}, {NULL}}},
+    {"clusters", "steps[].clusters[]", "ms", NULL, NULL, {
+        {"step", NULL, "@1.step"}, {"cluster", NULL, "id"}, {"mean", NULL, "mean"}, {"min", NULL, "min"},
+        {"max", NULL, "max"}, {"size", "nodes", "size"}, {"nodes", NULL, "nodes"}, {NULL}}},
+    {"flows", "flows[]", "ms", NULL, NULL, {
+        {"step", NULL, "step"}, {"from", NULL, "from"}, {"to", NULL, "to"}, {"count", "nodes", "count"},
+        {"nodes", NULL, "nodes"}, {"minority", NULL, "minority"}, {NULL}}},
+    {"density", "steps[].density{}", "ms", NULL, NULL, {
+        {"step", NULL, "@1.step"}, {"x", NULL, "x"}, {"density", NULL, "y"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table timeseries[] = {
+    {"points", "series[].points[]", "ms", NULL, NULL, {
+        {"series", NULL, "@1.name"}, {"node", NULL, "@1.node"}, {"t", MS, "[0]"}, {"min", "tasks", "[1]"},
+        {"max", "tasks", "[2]"}, {"last", "tasks", "[3]"}, {NULL}}},
+    {"starved", "starved[]", "ms", NULL, NULL, {
+        {"start", MS, "[0]"}, {"end", MS, "[1]"}, {"duration", MS, "[1]", ARI_CSV_DIFF, "[0]"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table iterations[] = {
+    {"iterations", "iterations[]", "ms", NULL, NULL, {
+        {"iteration", NULL, "iteration"}, {"start", MS, "start"}, {"end", MS, "end"},
+        {"duration", MS, "end", ARI_CSV_DIFF, "start"}, {"tasks", NULL, "tasks"}, {NULL}}},
+    {"types", "iterations[].types.*", "ms", NULL, NULL, {
+        {"iteration", NULL, "@1.iteration"}, {"type", NULL, "#"}, {"tasks", NULL, "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table anomalies[] = {
+    {"tasks", "tasks[]", "ms", NULL, NULL, {
+        {"job_id", NULL, "job_id"}, {"type", NULL, "type"}, {"resource_type", NULL, "resource_type"},
+        {"worker", NULL, "worker"}, {"start", MS, "start"}, {"end", MS, "end"}, {"duration", MS, "duration"},
+        {"gflop", "GFlop", "gflop"}, {"fit", MS, "fit"}, {"lwr", MS, "lwr"}, {"upr", MS, "upr"},
+        {"cluster", NULL, "cluster"}, {"anomaly", NULL, "anomaly"}, {NULL}}},
+    {"groups", "groups[]", "ms", NULL, NULL, {
+        {"type", NULL, "type"}, {"resource_type", NULL, "resource_type"}, {"cluster", NULL, "cluster"},
+        {"tasks", NULL, "tasks"}, {"fittable", NULL, "fittable"}, {"reason", NULL, "reason"},
+        {"b0", NULL, "b0"}, {"b1", NULL, "b1"}, {"s", NULL, "s"}, {"df", NULL, "df"}, {"r2", NULL, "r2"},
+        {"r2_duration", NULL, "r2_duration"}, {"mae", MS, "mae"}, {"rmse", MS, "rmse"},
+        {"anomalies", NULL, "anomalies"}, {"gflop_min", "GFlop", "gflop_min"},
+        {"gflop_max", "GFlop", "gflop_max"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table models[] = {
+    {"models", "groups[].models.*", "ms", NULL, NULL, {
+        {"type", NULL, "@1.type"}, {"resource_type", NULL, "@1.resource_type"}, {"model", NULL, "#"},
+        {"tasks", NULL, "tasks"}, {"fittable", NULL, "fittable"}, {"reason", NULL, "reason"},
+        {"b0", NULL, "b0"}, {"b1", NULL, "b1"}, {"r2", NULL, "r2"}, {"mae", MS, "mae"}, {"rmse", MS, "rmse"},
+        {"anomalies", NULL, "anomalies"}, {"mixture_k", NULL, "mixture.k"}, {NULL}}},
+    {NULL}};
+
+#define TREE_NODE_COLUMNS                                                                                \
+    {"node", NULL, "id"}, {"parent", NULL, "parent"}, {"depth", NULL, "depth"},                           \
+        {"position", NULL, "position"}, {"height", NULL, "height"}, {"type", NULL, "type"},              \
+        {"intermediary", NULL, "intermediary"}, {"start", MS, "start"}, {"end", MS, "end"},              \
+        {"first_compute", MS, "first_compute"}, {"last_compute", MS, "last_compute"}, {"tasks", NULL, "tasks"}
+#define TREE_TASK_COLUMNS                                                                                \
+    {"node", NULL, "node"}, {"job_id", NULL, "job_id"}, {"type", NULL, "type"}, {"start", MS, "start"},   \
+        {"end", MS, "end"}, {"duration", MS, "end", ARI_CSV_DIFF, "start"}
+
+static const ari_csv_table atree[] = {
+    {"nodes", "nodes{}", "ms", NULL, NULL, {TREE_NODE_COLUMNS, {NULL}}},
+    {"cells", "cells{}", "ms", NULL, NULL, {
+        {"node", NULL, "node"}, {"pruned", NULL, "pruned"}, {"slice", NULL, "slice"}, {"x0", MS, "x0"},
+        {"x1", MS, "x1"}, {"value", NULL, "value"}, {NULL}}},
+    {"init", "init{}", "ms", NULL, NULL, {TREE_TASK_COLUMNS, {NULL}}},
+    {"assembly", "assembly{}", "ms", NULL, NULL, {TREE_TASK_COLUMNS, {NULL}}},
+    {"anomalies", "anomalies{}", "ms", NULL, NULL, {TREE_TASK_COLUMNS, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table tree_utilization[] = {
+    {"layers", "layers[]{}", "ms", NULL, NULL, {
+        {"color", NULL, "@1.color"}, {"slice", NULL, "#"}, {"value", "percent", "value"},
+        {"node", NULL, "node"}, {NULL}}},
+    {"depths", "depths[].value[]", "ms", NULL, NULL, {
+        {"depth", NULL, "@1.depth"}, {"slice", NULL, "#"}, {"value", "percent", "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table tree_memory[] = {
+    {"aggregated", "aggregated{}", "ms", NULL, NULL, {
+        {"slice", NULL, "#"}, {"pruned", NULL, "pruned"}, {"not_pruned", NULL, "not_pruned"},
+        {"memory", "MB", "memory"}, {NULL}}},
+    {"raw", "raw.*{}", "ms", NULL, NULL, {
+        {"series", NULL, "@1#"}, {"t", MS, "t"}, {"value", NULL, "value"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table tree_compare[] = {
+    {"cells", "cells{}", "ms", NULL, NULL, {
+        {"node", NULL, "node"}, {"pruned", NULL, "pruned"}, {"slice", NULL, "slice"},
+        {"faster", NULL, "faster"}, {"slower", NULL, "slower"}, {"diff", NULL, "diff"},
+        {"status", NULL, "status"}, {NULL}}},
+    {"nodes", "nodes{}", "ms", NULL, NULL, {TREE_NODE_COLUMNS, {NULL}}},
+    {"cumulative", "cumulative[]", "ms", NULL, NULL, {{"slice", NULL, "#"}, {"value", NULL, "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table aggregation[] = {
+    {"aggregates", "aggregates[]", "ms", NULL, NULL, {
+        {"node", NULL, "node"}, {"name", NULL, "name"}, {"start", MS, "start"}, {"end", MS, "end"},
+        {"time", MS, "time"}, {"gain", NULL, "gain"}, {"loss", NULL, "loss"},
+        {"first_slice", NULL, "slices[0]"}, {"last_slice", NULL, "slices[1]"}, {NULL}}},
+    {"proportions", "aggregates[].proportions[]", "ms", NULL, NULL, {
+        {"node", NULL, "@1.node"}, {"name", NULL, "@1.name"}, {"start", MS, "@1.start"}, {"end", MS, "@1.end"},
+        {"value", NULL, "#", ARI_CSV_LOOKUP, "@0.values"}, {"proportion", "fraction", "."}, {NULL}}},
+    {"hierarchy", "hierarchy[]", "ms", NULL, NULL, {
+        {"node", NULL, "#"}, {"name", NULL, "name"}, {"kind", NULL, "kind"}, {"parent", NULL, "parent"},
+        {"first_leaf", NULL, "leaves[0]"}, {"last_leaf", NULL, "leaves[1]"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table aggregation_levels[] = {
+    {"levels", "levels[]", "ms", NULL, NULL, {
+        {"p_from", NULL, "p_from"}, {"p_to", NULL, "p_to"}, {"p", NULL, "p"}, {"count", NULL, "count"},
+        {"gain", NULL, "gain"}, {"loss", NULL, "loss"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table cct[] = {
+    {"metrics", "tree[].metrics.*", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"parent", NULL, "@1.parent"}, {"name", NULL, "@1.name"},
+        {"module", NULL, "@1.module"}, {"file", NULL, "@1.file"}, {"line", NULL, "@1.line"},
+        {"kind", NULL, "@1.kind"}, {"depth", NULL, "@1.depth"}, {"metric", NULL, "#"},
+        {"mean", NULL, "mean"}, {"min", NULL, "min"}, {"max", NULL, "max"}, {NULL}}},
+    {"nodes", "tree[]", NULL, NULL, NULL, {
+        {"node", NULL, "id"}, {"parent", NULL, "parent"}, {"name", NULL, "name"}, {"module", NULL, "module"},
+        {"file", NULL, "file"}, {"line", NULL, "line"}, {"kind", NULL, "kind"}, {"depth", NULL, "depth"},
+        {NULL}}},
+    {NULL}};
+
+static const ari_csv_table ranks[] = {
+    {"ranks", "ranks[]", NULL, NULL, NULL, {
+        {"node", NULL, "@0.node.id"}, {"metric", NULL, "@0.metric"}, {"rank", NULL, "rank"},
+        {"thread", NULL, "thread"}, {"value", NULL, "value"}, {NULL}}},
+    {"histogram", "histogram[]", NULL, NULL, NULL, {
+        {"lo", NULL, "lo"}, {"hi", NULL, "hi"}, {"count", "ranks", "count"}, {"ranks", NULL, "ranks"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table scatter[] = {
+    {"points", "points[]", NULL, NULL, NULL, {
+        {"node", NULL, "@0.node.id"}, {"rank", NULL, "rank"}, {"thread", NULL, "thread"}, {"x", NULL, "x"},
+        {"y", NULL, "y"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table supergraph[] = {
+    {"nodes", "nodes[]", NULL, NULL, NULL, {
+        {"id", NULL, "id"}, {"name", NULL, "name"}, {"module", NULL, "module"}, {"kind", NULL, "kind"},
+        {"level", NULL, "level"}, {"functions", NULL, "functions"}, {"inclusive", NULL, "inclusive"},
+        {"exclusive", NULL, "exclusive"}, {"filtered", NULL, "filtered"}, {"root_inflow", NULL, "root_inflow"},
+        {"callers", NULL, "caller_count"}, {NULL}}},
+    {"edges", "edges[]", NULL, NULL, NULL, {
+        {"source", NULL, "source"}, {"target", NULL, "target"}, {"weight", NULL, "weight"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table movements[] = {
+    {"movements", "movements[]", "us", NULL, NULL, {
+        {"event", NULL, "event"}, {"src", NULL, "src"}, {"dst", NULL, "dst"}, {"kind", NULL, "kind"},
+        {"bytes", NULL, "bytes"}, {"start", MS, "start"}, {"duration", MS, "dur"},
+        {"bandwidth", "GB_per_s", "bandwidth"}, {"trace_bandwidth", "GB_per_s", "trace_bandwidth"},
+        {"key", NULL, "key"}, {"handle", NULL, "handle"}, {"handle_name", NULL, "handle_name"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table movement_matrix[] = {
+    {"cells", "bytes[][]", "us", NULL, NULL, {
+        {"src", NULL, "@1#", ARI_CSV_LOOKUP, "@0.components"},
+        {"dst", NULL, "@2#", ARI_CSV_LOOKUP, "@0.components"}, {"bytes", NULL, "."},
+        {"bandwidth", "GB_per_s", ".", ARI_CSV_PARALLEL, "@0.bandwidth"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table movement_timeline[] = {
+    {"events", "events[]", "us", NULL, NULL, {
+        {"id", NULL, "id"}, {"track", NULL, "track"},
+        {"track_label", NULL, "track", ARI_CSV_LOOKUP, "@0.tracks", "label"}, {"category", NULL, "category"},
+        {"name", NULL, "name"}, {"cat", NULL, "cat"}, {"start", MS, "start"}, {"duration", MS, "dur"},
+        {"type", NULL, "type"}, {"correlation", NULL, "correlation"}, {NULL}}},
+    {"groups", "groups[]", "us", NULL, NULL, {
+        {"track", NULL, "track"}, {"track_label", NULL, "track", ARI_CSV_LOOKUP, "@0.tracks", "label"},
+        {"category", NULL, "category"}, {"start", MS, "start"}, {"end", MS, "end"}, {"count", NULL, "count"},
+        {"busy", MS, "busy"}, {"bytes", NULL, "bytes"}, {NULL}}},
+    {"tracks", "tracks[]", "us", NULL, NULL, {
+        {"id", NULL, "id"}, {"pid", NULL, "pid"}, {"tid", NULL, "tid"}, {"label", NULL, "label"},
+        {"device", NULL, "device"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table clock[] = {
+    {"sectors", "values[][]", "us", NULL, NULL, {
+        {"sector", NULL, "@1#"}, {"category", NULL, "@2#", ARI_CSV_LOOKUP, "@0.categories"},
+        {"time", MS, "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table topology[] = {
+    {"components", "components[]", "us", NULL, NULL, {
+        {"id", NULL, "id"}, {"parent", NULL, "parent"}, {"kind", NULL, "kind"}, {"name", NULL, "name"},
+        {"os_index", NULL, "os_index"}, {"logical_index", NULL, "logical_index"}, {"key", NULL, "key"},
+        {"bytes", NULL, "bytes"}, {"utilization", "fraction", "utilization"}, {NULL}}},
+    {"links", "links[]", "us", NULL, NULL, {
+        {"src", NULL, "src"}, {"dst", NULL, "dst"}, {"bytes", NULL, "bytes"},
+        {"bandwidth", "GB_per_s", "bandwidth"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table metric_series[] = {
+    {"points", "series[]{}", "us", NULL, NULL, {
+        {"series", NULL, "@1.id"}, {"metric", NULL, "@1.metric"}, {"component", NULL, "@1.component"},
+        {"source", NULL, "@1.source"}, {"t", MS, "ts"}, {"value", NULL, "values"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_view views[] = {
+    {"/api/v1/traces/{}/gantt", "gantt", gantt},
+    {"/api/v1/traces/{}/states", "states", states},
+    {"/api/v1/traces/{}/links", "links", links},
+    {"/api/v1/traces/{}/panels", "panels", panels},
+    {"/api/v1/traces/{}/bounds", "bounds", bounds},
+    {"/api/v1/traces/{}/outliers", "outliers", outliers},
+    {"/api/v1/traces/{}/critical-path", "critical_path", critical_path},
+    {"/api/v1/compare", "compare", compare},
+    {"/api/v1/traces/{}/progression", "progression", progression},
+    {"/api/v1/traces/{}/timeseries", "timeseries", timeseries},
+    {"/api/v1/traces/{}/iterations", "iterations", iterations},
+    {"/api/v1/traces/{}/anomalies", "anomalies", anomalies},
+    {"/api/v1/traces/{}/models", "models", models},
+    {"/api/v1/traces/{}/atree", "atree", atree},
+    {"/api/v1/traces/{}/tree-utilization", "tree_utilization", tree_utilization},
+    {"/api/v1/traces/{}/tree-memory", "tree_memory", tree_memory},
+    {"/api/v1/traces/{}/tree-compare", "tree_compare", tree_compare},
+    {"/api/v1/traces/{}/aggregation", "aggregation", aggregation},
+    {"/api/v1/traces/{}/aggregation/levels", "aggregation_levels", aggregation_levels},
+    {"/api/v1/traces/{}/cct", "cct", cct},
+    {"/api/v1/traces/{}/nodes/{}/ranks", "ranks", ranks},
+    {"/api/v1/traces/{}/scatter", "scatter", scatter},
+    {"/api/v1/traces/{}/supergraph", "supergraph", supergraph},
+    {"/api/v1/traces/{}/movements", "movements", movements},
+    {"/api/v1/traces/{}/movement-matrix", "movement_matrix", movement_matrix},
+    {"/api/v1/traces/{}/movement-timeline", "movement_timeline", movement_timeline},
+    {"/api/v1/traces/{}/clock", "clock", clock},
+    {"/api/v1/traces/{}/topology", "topology", topology},
+    {"/api/v1/traces/{}/metric-series", "metric_series", metric_series},
+};
+// clang-format on
+
+const ari_csv_view *ari_csv_views(size_t *n)
+{
+    *n = sizeof views / sizeof views[0];
+    return views;
+}
+
+const ari_csv_view *ari_csv_view_find(const char *pattern)
+{
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+        if (strcmp(views[i].pattern, pattern) == 0)
+            return &views[i];
+    return NULL;
+}
+
+const ari_csv_table *ari_csv_table_find(const ari_csv_view *v, const char *name)
+{
+    for (const ari_csv_table *t = v->tables; t->name; t++)
+        if (strcmp(t->name, name) == 0)
+            return t;
+    return NULL;
+}
