@@ -72,7 +72,7 @@ test('the Sankey of the profile: nodes, edges, legend, heights by inclusive time
   assert.equal(await page.locator('.sg-node').count(), api.nodes.length);
   assert.equal(await page.locator('.sg-link').count(), api.edges.filter((e) => e.weight > 0).length);
   assert.equal(await page.locator('.sg-mini').count(), api.nodes.length, 'a mini histogram on every node');
-  assert.match(await page.locator('.sg-legend').textContent(), /Exclusive time/);
+  assert.match(await page.locator('.sg-legend').textContent(), /exclusive time \(mean over ranks\)\s*0 s.*\d s/i);
   // heights are proportional to inclusive time within a column: compare the
   // two largest nodes of the same level
   const h = await barHeights();

@@ -8,6 +8,8 @@
 // sorted by variance. Times are µs from the run's start (its first event,
 // summary.start, the origin every answer gives as time_origin): in the URL
 // (`start`, `end`), on the axes and in the answers.
+// Every colour ramp and width has a legend with its unit (lib/legend.js);
+// hovers use the dashboard's tooltip (lib/tooltip.js), not SVG <title>s.
 import { api } from '../api.js';
 import { h, clear, modal } from '../dom.js';
 import { getD3 } from '../d3.js';
@@ -15,6 +17,8 @@ import { registerView } from '../trace.js';
 import { DATAMOVE, redScale } from '../colors.js';
 import { formatBytes, fmtMicroseconds as fmtUs } from '../lib/format.js';
 import { originNote } from '../lib/origin.js';
+import { createTooltip, tipContent, d3Tip } from '../lib/tooltip.js';
+import { rampLegend, widthLegend } from '../lib/legend.js';
 
 const CATS = ['data_movement', 'gpu_compute', 'cpu_compute', 'runtime_api'];
 const CAT_LABEL = { data_movement: 'Data movement', gpu_compute: 'GPU compute', cpu_compute: 'CPU compute', runtime_api: 'Runtime API' };
@@ -29,16 +33,19 @@ function legend() {
 
 // ---- timeline ---------------------------------------------------------------
 
-function drawTimeline(d3, holder, data, win, onBrush) {
+function drawTimeline(d3, holder, data, win, onBrush, tip) {
   clear(holder);
   const tracks = data.tracks;
+  const trackLabel = (id) => (tracks.find((t) => t.id === id) || {}).label || '';
   const width = Math.max(400, holder.clientWidth || 900);
   const height = 24 + tracks.length * ROW_H + 22 + 16;
   const row = new Map(tracks.map((t, i) => [t.id, i]));
   const x = d3.scaleLinear().domain([data.run_start, data.run_end]).range([LABEL_W, width - 10]);
   const svg = d3.select(holder).append('svg').attr('class', 'dm-timeline-svg').attr('width', width).attr('height', height);
   svg.append('g').selectAll('text').data(tracks).join('text').attr('class', 'dm-track-label')
-    .attr('x', 4).attr('y', (t, i) => 24 + i * ROW_H + ROW_H * 0.7).text((t) => t.label);
+    .attr('x', 4).attr('y', (t, i) => 24 + i * ROW_H + ROW_H * 0.7).text((t) => t.label)
+    .each(function fit() { clipText(this, LABEL_W - 8); })
+    .call(d3Tip, tip, (t) => tipContent(t.label, [], null, t.id !== t.label ? t.id : null));
   svg.append('g').selectAll('line').data(tracks).join('line').attr('class', 'dm-track-line')
     .attr('x1', LABEL_W).attr('x2', width - 10).attr('y1', (t, i) => 24 + (i + 1) * ROW_H).attr('y2', (t, i) => 24 + (i + 1) * ROW_H);
   const g = svg.append('g').attr('class', 'dm-events');
@@ -48,17 +55,21 @@ function drawTimeline(d3, holder, data, win, onBrush) {
       .attr('x', (e) => x(e.start)).attr('width', (e) => Math.max(1, x(e.start + e.dur) - x(e.start)))
       .attr('y', (e) => 24 + row.get(e.track) * ROW_H + 2).attr('height', ROW_H - 4)
       .attr('fill', (e) => CAT_COLOR[e.category])
-      .append('title').text((e) => `${e.name}\n${CAT_LABEL[e.category]} · ${fmtUs(e.dur)}`);
+      .call(d3Tip, tip, (e) => tipContent(e.name, [['Category', CAT_LABEL[e.category]], ['Start', fmtUs(e.start)],
+        ['Duration', fmtUs(e.dur)], ...(e.bytes ? [['Bytes', formatBytes(e.bytes)]] : [])], null, trackLabel(e.track)));
     g.selectAll('circle').data(data.events.filter((e) => e.type === 'point')).join('circle')
       .attr('cx', (e) => x(e.start)).attr('cy', (e) => 24 + row.get(e.track) * ROW_H + ROW_H / 2).attr('r', 3)
-      .attr('fill', (e) => CAT_COLOR[e.category]).append('title').text((e) => e.name);
+      .attr('fill', (e) => CAT_COLOR[e.category])
+      .call(d3Tip, tip, (e) => tipContent(e.name, [['Category', CAT_LABEL[e.category]], ['At', fmtUs(e.start)]], null, trackLabel(e.track)));
   } else {
     const maxBusy = d3.max(data.groups, (q) => q.busy / (q.end - q.start)) || 1;
     g.selectAll('rect').data(data.groups).join('rect')
       .attr('x', (q) => x(q.start)).attr('width', (q) => Math.max(1, x(q.end) - x(q.start)))
       .attr('y', (q) => 24 + row.get(q.track) * ROW_H + 2).attr('height', ROW_H - 4)
       .attr('fill', (q) => CAT_COLOR[q.category]).attr('opacity', (q) => 0.25 + 0.75 * Math.min(1, q.busy / (q.end - q.start) / maxBusy))
-      .append('title').text((q) => `${q.count} events (grouped) · ${CAT_LABEL[q.category]}`);
+      .call(d3Tip, tip, (q) => tipContent(`${q.count} events (grouped)`, [['Category', CAT_LABEL[q.category]],
+        ['Interval', `${fmtUs(q.start)} – ${fmtUs(q.end)}`], ['Busy', `${fmtUs(q.busy)} (${(100 * q.busy / (q.end - q.start)).toFixed(0)} %)`]],
+      'Brush a narrower window to see the events', trackLabel(q.track)));
   }
   svg.append('g').attr('transform', `translate(0,${height - 36})`)
     .call(d3.axisBottom(d3.scaleLinear().domain([data.run_start, data.run_end]).range([LABEL_W, width - 10]))
@@ -76,7 +87,17 @@ function drawTimeline(d3, holder, data, win, onBrush) {
   if (win) bg.call(brush.move, [x(win[0]), x(win[1])]);
   if (data.mode === 'groups') {
     svg.append('text').attr('class', 'dm-note').attr('x', LABEL_W).attr('y', 12)
-      .text(`${data.estimated_events} events: grouped per time bin (brush a narrower window to see them)`);
+      .text(`${data.estimated_events} events: grouped per time bin (brush a narrower window to see them); `
+        + 'opacity = busy share of the bin');
+  }
+}
+
+// Shortens an SVG text with '…' until it fits `room` pixels; the full text
+// stays in data-full (the tooltips show it).
+function clipText(el, room) {
+  el.dataset.full = el.textContent;
+  while (el.getComputedTextLength && el.getComputedTextLength() > room && el.textContent.length > 2) {
+    el.textContent = `${el.textContent.slice(0, -2)}…`;
   }
 }
 
@@ -114,7 +135,7 @@ function layoutBoxes(node, x, y, w, hgt, depth, out) {
   }
 }
 
-function drawTopology(d3, holder, topo, mode) {
+function drawTopology(d3, holder, topo, mode, tip) {
   clear(holder);
   const root = buildTree(topo.components);
   if (!root) { holder.append(h('p', { class: 'muted' }, 'No topology.')); return; }
@@ -134,20 +155,8 @@ function drawTopology(d3, holder, topo, mode) {
   g.append('text').attr('x', (b) => b.x + 3).attr('y', (b) => b.y + 11).attr('class', 'dm-box-label')
     .attr('fill', (b) => (b.node.key && (value(b.node) || 0) > 0.55 ? DATAMOVE.textLight : DATAMOVE.textDark))
     .text((b) => (b.w > 40 ? b.node.name : ''))
-    .each(function clip(b) {
-      const el = this;
-      while (el.getComputedTextLength && el.getComputedTextLength() > b.w - 6 && el.textContent.length > 2) {
-        el.textContent = `${el.textContent.slice(0, -2)}…`;
-      }
-    });
-  g.append('title').text((b) => {
-    const n = b.node;
-    const parts = [`${n.kind}: ${n.name}`];
-    if (n.key) parts.push(`bytes moved: ${formatBytes(n.bytes)}`, `utilisation: ${n.utilization === null ? 'n/a' : `${(100 * n.utilization).toFixed(1)} %`}`);
-    if (n.attrs && n.attrs.local_memory) parts.push(`memory: ${formatBytes(n.attrs.local_memory)}`);
-    if (n.attrs && n.attrs.cache_size) parts.push(`cache: ${formatBytes(n.attrs.cache_size)}`);
-    return parts.join('\n');
-  });
+    .each(function clip(b) { clipText(this, b.w - 6); });
+  g.call(d3Tip, tip, (b) => boxTip(b.node));
   // links between keyed components, width by bytes
   const centre = new Map();
   for (const b of boxes) if (b.node.key && !centre.has(b.node.key)) centre.set(b.node.key, [b.x + b.w / 2, b.y + Math.min(b.h / 2, 40)]);
@@ -159,13 +168,36 @@ function drawTopology(d3, holder, topo, mode) {
       const bend = l.src < l.dst ? -30 : 30;
       return `M${x0},${y0} Q${(x0 + x1) / 2},${(y0 + y1) / 2 + bend} ${x1},${y1}`;
     })
-    .attr('stroke-width', (l) => 1.5 + 10 * Math.sqrt(l.bytes / maxLink))
-    .append('title').text((l) => `${l.src} → ${l.dst}: ${formatBytes(l.bytes)}${l.bandwidth ? ` at ${l.bandwidth.toFixed(1)} GB/s` : ''}`);
+    .attr('stroke-width', (l) => linkWidth(l.bytes, maxLink))
+    .call(d3Tip, tip, (l) => tipContent(`${l.src} → ${l.dst}`, [['Bytes moved', formatBytes(l.bytes)],
+      ...(l.bandwidth ? [['Bandwidth', `${l.bandwidth.toFixed(1)} GB/s`]] : [])]));
+  holder.append(topologyLegend(d3, mode, maxBytes, maxLink, links.length > 0));
+}
+
+const linkWidth = (bytes, max) => 1.5 + 10 * Math.sqrt(bytes / max);
+
+// The topology's colour ramp (utilisation in % or bytes) and link widths.
+function topologyLegend(d3, mode, maxBytes, maxLink, hasLinks) {
+  const red = redScale(d3, [0, 1]);
+  const ramp = mode === 'bytes'
+    ? rampLegend({ title: 'Box colour: bytes moved by the component', colour: red, lo: '0 B', hi: formatBytes(maxBytes) })
+    : rampLegend({ title: 'Box colour: utilisation (nvidia-smi, mean over the window)', colour: red, lo: '0 %', hi: '100 %' });
+  return h('div', { class: 'dm-legends' }, ramp, hasLinks ? widthLegend({ title: 'Link width: bytes moved',
+    items: [[linkWidth(maxLink / 16, maxLink), formatBytes(maxLink / 16)], [linkWidth(maxLink, maxLink), formatBytes(maxLink)]] }) : null);
+}
+
+// The tooltip of a topology box: the full name, its bytes and utilisation.
+function boxTip(n) {
+  const rows = [['Kind', n.kind]];
+  if (n.key) rows.push(['Bytes moved', formatBytes(n.bytes)], ['Utilisation', n.utilization === null ? 'n/a' : `${(100 * n.utilization).toFixed(1)} %`]);
+  if (n.attrs && n.attrs.local_memory) rows.push(['Memory', formatBytes(n.attrs.local_memory)]);
+  if (n.attrs && n.attrs.cache_size) rows.push(['Cache', formatBytes(n.attrs.cache_size)]);
+  return tipContent(n.name, rows, null, n.key || null);
 }
 
 // ---- matrix -------------------------------------------------------------------
 
-function drawMatrix(d3, holder, m) {
+function drawMatrix(d3, holder, m, tip) {
   clear(holder);
   const n = m.components.length;
   const cell = Math.max(16, Math.min(40, Math.floor(((holder.clientWidth || 260) - 60) / Math.max(1, n))));
@@ -176,20 +208,28 @@ function drawMatrix(d3, holder, m) {
   svg.append('g').selectAll('rect').data(cells).join('rect').attr('class', 'dm-cell')
     .attr('x', (c) => 60 + c.j * cell).attr('y', (c) => 30 + c.i * cell).attr('width', cell - 1).attr('height', cell - 1)
     .attr('fill', (c) => (c.v > 0 ? red(c.v) : DATAMOVE.cellEmpty)).attr('stroke', DATAMOVE.cellStroke)
-    .append('title').text((c) => `${m.components[c.i]} → ${m.components[c.j]}: ${formatBytes(c.v)}${c.bw ? ` (${c.bw.toFixed(1)} GB/s)` : ''}`);
+    .call(d3Tip, tip, (c) => tipContent(`${m.components[c.i]} → ${m.components[c.j]}`,
+      [['Bytes moved', formatBytes(c.v)], ...(c.bw ? [['Bandwidth', `${c.bw.toFixed(1)} GB/s`]] : [])]));
   svg.append('g').selectAll('text').data(m.components).join('text').attr('class', 'dm-axis-label')
     .attr('x', 56).attr('y', (k, i) => 30 + i * cell + cell * 0.65).attr('text-anchor', 'end').text((k) => k);
   svg.append('g').selectAll('text').data(m.components).join('text').attr('class', 'dm-axis-label')
     .attr('x', (k, i) => 60 + i * cell + cell / 2).attr('y', 24).attr('text-anchor', 'middle').text((k) => k.replace('gpu', 'G'));
-  svg.append('text').attr('class', 'dm-note').attr('x', 0).attr('y', 10).text('from ↓  to →');
+  svg.append('text').attr('class', 'dm-note').attr('x', 0).attr('y', 12).text('from ↓  to →');
+  const scale = redScale(d3, [0, 1]);
+  holder.append(h('div', { class: 'dm-legends' }, rampLegend({ title: 'Cell colour: bytes moved in the window',
+    colour: scale, lo: '0 B', hi: formatBytes(m.max_bytes || 0), note: 'white: nothing moved' })));
 }
 
 // ---- clocks -----------------------------------------------------------------------
 
-function drawClock(d3, svgSel, clock, size, label) {
-  const r0 = size * 0.14, r1 = size / 2 - 14;
+// One clock glyph in a size x (size + CLOCK_TEXT) box: the run's name above
+// the ring and its duration below it, both outside the ring so that no
+// sector covers them.
+const CLOCK_TEXT = 34;
+function drawClock(d3, svgSel, clock, size, label, tip, sectorWidth) {
+  const r0 = size * 0.1, r1 = size / 2 - 4;
   const y = d3.scaleRadial().domain([0, clock.max_sector || 1]).range([r0, r1]);
-  const g = svgSel.append('g').attr('transform', `translate(${size / 2},${size / 2 + 4})`);
+  const g = svgSel.append('g').attr('transform', `translate(${size / 2},${size / 2 + 17})`);
   const n = clock.values.length, step = (2 * Math.PI) / n;
   clock.values.forEach((vals, s) => {
     let acc = 0;
@@ -197,13 +237,17 @@ function drawClock(d3, svgSel, clock, size, label) {
       if (v <= 0) return;
       g.append('path').attr('fill', CAT_COLOR[CATS[c]])
         .attr('d', d3.arc().innerRadius(y(acc)).outerRadius(y(acc + v)).startAngle(s * step + 0.01).endAngle((s + 1) * step - 0.01)())
-        .append('title').text(`sector ${s + 1}: ${CAT_LABEL[CATS[c]]} ${fmtUs(v)}`);
+        .call(d3Tip, tip, () => tipContent(`${label}: sector ${s + 1} of ${n}`, [['Sector', `${fmtUs(s * sectorWidth)} – ${fmtUs((s + 1) * sectorWidth)}`],
+          [CAT_LABEL[CATS[c]], fmtUs(v)]], 'Radius: time spent per category in the sector (stacked)'));
       acc += v;
     });
   });
   g.append('circle').attr('r', r1).attr('class', 'dm-clock-rim');
-  g.append('text').attr('class', 'dm-clock-label').attr('text-anchor', 'middle').attr('y', 4).text(fmtUs(clock.duration));
-  svgSel.append('text').attr('class', 'dm-clock-title').attr('x', size / 2).attr('y', 10).attr('text-anchor', 'middle').text(label);
+  svgSel.append('text').attr('class', 'dm-clock-title').attr('x', size / 2).attr('y', 12).attr('text-anchor', 'middle').text(label)
+    .each(function fit() { clipText(this, size - 4); })
+    .call(d3Tip, tip, () => tipContent(label, [['Runtime', fmtUs(clock.duration)]]));
+  svgSel.append('text').attr('class', 'dm-clock-label').attr('x', size / 2).attr('y', size + CLOCK_TEXT - 4)
+    .attr('text-anchor', 'middle').text(fmtUs(clock.duration));
 }
 
 // The runs compared in the clock grid: the ids in the URL's `runs` (the
@@ -238,7 +282,7 @@ async function chooseRuns(trace, current) {
   return ok ? chosen : null;
 }
 
-async function drawClocks(d3, holder, trace, runIds, onChoose) {
+async function drawClocks(d3, holder, trace, runIds, onChoose, tip) {
   clear(holder);
   const runs = await Promise.all(runIds.map((id) => (id === trace.id ? trace : api.get(`/traces/${id}`).catch(() => null))));
   const present = runs.filter((t) => t && t.kind === 'datamove');
@@ -252,33 +296,41 @@ async function drawClocks(d3, holder, trace, runIds, onChoose) {
   const size = 104;
   const wrap = h('div', { class: 'dm-clocks' });
   for (const { t, c } of shown) {
-    const cell = h('a', { class: `dm-clock${t.id === trace.id ? ' current' : ''}`, href: `#/traces/${t.id}/datamove`, title: `${t.name}: ${fmtUs(c.duration)}` });
+    const cell = h('a', { class: `dm-clock${t.id === trace.id ? ' current' : ''}`, href: `#/traces/${t.id}/datamove`,
+      'aria-label': `${t.name}: ${fmtUs(c.duration)}` });
     wrap.append(cell);
-    drawClock(d3, d3.select(cell).append('svg').attr('width', size).attr('height', size + 6), { ...c, max_sector: maxSector }, size, t.name);
+    drawClock(d3, d3.select(cell).append('svg').attr('width', size).attr('height', size + CLOCK_TEXT),
+      { ...c, max_sector: maxSector }, size, t.name, tip, width);
   }
   const missing = runIds.length - present.length;
   holder.append(wrap, h('p', { class: 'muted small' },
-    `Sectors of ${fmtUs(width)} (the longest run / 12); sorted by runtime.`,
+    `12 sectors of ${fmtUs(width)} each (the longest run / 12), clockwise from the top; radius: time per category `
+    + `in a sector, up to ${fmtUs(maxSector)}; runs sorted by runtime.`,
     missing > 0 ? ` ${missing} chosen run(s) no longer exist.` : ''),
   h('button', { type: 'button', class: 'btn btn-small dm-choose-runs', onclick: onChoose }, 'Choose runs…'));
 }
 
 // ---- metrics --------------------------------------------------------------------------
 
-function drawMetrics(d3, holder, ms) {
+function drawMetrics(d3, holder, ms, tip) {
   clear(holder);
   const series = ms.series.filter((s) => s.values.length > 1).slice(0, 6);
   if (!series.length) { holder.append(h('p', { class: 'muted small' }, 'No metric samples in this window.')); return; }
   const width = Math.max(200, holder.clientWidth || 300), sh = 30;
-  const x = d3.scaleLinear().domain([ms.start, ms.end]).range([0, width - 110]);
+  const x = d3.scaleLinear().domain([ms.start, ms.end]).range([0, width - 116]);
   const svg = d3.select(holder).append('svg').attr('class', 'dm-metrics-svg').attr('width', width).attr('height', series.length * (sh + 8));
   series.forEach((s, i) => {
     const y = d3.scaleLinear().domain([s.min, s.max === s.min ? s.min + 1 : s.max]).range([sh, 2]);
     const g = svg.append('g').attr('transform', `translate(0,${i * (sh + 8)})`);
-    g.append('text').attr('class', 'dm-axis-label').attr('x', 0).attr('y', sh / 2).text(`${s.metric}${s.component ? ` (${s.component})` : ''}`.slice(0, 18))
-      .append('title').text(`${s.metric} ${s.component}: variance ${s.variance.toFixed(2)}, ${s.min}–${s.max}`);
+    const name = `${s.metric}${s.component ? ` (${s.component})` : ''}`;
+    const info = () => tipContent(name, [['Range', `${s.min} – ${s.max}`], ['Variance', s.variance.toFixed(2)],
+      ['Samples', String(s.values.length)]], null, `${fmtUs(ms.start)} – ${fmtUs(ms.end)}`);
+    g.append('text').attr('class', 'dm-axis-label').attr('x', 0).attr('y', sh / 2 + 4).text(name)
+      .each(function fit() { clipText(this, 104); }).call(d3Tip, tip, info);
     g.append('path').attr('class', 'dm-spark').attr('transform', 'translate(110,0)')
       .attr('d', d3.line().x((v, k) => x(s.ts[k])).y((v) => y(v))(s.values));
+    g.append('rect').attr('class', 'dm-spark-hit').attr('x', 110).attr('width', width - 110).attr('height', sh).call(d3Tip, tip, info);
+    g.append('text').attr('class', 'dm-spark-range').attr('x', width - 2).attr('y', 10).attr('text-anchor', 'end').text(`max ${s.max}`);
   });
 }
 
@@ -300,7 +352,8 @@ async function render(el, trace, params, setParams, { signal }) {
     h('option', { value: 'utilization' }, 'utilisation'), h('option', { value: 'bytes' }, 'bytes moved'));
   modeSel.value = mode;
   clear(el);
-  el.append(h('div', { class: 'dm-view' },
+  const tip = createTooltip(el, 'dm-tooltip');
+  el.prepend(h('div', { class: 'dm-view' },
     h('div', { class: 'dm-head' }, legend(), info),
     h('section', { class: 'panel dm-panel-timeline' }, h('h3', {}, 'Events (brush a window)'), tlHolder),
     h('div', { class: 'dm-grid' },
@@ -317,22 +370,22 @@ async function render(el, trace, params, setParams, { signal }) {
     topo = tp;
     const w = win || run;
     info.textContent = `Window ${fmtUs(w[0])} – ${fmtUs(w[1])}: ${formatBytes(m.total_bytes)} moved · ${originNote({ kind: 'datamove', time_origin: m.time_origin, time_unit: 'us' })}`;
-    drawMatrix(d3, matrixHolder, m);
-    drawTopology(d3, topoHolder, tp, mode);
-    drawMetrics(d3, metricHolder, ms);
+    drawMatrix(d3, matrixHolder, m, tip);
+    drawTopology(d3, topoHolder, tp, mode, tip);
+    drawMetrics(d3, metricHolder, ms, tip);
     el.querySelector('.dm-view').dataset.window = w.join(',');
   }
   modeSel.addEventListener('change', () => {
     mode = modeSel.value;
     setParams({ color: mode });
-    if (topo) drawTopology(d3, topoHolder, topo, mode);
+    if (topo) drawTopology(d3, topoHolder, topo, mode, tip);
   });
   const tl = await api.get(`/traces/${trace.id}/movement-timeline`, undefined, { signal });
   drawTimeline(d3, tlHolder, tl, win, async (w) => {
     win = w;
     setParams(w ? { start: String(w[0]), end: String(w[1]) } : { start: null, end: null });
     await refreshWindow();
-  });
+  }, tip);
   let runIds = chosenRuns(params, trace);
   const redrawClocks = () => drawClocks(d3, clockHolder, trace, runIds, async () => {
     const ids = await chooseRuns(trace, runIds);
@@ -340,7 +393,7 @@ async function render(el, trace, params, setParams, { signal }) {
     runIds = [trace.id, ...ids];
     setParams({ runs: ids.length ? ids.join(',') : null });
     await redrawClocks();
-  });
+  }, tip);
   await Promise.all([refreshWindow(), redrawClocks()]);
 }
 

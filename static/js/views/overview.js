@@ -3,7 +3,7 @@
 // import, its input files, and how to fetch it from a script.
 import { api } from '../api.js';
 import { h, humanize, modal } from '../dom.js';
-import { formatBytes, formatNumber, formatDate } from '../lib/format.js';
+import { formatBytes, formatNumber, formatDate, fmtTime } from '../lib/format.js';
 import { registerView } from '../trace.js';
 import { extentRows } from '../lib/origin.js';
 
@@ -83,20 +83,38 @@ function summaryPanel(trace) {
   const keys = summary && typeof summary === 'object' ? Object.keys(summary) : [];
   const extent = hasExtent(trace);
   const rest = extent ? Object.fromEntries(keys.filter((k) => !EXTENT_KEYS.has(k)).map((k) => [k, summary[k]])) : summary;
-  return h('section', { class: 'panel', 'aria-labelledby': 'summary-title' },
+  unitCtx.time = (summary && summary.time_unit) || trace.time_unit || '';
+  return h('section', { class: 'panel overview-summary', 'aria-labelledby': 'summary-title' },
     h('h2', { id: 'summary-title' }, 'Summary'),
     keys.length === 0 ? h('p', { class: 'muted' }, 'No summary was computed for this trace.')
       : h('div', {}, extent ? extentTable(trace) : null, valueTable(rest)));
+}
+
+// Units of the summary's numbers, from their key (the datamove and task
+// summaries name them so): bytes, bandwidths (GB/s) and durations in the
+// trace's time unit. The time unit is the shown trace's (set by summaryPanel).
+const unitCtx = { time: '' };
+const TIME_KEY = /(^|_)(dur|duration|time|sector_width|busy|makespan)($|_)|^(data_movement|gpu_compute|cpu_compute|runtime_api)$/;
+
+function withUnit(key, v) {
+  const k = String(key).toLowerCase();
+  if (/(^|_)bytes($|_)|memory|globalmem|^local_memory$/.test(k)) return `${formatBytes(v)}`;
+  if (/_gbs$|bandwidth/.test(k)) return `${formatNumber(v)} GB/s`;
+  if (unitCtx.time && TIME_KEY.test(k)) return fmtTime(v, unitCtx.time === 'us' ? 'µs' : unitCtx.time);
+  return formatNumber(v);
 }
 
 // A key/value table. Only the top level's keys are field names to
 // humanise; nested keys are data (kernel names, node numbers) and are shown
 // as they are. An object of objects of numbers (tasks per node and type)
 // becomes a matrix; arrays of objects become row tables (50 rows at most).
-function valueTable(obj, nested = false) {
+function valueTable(obj, nested = false, parent = '') {
   return h('table', { class: 'kv' }, h('tbody', {}, Object.entries(obj).map(([k, v]) =>
-    h('tr', {}, h('th', { scope: 'row' }, nested ? k : humanize(k)), h('td', {}, valueCell(v))))));
+    h('tr', {}, h('th', { scope: 'row' }, nested ? k : humanize(k)), h('td', {}, valueCell(v, timeParent(parent) ? parent : k))))));
 }
+
+// Children of a time-valued object (category_time: {gpu_compute: …}) keep its unit.
+const timeParent = (k) => /(^|_)time$/.test(k);
 
 function isMatrix(v) {
   const rows = Object.values(v);
@@ -106,43 +124,59 @@ function isMatrix(v) {
 
 function matrixTable(obj) {
   const cols = [...new Set(Object.values(obj).flatMap((r) => Object.keys(r)))].sort();
-  return h('table', { class: 'table compact' },
+  return h('div', { class: 'ov-scroll' }, h('table', { class: 'table compact' },
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), cols.map((c) => h('th', { scope: 'col', class: 'num verbatim' }, c)))),
     h('tbody', {}, Object.entries(obj).map(([k, r]) => h('tr', {}, h('th', { scope: 'row' }, k),
-      cols.map((c) => h('td', { class: 'num' }, r[c] === undefined ? '—' : formatNumber(r[c])))))));
+      cols.map((c) => h('td', { class: 'num' }, r[c] === undefined ? '—' : formatNumber(r[c]))))))));
 }
 
-function valueCell(v) {
+function valueCell(v, key = '') {
   if (v === null || v === undefined) return h('span', { class: 'muted' }, '—');
-  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'number') return withUnit(key, v);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'string') return /^\d{4}-\d\d-\d\dT/.test(v) ? formatDate(v) : v;
   if (Array.isArray(v)) {
     if (v.length === 0) return h('span', { class: 'muted' }, 'none');
     if (v.every((x) => x === null || typeof x !== 'object')) return v.map(valueText).join(', ');
-    return rowTable(v);
+    return rowTable(v, key);
   }
   if (Object.keys(v).length === 0) return h('span', { class: 'muted' }, 'none');
-  return isMatrix(v) ? matrixTable(v) : valueTable(v, true);
+  return isMatrix(v) ? matrixTable(v) : valueTable(v, true, key);
 }
 
 function valueText(v) {
   return typeof v === 'number' ? formatNumber(v) : String(v);
 }
 
-function rowTable(rows) {
+// Rows of objects: one row per item, or, when the items have many fields
+// (device properties), one column per item so that the table stays narrow.
+function rowTable(rows, key = '') {
   const cols = [...new Set(rows.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : [])))];
+  if (cols.length > 6 && rows.length <= 8) return itemColumns(rows, cols);
   const shown = rows.slice(0, 50);
   const numeric = new Set(cols.filter((c) => shown.every((r) => !r || typeof r[c] === 'number' || r[c] == null)));
-  return h('div', {},
+  return h('div', { class: 'ov-scroll' },
     h('table', { class: 'table compact' },
       h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col', class: numeric.has(c) ? 'num' : null }, humanize(c))))),
       h('tbody', {}, shown.map((r) => h('tr', {}, cols.map((c) => {
         const x = r ? r[c] : null;
         return h('td', { class: typeof x === 'number' ? 'num' : null },
-          x !== null && typeof x === 'object' ? JSON.stringify(x) : valueText(x ?? ''));
+          x !== null && typeof x === 'object' ? valueCell(x, c) : typeof x === 'number' ? withUnit(timeParent(key) || key === 'values' ? 'time' : c, x) : valueText(x ?? ''));
       }))))),
     rows.length > shown.length ? h('p', { class: 'muted small' }, `${rows.length - shown.length} more rows not shown.`) : null);
+}
+
+// Items as columns, their fields as rows (a key/value list per item).
+function itemColumns(rows, cols) {
+  const name = (r, i) => (r && (r.name ?? r.id) !== undefined ? String(r.name ?? r.id) : `#${i + 1}`);
+  return h('div', { class: 'ov-scroll' }, h('table', { class: 'table compact ov-items' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), rows.map((r, i) => h('th', { scope: 'col', class: 'num verbatim' }, name(r, i))))),
+    h('tbody', {}, cols.map((c) => h('tr', {}, h('th', { scope: 'row' }, humanize(c)),
+      rows.map((r) => {
+        const x = r ? r[c] : null;
+        return h('td', { class: typeof x === 'number' ? 'num' : null }, x !== null && typeof x === 'object' ? valueCell(x, c)
+          : typeof x === 'number' ? withUnit(c, x) : valueText(x ?? ''));
+      }))))));
 }
 
 function filesPanel(trace) {

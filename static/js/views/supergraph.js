@@ -28,6 +28,8 @@ import { errorBox } from '../settings.js';
 import { SUPERGRAPH, heatScale, differenceScale } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtValue, fmtShare, rangesText, formatNumber } from '../lib/format.js';
+import { createTooltip } from '../lib/tooltip.js';
+import { profileUnit } from '../lib/profile_unit.js';
 
 registerView({ id: 'supergraph', title: 'Super graph', kinds: ['profile'], render: renderSupergraph });
 
@@ -68,10 +70,10 @@ class SupergraphView {
     this.splitBar = h('div', { class: 'sg-splits', 'aria-label': 'Splits' });
     this.legend = h('div', { class: 'sg-legend', 'aria-label': 'Legend' });
     this.chart = h('div', { class: 'sg-chart', id: 'sg-chart' });
-    this.tooltip = h('div', { class: 'sg-tooltip', role: 'tooltip', hidden: true });
+    this.tip = createTooltip(el, 'sg-tooltip');
     this.details = h('section', { class: 'panel sg-details', 'aria-label': 'Selected node' });
     el.append(this.controls, h('section', { class: 'panel sg-panel', 'aria-label': 'Super graph' },
-      h('div', { class: 'sg-head' }, this.legend, this.status), this.splitBar, this.chart, this.tooltip), this.details);
+      h('div', { class: 'sg-head' }, this.legend, this.status), this.splitBar, this.chart), this.details);
   }
 
   // The settings into the URL (defaults left out).
@@ -114,6 +116,9 @@ class SupergraphView {
       return;
     }
     chart.classList.remove('loading');
+    // the unit shown: declared by the profile, or inferred (lib/profile_unit.js)
+    this.unit = profileUnit(this.trace, this.data.metric, this.data.root_inclusive);
+    this.data.metric.unit = this.unit.unit;
     if (st.node && !this.data.nodes.some((n) => n.id === st.node)) st.node = null;
     this.drawAll();
   }
@@ -126,6 +131,7 @@ class SupergraphView {
     this.status.textContent = `${data.nodes.length} nodes, ${data.edges.length} edges · ${formatNumber(f.kept)} of `
       + `${formatNumber(f.total)} call sites shown (filter ${f.percent}% of the root's ${f.by === 'exc' ? 'exclusive' : 'inclusive'} time)`
       + ` · ${data.processes} processes · values: ${data.collapse} over ranks`
+      + ` · unit: ${this.unit.unit ? fmtValue(1, this.unit.unit).replace(/^1 /, '') : 'none'}${this.unit.note ? ' (inferred)' : ''}`
       + (data.duplicates ? ` · ${data.duplicates} duplicated to avoid cycles` : '');
     clear(this.chart);
     clear(this.legend);
@@ -224,7 +230,8 @@ class SupergraphView {
     const max = d3.max(data.nodes.map((n) => n[key])) || 1;
     const scale = heatScale(d3, [0, max * 1.08]);
     this.legend.append(gradientLegend(scale, 0, max,
-      `${st.color === 'inc' ? 'Inclusive' : 'Exclusive'} time (${data.collapse} over ranks)`, data.metric.unit), staticLegend());
+      `Colour: ${st.color === 'inc' ? 'inclusive' : 'exclusive'} time${/^time( \(inc\))?$/.test(data.metric.name) ? '' : `, ${data.metric.name.replace(/ \(inc\)$/, '')}`} (${data.collapse} over ranks)`, data.metric.unit),
+    staticLegend(), this.unitNote());
     const height = Math.max(420, Math.min(620, 120 + data.nodes.length * 14));
     this.drawGraph(this.chart, data.nodes, data.edges, {
       height, fill: (n) => scale(n[key]), title: null, root: data.root_inclusive,
@@ -239,7 +246,7 @@ class SupergraphView {
     const diff = new Map(b.difference.map((d) => [d.id, d.exclusive]));
     const m = Math.max(b.domain[1], 1e-12);
     const scale = differenceScale(d3, [m, 0, -m]); // red: the selection spends more
-    this.legend.append(divergingLegend(scale, m, data.metric.unit), staticLegend());
+    this.legend.append(divergingLegend(scale, m, data.metric.unit), staticLegend(), this.unitNote());
     const meta = new Map(data.nodes.map((n) => [n.id, n]));
     for (const [side, title] of [['selected', `Selected ranks ${rangesText(b.ranks)} (${b.selected.processes} processes)`],
       ['rest', `Other ranks (${b.rest.processes} processes)`]]) {
@@ -266,10 +273,7 @@ class SupergraphView {
     const gLinks = svg('g', { class: 'sg-links' });
     const gNodes = svg('g', { class: 'sg-nodes' });
     root.append(gLinks, gNodes);
-    const tip = {
-      show: (ev, content) => showTip(this.tooltip, ev, content),
-      hide: () => { this.tooltip.hidden = true; },
-    };
+    const tip = this.tip;
     drawLinks(this.d3, gLinks, graph.links, unit, opts.root, tip);
     for (const n of graph.nodes) {
       const g = drawNode(n, {
@@ -283,6 +287,11 @@ class SupergraphView {
       g.addEventListener('mouseleave', () => highlightLinks(gLinks, n.id, false));
       gNodes.appendChild(g);
     }
+  }
+
+  // Where the unit of the values comes from, when the profile does not say it.
+  unitNote() {
+    return this.unit.note ? h('span', { class: 'small muted sg-unit-note', id: 'sg-unit-note' }, `Unit: ${this.unit.note}.`) : null;
   }
 
   // The fill of node `id` as drawn (for the callers in the tooltips).
@@ -322,6 +331,7 @@ class SupergraphView {
     const unit = data.metric.unit;
     const canSplitEntry = n.entry_function_count > 1 || n.functions > 1;
     const canSplitCaller = n.caller_count > 1;
+    const why = splitReasons(n, canSplitEntry, canSplitCaller);
     const hist = h('div', { class: 'sg-histogram', id: 'sg-histogram' }, h('p', { class: 'muted small' }, 'Loading the ranks…'));
     details.append(
       h('div', { class: 'sg-details-head' },
@@ -330,11 +340,15 @@ class SupergraphView {
             + (n.module !== n.name ? ` · ${n.module}` : ''))),
         h('div', { class: 'sg-actions' },
           h('button', { type: 'button', class: 'btn btn-small', disabled: !canSplitEntry, id: 'sg-split-entry',
-            title: 'One node per entry function', onclick: () => this.split(n.id, 'entry') }, 'Split by entry function'),
+            title: why.entry || 'One node per entry function', 'aria-describedby': why.entry ? 'sg-why' : null,
+            onclick: () => this.split(n.id, 'entry') }, 'Split by entry function'),
           h('button', { type: 'button', class: 'btn btn-small', disabled: !canSplitCaller, id: 'sg-split-caller',
-            title: 'One node per calling node', onclick: () => this.split(n.id, 'caller') }, 'Split by caller'),
+            title: why.caller || 'One node per calling node', 'aria-describedby': why.caller ? 'sg-why' : null,
+            onclick: () => this.split(n.id, 'caller') }, 'Split by caller'),
           h('button', { type: 'button', class: 'btn btn-small', disabled: n.functions < 2, id: 'sg-expand',
-            title: 'One node per function', onclick: () => this.split(n.id, 'callsite') }, 'Expand functions'))),
+            title: why.expand || 'One node per function', 'aria-describedby': why.expand ? 'sg-why' : null,
+            onclick: () => this.split(n.id, 'callsite') }, 'Expand functions'),
+          why.text ? h('p', { class: 'disabled-why', id: 'sg-why' }, why.text) : null)),
       h('div', { class: 'sg-details-grid' },
         h('div', {},
           h('table', { class: 'kv' }, h('tbody', {},
@@ -381,7 +395,8 @@ class SupergraphView {
       .append('title').text((b) => `${b.items.length} process${b.items.length === 1 ? '' : 'es'}: ranks `
         + `${rangesText(b.items.map((d) => d.rank)) || '—'}\n${fmtValue(b.x0, unit)} – ${fmtValue(b.x1, unit)}`);
     const info = h('p', { class: 'small muted sg-brush-info' }, 'Brush the histogram to select ranks.');
-    const compare = h('button', { type: 'button', class: 'btn btn-small btn-primary', disabled: true, id: 'sg-compare' }, 'Compare with the other ranks');
+    const compare = h('button', { type: 'button', class: 'btn btn-small btn-primary', disabled: true, id: 'sg-compare',
+      title: 'Brush the histogram first: select some ranks, not all of them' }, 'Compare with the other ranks');
     let chosen = [];
     const brush = d3.brushX().extent([[m.l, m.t], [W - m.r, H - m.b]]).on('brush end', (ev) => {
       if (!ev.selection) { chosen = []; } else {
@@ -391,6 +406,7 @@ class SupergraphView {
       const all = new Set(vals.map((d) => d.rank));
       const sel = new Set(chosen);
       compare.disabled = sel.size === 0 || sel.size === all.size;
+      compare.title = compare.disabled ? 'Brush the histogram first: select some ranks, not all of them' : '';
       info.textContent = sel.size ? `Ranks ${rangesText(chosen)} (${sel.size} of ${all.size})` : 'Brush the histogram to select ranks.';
     });
     root.append('g').attr('class', 'sg-brush').call(brush);
@@ -405,6 +421,20 @@ function selectField(id, label, value, options, onchange) {
   const s = h('select', { id, class: 'input input-small', onchange: (e) => onchange(e.target.value) },
     options.map(([v, t]) => h('option', { value: v, selected: v === value }, t)));
   return h('div', { class: 'sg-field' }, h('label', { for: id }, label), s);
+}
+
+// Why each split of node n is unavailable ('' when it is available), and one
+// sentence for all of them, shown under the buttons.
+function splitReasons(n, canEntry, canCaller) {
+  const entry = canEntry ? '' : `Needs two entry functions or more: ${n.name} is entered through one function only`;
+  const caller = canCaller ? '' : `Needs two callers or more: ${n.name} is called from ${n.caller_count ? 'one node only' : 'no node (it is a root)'}`;
+  const expand = n.functions >= 2 ? '' : `Needs two functions or more: ${n.name} holds one function`;
+  const off = [entry && 'split by entry function', caller && 'split by caller', expand && 'expand'].filter(Boolean);
+  const text = off.length ? `Not available (${off.join(', ')}): ${[entry, caller, expand].filter(Boolean)
+    .map((s) => s.replace(/^Needs /, 'needs ').replace(/: .*$/, '')).join('; ')}. `
+    + `${n.name} has ${n.entry_function_count} entry function${n.entry_function_count === 1 ? '' : 's'}, `
+    + `${n.caller_count} caller${n.caller_count === 1 ? '' : 's'} and ${n.functions} function${n.functions === 1 ? '' : 's'}.` : '';
+  return { entry, caller, expand, text };
 }
 
 function listTable(title, total, cols, rows) {
@@ -547,17 +577,6 @@ function linkTip(l, unit, root) {
       h('tr', {}, h('th', {}, 'Share of the root'), h('td', { class: 'num' }, fmtShare(root > 0 ? l.value / root : NaN))))));
 }
 
-function showTip(tooltip, ev, content) {
-  clear(tooltip).appendChild(content);
-  tooltip.hidden = false;
-  const host = tooltip.parentElement.getBoundingClientRect();
-  const tw = tooltip.offsetWidth, th = tooltip.offsetHeight;
-  let x = ev.clientX - host.left + 14, y = ev.clientY - host.top + 14;
-  if (x + tw > host.width - 4) x = ev.clientX - host.left - tw - 14;
-  if (y + th > host.height - 4) y = Math.max(4, ev.clientY - host.top - th - 14);
-  tooltip.style.left = `${Math.max(4, x)}px`;
-  tooltip.style.top = `${y}px`;
-}
 
 // ---- legends ----------------------------------------------------------------------
 
