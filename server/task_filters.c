@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "params.h"
 #include "reply.h"
+#include "util/sbuf.h"
 
 /* ---- lists ---- */
 
@@ -142,19 +144,47 @@ int ari_filter_parse(ari_request *r, ari_task_filter *f)
 
 /* ---- checking names against the traces ---- */
 
-/* Appends "a, b, c" (the valid names) to buf, truncated with "...". */
-static void list_names(char *buf, size_t size, char *const *names, int n, const int64_t *nums)
+/* How many known values an "unknown value" message lists. */
+#define KNOWN_SHOWN 8
+
+/* Appends "; known: a, b, c and N more" to b: the distinct values of
+ * every trace (names, or nums when names is NULL), the first KNOWN_SHOWN. */
+static void add_known(ari_sbuf *b, char *const *const *names, const int64_t *const *nums,
+                      const int *counts, int n)
 {
-    size_t used = strlen(buf);
-    for (int i = 0; i < n && used + 1 < size; i++) {
-        int w = nums ? snprintf(buf + used, size - used, "%s%lld", used ? ", " : "", (long long)nums[i])
-                     : snprintf(buf + used, size - used, "%s%s", used ? ", " : "", names[i]);
-        if (w < 0 || (size_t)w >= size - used) {
-            snprintf(buf + (size > 5 ? size - 5 : 0), size > 5 ? 5 : size, "...");
-            return;
+    int shown = 0, total = 0;
+    ari_sbuf_add_str(b, "; known: ");
+    for (int m = 0; m < n; m++) {
+        for (int i = 0; i < counts[m]; i++) {
+            int seen = 0; /* listed by an earlier trace? */
+            for (int p = 0; p < m && !seen; p++)
+                for (int k = 0; k < counts[p] && !seen; k++)
+                    seen = names ? strcmp(names[p][k], names[m][i]) == 0 : nums[p][k] == nums[m][i];
+            if (seen)
+                continue;
+            if (total++ >= KNOWN_SHOWN)
+                continue;
+            ari_sbuf_add_str(b, shown++ ? ", " : "");
+            if (names)
+                ari_sbuf_add_str(b, names[m][i]);
+            else
+                ari_sbuf_printf(b, "%lld", (long long)nums[m][i]);
         }
-        used += (size_t)w;
     }
+    if (total == 0)
+        ari_sbuf_add_str(b, "none (the trace has no such values)");
+    else if (total > shown)
+        ari_sbuf_printf(b, " and %d more", total - shown);
+}
+
+/* The known name that differs from name only in case, or NULL. */
+static const char *case_match(char *const *const *names, const int *counts, int n, const char *name)
+{
+    for (int m = 0; m < n; m++)
+        for (int i = 0; i < counts[m]; i++)
+            if (strcasecmp(names[m][i], name) == 0)
+                return names[m][i];
+    return NULL;
 }
 
 static int has_name(char *const *names, int n, const char *name)
@@ -165,54 +195,86 @@ static int has_name(char *const *names, int n, const char *name)
     return 0;
 }
 
-static int check_names(ari_request *r, const char *what, char *const *items, size_t nitems,
-                       ari_tq_meta *const *metas, int n, int restypes)
+/* Answers 400 "PARAM has an unknown WHAT 'VALUE' (did you mean 'X'?);
+ * known: ...". */
+static int reply_unknown(ari_request *r, const char *param, const char *what, const char *value,
+                         char *const *const *names, const int64_t *const *nums, const int *counts, int n)
 {
+    ari_sbuf b = {0};
+    char safe[ARI_PRINTABLE_SIZE];
+    const char *quote = names ? "'" : "";
+    ari_sbuf_printf(&b, "%s has an unknown %s %s%s%s", param, what, quote, ari_printable(value, safe), quote);
+    const char *near = names ? case_match(names, counts, n, value) : NULL;
+    if (near)
+        ari_sbuf_printf(&b, " (did you mean '%s'?)", ari_printable(near, safe));
+    add_known(&b, names, nums, counts, n);
+    if (ari_sbuf_failed(&b))
+        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+    else
+        ari_reply_error(r, 400, "invalid_parameter", "%s", ari_sbuf_text(&b));
+    ari_sbuf_free(&b);
+    return -1;
+}
+
+static int check_names(ari_request *r, const char *param, const char *what, char *const *items,
+                       size_t nitems, ari_tq_meta *const *metas, int n, int restypes)
+{
+    char *const *names[ARI_COMPARE_MAX_METAS];
+    int counts[ARI_COMPARE_MAX_METAS];
+    if (n > ARI_COMPARE_MAX_METAS)
+        n = ARI_COMPARE_MAX_METAS;
+    for (int m = 0; m < n; m++) {
+        names[m] = restypes ? metas[m]->restypes : metas[m]->types;
+        counts[m] = restypes ? metas[m]->nrestypes : metas[m]->ntypes;
+    }
     for (size_t i = 0; i < nitems; i++) {
         int found = 0;
         for (int m = 0; m < n && !found; m++)
-            found = restypes ? has_name(metas[m]->restypes, metas[m]->nrestypes, items[i])
-                             : has_name(metas[m]->types, metas[m]->ntypes, items[i]);
-        if (found)
-            continue;
-        char valid[600] = "";
-        for (int m = 0; m < n; m++)
-            list_names(valid, sizeof valid, restypes ? metas[m]->restypes : metas[m]->types,
-                       restypes ? metas[m]->nrestypes : metas[m]->ntypes, NULL);
-        char safe[ARI_PRINTABLE_SIZE];
-        ari_reply_error(r, 400, "invalid_parameter", "unknown %s '%s' (valid: %s)", what,
-                        ari_printable(items[i], safe), valid);
-        return -1;
+            found = has_name(names[m], counts[m], items[i]);
+        if (!found)
+            return reply_unknown(r, param, what, items[i], names, NULL, counts, n);
     }
     return 0;
 }
 
 static int check_nodes(ari_request *r, const ari_task_filter *f, ari_tq_meta *const *metas, int n)
 {
+    const int64_t *nums[ARI_COMPARE_MAX_METAS];
+    int counts[ARI_COMPARE_MAX_METAS];
+    if (n > ARI_COMPARE_MAX_METAS)
+        n = ARI_COMPARE_MAX_METAS;
+    for (int m = 0; m < n; m++) {
+        nums[m] = metas[m]->nodes;
+        counts[m] = metas[m]->nnodes;
+    }
     for (size_t i = 0; i < f->nnodes; i++) {
         int found = 0;
         for (int m = 0; m < n && !found; m++)
-            for (int k = 0; k < metas[m]->nnodes && !found; k++)
-                found = metas[m]->nodes[k] == f->nodes[i];
-        if (found)
-            continue;
-        char valid[600] = "";
-        for (int m = 0; m < n; m++)
-            list_names(valid, sizeof valid, NULL, metas[m]->nnodes, metas[m]->nodes);
-        ari_reply_error(r, 400, "invalid_parameter", "unknown node %lld (valid: %s)", (long long)f->nodes[i],
-                        valid);
-        return -1;
+            for (int k = 0; k < counts[m] && !found; k++)
+                found = nums[m][k] == f->nodes[i];
+        if (!found) {
+            char value[32];
+            snprintf(value, sizeof value, "%lld", (long long)f->nodes[i]);
+            return reply_unknown(r, "nodes", "node", value, NULL, nums, counts, n);
+        }
     }
     return 0;
 }
 
 int ari_filter_check(ari_request *r, const ari_task_filter *f, ari_tq_meta *const *metas, int n)
 {
-    if (check_names(r, "task type", f->types, f->ntypes, metas, n, 0) < 0 ||
-        check_names(r, "resource type", f->resources, f->nresources, metas, n, 1) < 0 ||
+    if (check_names(r, "types", "task type", f->types, f->ntypes, metas, n, 0) < 0 ||
+        check_names(r, "resources", "resource type", f->resources, f->nresources, metas, n, 1) < 0 ||
         check_nodes(r, f, metas, n) < 0)
         return -1;
     return 0;
+}
+
+int ari_filter_check_type(ari_request *r, const char *param, const char *name, ari_tq_meta *const *metas,
+                          int n)
+{
+    char *items[1] = {(char *)name};
+    return check_names(r, param, "task type", items, 1, metas, n, 0);
 }
 
 /* ---- canonical form ---- */

@@ -19,9 +19,21 @@
  * holds malloc'd lists (free with ari_filter_free). */
 int ari_filter_parse(ari_request *r, ari_task_filter *f);
 void ari_filter_free(ari_task_filter *f);
+/* At most this many traces are checked by ari_filter_check (the rest are
+ * ignored). */
+#define ARI_COMPARE_MAX_METAS 16
+
 /* Checks every listed name against the traces' metadata (valid when any
- * of them has it); answers 400 invalid_parameter listing the valid ones. */
+ * of them has it); answers 400 invalid_parameter naming the parameter, the
+ * value, a name differing only in case if there is one, and the first 8
+ * distinct known values, e.g. "types has an unknown task type 'GEMM' (did
+ * you mean 'gemm'?); known: gemm, potrf, syrk, trsm"; for nodes "nodes
+ * has an unknown node 9; known: 0, 1 and 2 more". */
 int ari_filter_check(ari_request *r, const ari_task_filter *f, ari_tq_meta *const *metas, int n);
+/* The same check of one task type name given in the parameter `param`
+ * (e.g. critical-path's type=): 0, or -1 after answering 400. */
+int ari_filter_check_type(ari_request *r, const char *param, const char *name, ari_tq_meta *const *metas,
+                          int n);
 /* The canonical form: sorted, deduplicated lists and %.17g numbers, e.g.
  * "types=dgemm,dtrsm;nodes=1;min_duration=2". with_window 0 leaves start
  * and end out. malloc'd; NULL when out of memory. */

@@ -3,6 +3,12 @@
 // ApiError carrying the status, code and message; the optional API token
 // (kept in localStorage) is sent as "Authorization: Bearer <token>".
 // Uploads go through XMLHttpRequest so that the bytes sent can be shown.
+//
+// Request tracking: trackSignal(signal, tracker) makes every request made
+// with that AbortSignal call tracker.begin(method, url) -> token before it
+// starts and tracker.end(token, error|null) when it settles. The view frame
+// (lib/view_frame.js) uses it on each view's signal for the progress
+// indicator, the downloads and the bad-parameter notice.
 
 const TOKEN_KEY = 'ariadne.token';
 export const API_BASE = '/api/v1';
@@ -14,6 +20,12 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
   }
+}
+
+const trackers = new WeakMap(); // AbortSignal -> {begin, end}
+
+export function trackSignal(signal, tracker) {
+  if (signal) trackers.set(signal, tracker);
 }
 
 export function getToken() {
@@ -57,7 +69,21 @@ function errorFrom(status, statusText, text) {
 // request('GET', '/traces', {query, body, token, signal}) -> parsed JSON
 // (null for 204); an AbortSignal `signal` cancels the request (ApiError
 // code 'aborted').
-export async function request(method, path, { query, body, token, signal } = {}) {
+export async function request(method, path, opts = {}) {
+  const tracker = opts.signal ? trackers.get(opts.signal) : null;
+  if (!tracker) return send(method, path, opts);
+  const tok = tracker.begin(method, apiUrl(path, opts.query));
+  try {
+    const out = await send(method, path, opts);
+    tracker.end(tok, null);
+    return out;
+  } catch (e) {
+    tracker.end(tok, e);
+    throw e;
+  }
+}
+
+async function send(method, path, { query, body, token, signal } = {}) {
   const headers = { Accept: 'application/json', ...authHeaders(token ?? getToken()) };
   const init = { method, headers };
   if (signal) init.signal = signal;
@@ -82,6 +108,33 @@ export async function request(method, path, { query, body, token, signal } = {})
   }
 }
 
+// GETs an API URL (as apiUrl makes them) with the token and saves the
+// answer as the file `filename`. accept: a regex the Content-Type must
+// match (else an ApiError 'unexpected_type' and nothing is saved).
+export async function downloadUrl(url, filename, accept = null) {
+  let res;
+  try {
+    res = await fetch(url, { headers: authHeaders() });
+  } catch (e) {
+    throw new ApiError(0, 'network_error', `Cannot reach the ariadne server (${e.message}).`);
+  }
+  if (!res.ok) throw errorFrom(res.status, res.statusText, await res.text());
+  const type = res.headers.get('content-type') || '';
+  if (accept && !accept.test(type)) {
+    throw new ApiError(res.status, 'unexpected_type', `the server answered ${type.split(';')[0] || 'no type'}`);
+  }
+  const blob = await res.blob();
+  const href = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = filename;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 10000);
+  return { type, bytes: blob.size };
+}
+
 export const api = {
   get: (path, query, opts) => request('GET', path, { ...opts, query }),
   patch: (path, body) => request('PATCH', path, { body }),
@@ -93,13 +146,13 @@ export const api = {
 // optional trace `name`. onProgress(loaded, total) follows the bytes sent.
 // Resolves with the created job; rejects with an ApiError. Returns
 // {promise, abort}.
-export function uploadTraces(files, name, onProgress) {
+export function uploadTraces(files, name, onProgress, query = {}) {
   const xhr = new XMLHttpRequest();
   const promise = new Promise((resolve, reject) => {
     const form = new FormData();
     if (name) form.append('name', name);
     for (const f of files) form.append('file', f, f.name);
-    xhr.open('POST', apiUrl('/traces'));
+    xhr.open('POST', apiUrl('/traces', query)); // query: e.g. { allow_duplicate: true }
     xhr.setRequestHeader('Accept', 'application/json');
     for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
     xhr.upload.addEventListener('progress', (ev) => {

@@ -12,7 +12,7 @@ import { h, clear } from './dom.js';
 import { openSettings } from './settings.js';
 import { renderTraceList } from './traces.js';
 import { renderUpload } from './upload.js';
-import { renderTracePage, disposeCurrentView } from './trace.js';
+import { renderTracePage, disposeCurrentView, showParams } from './trace.js';
 import './views/index.js';
 import { renderCompare } from './compare.js';
 
@@ -34,10 +34,15 @@ function notFound(main, hash) {
 // Renders the page the current hash names into a fresh container in <main>;
 // a page still loading when the hash changes again renders into its own,
 // by then detached, container and so cannot overwrite the newer page.
-async function route() {
+// A real hashchange (Back, Forward, a typed URL) that stays on the view on
+// screen only draws that view again with the new parameters; a synthetic
+// one (rename, new time unit) renders the whole page.
+async function route(ev) {
   const main = document.getElementById('main');
   const { segments, params } = parseHash(location.hash);
   const [page, id, view] = segments;
+  if (ev && ev.isTrusted && page === 'traces' && id !== undefined && segments.length <= 3
+      && showParams(id, view, params)) return;
   const el = h('div', { class: 'page' });
   disposeCurrentView();
   clear(main).appendChild(el);

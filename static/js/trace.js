@@ -23,11 +23,13 @@
 // if given, narrows further on the trace's summary (e.g. only traces with an
 // elimination tree). Each view module
 // is imported once from js/views/index.js.
-import { api } from './api.js';
+import { api, trackSignal } from './api.js';
 import { h, clear, modal } from './dom.js';
 import { formatBytes, formatDate } from './lib/format.js';
-import { updateParams } from './router.js';
+import { ViewFrame, checkWindowParams, paramNamed } from './lib/view_frame.js';
+import { updateParams, parseHash } from './router.js';
 import { errorBox } from './settings.js';
+import { noTasksBox } from './lib/errors.js';
 import { kindBadge, renameTrace, deleteTrace } from './traces.js';
 
 const views = [];
@@ -56,8 +58,10 @@ export function registerView(view) {
   views.push({ id, title, kinds: kinds || null, applies: applies || null, render, dispose: dispose || null });
 }
 
-// The view on screen: {view, el, controller, cleanups}, or null.
+// The view on screen: {view, el, controller, cleanups, rendered}, or null.
 let current = null;
+// The trace page on screen: {trace, view, host, body, frame, params, refused}, or null.
+let page = null;
 
 // Tears down the view on screen (see the header). app.js calls it before it
 // renders any page; renderTracePage before it renders a view.
@@ -74,18 +78,98 @@ export function disposeCurrentView() {
   }
 }
 
+// History: a setParams that follows a user's input (pointer, wheel, key,
+// change) made after the view started rendering adds a history entry, so
+// Back undoes a zoom, a pan, a toggle; within GESTURE_MS of the previous
+// entry it replaces it instead (one entry per wheel or drag gesture).
+// Otherwise (the view settling its URL while it loads, after Back too), and
+// with {push: false}, the URL is replaced; {push: true} always pushes.
+export const GESTURE_MS = 600;
+let lastInput = 0;
+let lastPush = 0;
+for (const type of ['pointerdown', 'wheel', 'keydown', 'change']) {
+  document.addEventListener(type, (e) => { if (e.isTrusted) lastInput = Date.now(); }, { capture: true, passive: true });
+}
+
+function viewSetParams(c) {
+  return (p, opts = {}) => {
+    if (current !== c) return; // a view left or drawn again does not write the URL
+    let push = opts.push;
+    const now = Date.now();
+    const acted = c.rendered && lastInput > Math.max(c.started, lastPush);
+    if (push === undefined) push = acted && now - lastPush > GESTURE_MS;
+    if (push || (acted && opts.push !== false)) lastPush = now;
+    updateParams(p, { push });
+    if (page) page.params = parseHash(location.hash).params;
+  };
+}
+
 // Renders `view` into `body`, as the view on screen.
 async function renderView(view, body, trace, params) {
   if (!body.isConnected) return; // a newer page replaced this one while it loaded
   disposeCurrentView();
-  const c = { view, el: body, controller: new AbortController(), cleanups: [] };
+  const c = { view, el: body, controller: new AbortController(), cleanups: [], rendered: false, started: Date.now() };
   current = c;
   const onDispose = (fn) => {
     if (current === c) c.cleanups.push(fn);
     else fn(); // disposed already (left while loading): undo at once
   };
-  await view.render(body, trace, { ...params }, (p, opts) => updateParams(p, opts),
-    { signal: c.controller.signal, onDispose });
+  if (page) trackSignal(c.controller.signal, page.frame.startView((e) => refusedByServer(c, e)));
+  body.setAttribute('aria-busy', 'true');
+  try {
+    await view.render(body, trace, { ...params }, viewSetParams(c), { signal: c.controller.signal, onDispose });
+  } finally {
+    c.rendered = true;
+    body.removeAttribute('aria-busy');
+  }
+}
+
+// A request of the view answered 400 invalid_parameter: when the message
+// names a parameter of the URL, the view is drawn again without it (its
+// controls stay usable) and the frame says what was refused and why.
+function refusedByServer(c, e) {
+  if (!page || current !== c || e.status !== 400 || e.code !== 'invalid_parameter') return;
+  const params = parseHash(location.hash).params;
+  const key = paramNamed(e.message, params);
+  if (!key) { page.frame.showRefused([...page.refused, { key: null, value: '', message: e.message }]); return; }
+  const refused = [...page.refused, { key, value: params[key], message: e.message }];
+  delete params[key];
+  setTimeout(() => redrawView(params, refused), 0); // after the failing view's own handlers ran
+}
+
+// Draws the view of the page on screen again with `params` (written to the
+// URL, replacing it) in a fresh body, showing `refused` in the frame.
+async function redrawView(params, refused = []) {
+  if (!page) return;
+  const p = page;
+  const bad = checkWindowParams(params);
+  for (const b of bad) {
+    refused.push({ key: b.key, value: params[b.key], message: b.message });
+    delete params[b.key];
+    if (b.also) delete params[b.also];
+  }
+  updateParams(params);
+  p.params = params;
+  p.refused = refused;
+  p.frame.showRefused(refused);
+  const body = h('section', { class: 'view', id: 'view', 'aria-label': p.view.title });
+  p.body.replaceWith(body);
+  p.body = body;
+  try {
+    await renderView(p.view, body, p.trace, params);
+  } catch (e) {
+    if (body.isConnected) clear(body).appendChild(errorBox(e, `draw the ${p.view.title} view`));
+  }
+}
+
+// Back/Forward between two URLs of the same trace and view: draws the view
+// again with the URL's parameters, keeping the page. Returns false when the
+// page on screen is not that view (app.js then renders the whole page).
+export function showParams(idText, viewId, params) {
+  if (!page || String(page.trace.id) !== idText || page.view.id !== (viewId || 'overview')) return false;
+  if (!page.host.isConnected) return false;
+  redrawView({ ...params });
+  return true;
 }
 
 // The registered views that apply to `trace`, in registration order.
@@ -120,11 +204,7 @@ export async function renderTracePage(el, idText, viewId, params) {
   el.appendChild(body);
   const known = views.find((v) => v.id === viewId);
   if (!view && known && known.applies === hasTasks && trace.kind === 'tasks') {
-    body.appendChild(h('div', { class: 'alert', role: 'status' },
-      h('strong', {}, `No ${known.title} for this trace`),
-      h('p', {}, `This trace has no task information (a plain Paje trace); the ${known.title} needs a StarPU `,
-        'bundle or StarVZ CSV set. Its states by container are in the ',
-        h('a', { href: `#/traces/${trace.id}/timeline` }, 'Timeline'), '.')));
+    body.appendChild(noTasksBox(trace.kind, `The ${known.title} view`, trace.id)); // what is missing, how to provide it
     return;
   }
   if (!view) {
@@ -134,11 +214,18 @@ export async function renderTracePage(el, idText, viewId, params) {
         available.map((v, i) => [i ? ', ' : '', h('a', { href: `#/traces/${trace.id}/${v.id}` }, v.title)]), '.')));
     return;
   }
-  try {
-    await renderView(view, body, trace, params);
-  } catch (e) {
-    clear(body).appendChild(errorBox(e, `draw the ${view.title} view`));
-  }
+  if (page) page.frame.dispose();
+  const frame = new ViewFrame({ fileStem: fileStem(trace),
+    onFix: (key, value) => { const p = { ...page.params }; if (value === null) delete p[key]; else p[key] = value; redrawView(p); } });
+  body.before(frame.el);
+  page = { trace, view, host: el, body, frame, params: { ...params }, refused: [] };
+  await redrawView({ ...params });
+}
+
+// "chol N=1 (ws)" -> "trace3-chol-N-1-ws": the downloads' file names.
+function fileStem(trace) {
+  const name = String(trace.name || '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  return `trace${trace.id}${name ? `-${name}` : ''}`;
 }
 
 const TIME_UNITS = [['s', 'seconds'], ['ms', 'milliseconds'], ['us', 'microseconds'], ['ns', 'nanoseconds']];

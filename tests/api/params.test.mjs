@@ -66,3 +66,29 @@ test('PATCH /traces/{id}: unknown fields and types before the lookup', async () 
   }
   assertError(await sendJson(d.url, 'PATCH', '/api/v1/traces/999999', { name: 'x' }), 404, 'not_found', 'no trace');
 });
+
+// The task filters (server/task_filters.c): every message starts with the
+// parameter, names the refused value and lists a few known ones.
+test('task filters: unknown names and bad windows answer 400 naming the parameter', async () => {
+  const { runCli, importCli } = await import('../lib/daemon.mjs');
+  const dir = `${d.dir}/chol4`;
+  const g = runCli(['generate', '--out', dir, '--tiles', '4', '--nodes', '2']);
+  assert.equal(g.status, 0, g.stderr);
+  const id = importCli(d.db, dir, 'chol4');
+  const types = (await getJson(d.url, `/api/v1/traces/${id}/gantt`)).json.types;
+  assert.ok(types.length > 0);
+  const cases = [
+    ['gantt?types=NOPE', new RegExp(`^types has an unknown task type 'NOPE'; known: ${types[0]}`)],
+    [`bounds?types=${types[0].toUpperCase()}`, new RegExp(`did you mean '${types[0]}'\\?`)],
+    ['outliers?resources=GPU', /^resources has an unknown resource type 'GPU'; known: CPU/],
+    ['timeseries?nodes=7', /^nodes has an unknown node 7; known: 0, 1$/],
+    ['iterations?start=abc', /^start must be a decimal number, got 'abc'$/],
+    ['critical-path?start=5&end=1', /^start \(5\) must be less than end \(1\)$/],
+    ['panels?min_duration=-1', /^min_duration must be a number/],
+  ];
+  for (const [path, re] of cases) {
+    const res = await getJson(d.url, `/api/v1/traces/${id}/${path}`);
+    assertError(res, 400, 'invalid_parameter', path);
+    assert.match(res.json.error.message, re, path);
+  }
+});

@@ -1,7 +1,9 @@
 // lib/time_interactions.js: the mouse gestures of every chart on a time
 // axis (the Gantt and the panels under it): wheel zoom around the cursor,
 // drag to pan, shift+drag (or drag on the time axis) to zoom to a range,
-// double-click to reset; hover for tooltips.
+// double-click to reset; hover for tooltips. A press anywhere on `el`
+// focuses it when it is focusable (tabindex), so its keyboard shortcuts work
+// at once (the press itself is kept from selecting text).
 import { svg } from './svg.js';
 
 export function attachTimeInteractions(el, { plotBox, getDomain, setDomain, reset, onHover, onLeave, brushHost }) {
@@ -20,6 +22,7 @@ export function attachTimeInteractions(el, { plotBox, getDomain, setDomain, rese
   }, { passive: false });
   let drag = null;
   el.addEventListener('pointerdown', (e) => {
+    if (el.tabIndex >= 0 && document.activeElement !== el) el.focus({ preventScroll: true });
     if (e.button !== 0 || !getDomain()) return;
     const [px, py] = local(e);
     if (!inX(px)) return;
