@@ -240,6 +240,37 @@ static int find_column(const split *sp, const char *name)
     return -1;
 }
 
+/* The trace's time unit is what the file declares for its time columns
+ * (time.duration and its aliases; column_metadata's attribute.unit), or that
+ * it declares none:
+ * Caliper's timer measured microseconds in old versions and seconds in new
+ * ones, so no unit is guessed here (the dashboard infers one, and says so,
+ * in lib/profile_unit.js). Files without a time column keep the default. */
+static int report_time_unit(split *sp)
+{
+    const column *first = NULL;
+    for (int i = 0; i < sp->ncols; i++) {
+        const column *c = &sp->cols[i];
+        if (!c->is_value || c->metric < 0 || (!strstr(c->name, "time") && !strstr(c->name, "duration")))
+            continue;
+        if (c->unit && c->unit[0]) {
+            first = c;
+            break;
+        }
+        first = first ? first : c;
+    }
+    if (!first || !sp->k->on_time_unit)
+        return 0;
+    char source[300];
+    int declared = first->unit && first->unit[0];
+    snprintf(source, sizeof source, "%s (Caliper json-split: %s %.200s)",
+             declared ? "declared in the file" : "not declared in the file",
+             declared ? "attribute.unit of" : "no attribute.unit on", first->name);
+    if (sp->k->on_time_unit(sp->k->ctx, declared ? first->unit : "", source) != 0)
+        return sink_fail(sp);
+    return 0;
+}
+
 /* Once columns are known: the hierarchy column, rank and metrics. */
 static int setup_columns(split *sp)
 {
@@ -269,7 +300,7 @@ static int setup_columns(split *sp)
         if (sp->k->on_metric(sp->k->ctx, &m, &c->metric) != 0)
             return sink_fail(sp);
     }
-    return 0;
+    return report_time_unit(sp);
 }
 
 /* A JSON number that stands for an integer (source location, module id):

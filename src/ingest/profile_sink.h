@@ -61,6 +61,10 @@ typedef struct ari_profile_sink {
     int (*on_meta)(void *ctx, const char *key, const char *json_value);
     /* Progress through the current input, 0..1; may be NULL. */
     void (*on_progress)(void *ctx, double fraction);
+    /* The unit of the profile's time metrics as the file gives it, for the
+     * trace's time_unit and time_unit_source: `unit` as declared, or "" when
+     * the file declares none; `source` says which. May be NULL. */
+    int (*on_time_unit)(void *ctx, const char *unit, const char *source);
 } ari_profile_sink;
 
 #endif

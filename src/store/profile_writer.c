@@ -253,6 +253,15 @@ static int on_meta(void *ctx, const char *key, const char *json_value)
     return rc < 0 ? fail(pw, ARI_E_NOMEM, "out of memory%s", "") : 0;
 }
 
+/* The reader's word on its time unit: the trace's time_unit and its source. */
+static int on_time_unit(void *ctx, const char *unit, const char *source)
+{
+    ari_profile_writer *pw = ctx;
+    ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_text(unit), ari_arg_text(source)};
+    return ari_store_run(pw->store, "UPDATE traces SET time_unit = ?2, time_unit_source = ?3 WHERE id = ?1",
+                         args, ARI_NARGS(args), "set time unit", &pw->error) < 0 ? -1 : 0;
+}
+
 static void on_progress(void *ctx, double fraction)
 {
     ari_profile_writer *pw = ctx;
@@ -278,6 +287,7 @@ ari_profile_writer *ari_profile_writer_begin_store(ari_store *s, int64_t trace_i
         .on_value = on_value,
         .on_meta = on_meta,
         .on_progress = on_progress,
+        .on_time_unit = on_time_unit,
     };
     return pw;
 }

@@ -284,7 +284,9 @@ function traceHeader(trace) {
     ['Format', trace.format],
     ['Size', formatBytes(trace.bytes)],
     ['Uploaded', formatDate(trace.created_at)],
-    ['Time unit', trace.time_unit && timeUnitMeta(trace)],
+    ['Time unit', trace.time_unit ? timeUnitMeta(trace)
+      : (trace.time_unit_source || '').startsWith('not declared')
+        && h('span', { id: 'trace-time-unit', class: 'muted', title: trace.time_unit_source }, 'not declared in the file')],
     ['Id', `#${trace.id}`],
   ].filter(([, v]) => v);
   return h('header', { class: 'trace-header' },

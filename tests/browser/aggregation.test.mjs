@@ -85,7 +85,8 @@ test('the p slider steps through partitions with different block counts', async 
   assert.equal(counts[0], levels.leaves.length * 10, 'level 0: every worker and slice');
   assert.equal(counts.at(-1), 1, 'last level: one block');
   assert.match(page.url(), /level=/);
-  assert.ok(await page.locator('.agg-legend .agg-key', { hasText: 'dgemm' }).count() === 1);
+  assert.ok(await page.locator('.agg-legend .ari-legend-key', { hasText: 'dgemm' }).count() === 1);
+  assert.match(await page.locator('.agg-legend').textContent(), /share of the block's time in each state \(%/);
   await setLevel(Math.floor(n / 2));
   await shot('41-aggregation-mid');
 });
@@ -93,9 +94,9 @@ test('the p slider steps through partitions with different block counts', async 
 test('hover shows the block, click opens its Gantt', async () => {
   const block = page.locator('.agg-blocks [data-agg]').first();
   await block.hover();
-  const tip = page.locator('.agg-tooltip');
+  const tip = page.locator('.ari-tooltip.agg-tooltip');
   await tip.waitFor({ state: 'visible' });
-  assert.match(await tip.textContent(), /gain .* bits · loss .* bits/);
+  assert.match(await tip.textContent(), /Information gain.* bits.*Information loss.* bits/);
   await shot('42-aggregation-tooltip');
   await block.click();
   await page.waitForURL(/#\/traces\/\d+\/gantt\?start=.*&end=.*nodes=/);

@@ -85,7 +85,7 @@ static int read_dir(const char *dir, const char *const *files, int n, recorded *
         names[i] = files[i];
     }
     memset(r, 0, sizeof *r);
-    ari_profile_sink k = {r, on_metric, on_proc, on_node, on_value, NULL, NULL};
+    ari_profile_sink k = {r, on_metric, on_proc, on_node, on_value, NULL, NULL, NULL};
     return ari_tau_read(p, names, (size_t)n, &k, err);
 }
 

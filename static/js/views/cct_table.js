@@ -6,12 +6,17 @@
 // ranks with the least-squares line and its statistics (GET /scatter), and
 // the text tree of Hatchet's tree() for one rank (GET /tree), with a copy
 // button. The sort, the filter and the selection live in the URL.
+// Every value is shown in its metric's unit as the super graph shows it
+// (lib/profile_unit.js: declared, or inferred with a note saying so); hovers
+// use the dashboard tooltip (lib/tooltip.js), no SVG <title>.
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { registerView } from '../trace.js';
 import { errorBox } from '../settings.js';
 import { fmtValue, fmtShare, fmtPrecision, rangesText, formatNumber } from '../lib/format.js';
+import { profileUnit } from '../lib/profile_unit.js';
+import { createTooltip, tipContent, d3Tip } from '../lib/tooltip.js';
 
 registerView({ id: 'callsites', title: 'Call sites', kinds: ['profile'], render: renderCallSites });
 
@@ -32,10 +37,12 @@ async function renderCallSites(el, trace, params, setParams) {
   const toolbar = h('div', { class: 'ct-toolbar', role: 'group', 'aria-label': 'Call site settings' });
   const tableBox = h('div', { class: 'ct-table-wrap' });
   const note = h('p', { class: 'small muted', role: 'status' });
+  const unitNote = h('p', { class: 'small muted ct-unit-note', id: 'ct-unit-note' });
+  const tip = createTooltip(el, 'ct-tooltip');
   const histPanel = h('section', { class: 'panel', 'aria-labelledby': 'ct-hist-title' });
   const scatterPanel = h('section', { class: 'panel', 'aria-labelledby': 'ct-scatter-title' });
   const treePanel = h('section', { class: 'panel', 'aria-labelledby': 'ct-tree-title' });
-  el.append(h('section', { class: 'panel', 'aria-label': 'Call sites' }, toolbar, note, tableBox),
+  el.append(h('section', { class: 'panel', 'aria-label': 'Call sites' }, toolbar, note, unitNote, tableBox),
     h('div', { class: 'ct-grid' }, histPanel, scatterPanel), treePanel);
 
   let cct;
@@ -46,7 +53,12 @@ async function renderCallSites(el, trace, params, setParams) {
     return;
   }
   const metrics = cct.metrics.map((m) => m.name);
-  const unitOf = new Map(cct.metrics.map((m) => [m.name, m.unit]));
+  // The unit of each metric (the root's inclusive value decides an
+  // undeclared time unit, for both variants of the metric).
+  const units = new Map(cct.metrics.map((m) => [m.name, profileUnit(trace, m, cct.root_inclusive)]));
+  const unitOf = new Map([...units].map(([k, u]) => [k, u.unit]));
+  const notes = [...new Set([...units.values()].map((u) => u.note).filter(Boolean))];
+  unitNote.textContent = notes.length ? `Units: ${notes.join('; ')}.` : '';
   const incName = cct.inclusive_metric || metrics[0];
   if (!metrics.includes(st.metric)) st.metric = incName;
   if (!metrics.includes(st.sort) && st.sort !== 'name') st.sort = incName;
@@ -95,14 +107,14 @@ async function renderCallSites(el, trace, params, setParams) {
     const hasModule = rows.some((r) => r.module), hasFile = rows.some((r) => r.file);
     clear(tableBox).appendChild(h('table', { class: 'table compact ct-table', id: 'ct-table' },
       h('thead', {}, h('tr', {}, header('name', 'Call site', false), hasModule ? h('th', { scope: 'col' }, 'Module') : null,
-        hasFile ? h('th', { scope: 'col' }, 'File') : null, metrics.map((m) => header(m, `${m}${unitOf.get(m) ? ` (${unitOf.get(m)})` : ''}`, true)),
+        hasFile ? h('th', { scope: 'col' }, 'File') : null, metrics.map((m) => header(m, `${m}${unitOf.get(m) && !isTimeUnit(unitOf.get(m)) ? ` (${unitOf.get(m)})` : ''}`, true)),
         h('th', { scope: 'col', class: 'num' }, 'Share'))),
       h('tbody', {}, shown.map((r) => h('tr', { class: r.id === st.node ? 'selected' : null, 'data-id': r.id, tabindex: 0,
         onclick: () => select(r.id), onkeydown: (e) => { if (e.key === 'Enter') select(r.id); } },
       h('td', { class: 'ct-name', title: r.name }, `${'\u2002'.repeat(Math.min(r.depth, 12))}${r.name}`),
       hasModule ? h('td', { class: 'small' }, r.module ? r.module.split('/').pop() : '—') : null,
       hasFile ? h('td', { class: 'small' }, r.file ? `${r.file.split('/').pop()}${r.line ? `:${r.line}` : ''}` : '—') : null,
-      metrics.map((m) => h('td', { class: 'num' }, fmtValue(value(r, m), ''))),
+      metrics.map((m) => h('td', { class: 'num' }, fmtValue(value(r, m), unitOf.get(m)))),
       h('td', { class: 'num' }, fmtShare(root > 0 ? value(r, incName) / root : NaN)))))));
   }
 
@@ -139,11 +151,14 @@ async function renderCallSites(el, trace, params, setParams) {
     svg.append('g').attr('transform', `translate(0,${H - m.b})`).call(d3.axisBottom(x).ticks(5).tickFormat((v) => fmtValue(v, unit)));
     const maxCount = d3.max(bins, (b) => b.count) || 1;
     svg.append('g').attr('transform', `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(Math.min(4, maxCount)).tickFormat(d3.format('d')));
-    svg.append('text').attr('x', m.l).attr('y', H - 6).attr('class', 'sg-axis-label').text(`${st.metric} per process`);
+    svg.append('text').attr('x', m.l).attr('y', H - 6).attr('class', 'sg-axis-label').text(`${st.metric} per process${axisUnit(unit)}`);
+    svg.append('text').attr('transform', `translate(11 ${(m.t + H - m.b) / 2}) rotate(-90)`).attr('text-anchor', 'middle')
+      .attr('class', 'sg-axis-label').text('processes');
     svg.append('g').selectAll('rect').data(bins).join('rect').attr('class', 'sg-hist-bar')
       .attr('x', (b) => x(b.lo) + 0.5).attr('width', (b) => Math.max(1, x(b.hi) - x(b.lo) - 1))
       .attr('y', (b) => y(b.count)).attr('height', (b) => y(0) - y(b.count))
-      .append('title').text((b) => `${b.count} process(es), ranks ${rangesText(b.ranks || [])}`);
+      .call(d3Tip, tip, (b) => tipContent(`${fmtValue(b.lo, unit)} – ${fmtValue(b.hi, unit)}`,
+        [['Processes', formatNumber(b.count)], ['Ranks', rangesText(b.ranks || [])]], null, st.metric));
     const s = d.stats || {};
     clear(body).append(svg.node(),
       h('p', { class: 'small ct-stats' }, `n = ${s.count} · min ${fmtValue(s.min, unit)} · mean ${fmtValue(s.mean, unit)} · `
@@ -179,18 +194,20 @@ async function renderCallSites(el, trace, params, setParams) {
       .attr('aria-label', `Scatter plot of ${st.y} against ${st.x} over the ranks`);
     svg.append('g').attr('transform', `translate(0,${H - m.b})`).call(d3.axisBottom(x).ticks(5).tickFormat((v) => fmtValue(v, unitOf.get(st.x))));
     svg.append('g').attr('transform', `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(5).tickFormat((v) => fmtValue(v, unitOf.get(st.y))));
-    svg.append('text').attr('x', W - m.r).attr('y', H - 6).attr('text-anchor', 'end').attr('class', 'sg-axis-label').text(st.x);
-    svg.append('text').attr('x', m.l + 4).attr('y', m.t + 8).attr('class', 'sg-axis-label').text(st.y);
+    svg.append('text').attr('x', W - m.r).attr('y', H - 6).attr('text-anchor', 'end').attr('class', 'sg-axis-label').text(`${st.x}${axisUnit(unitOf.get(st.x))}`);
+    svg.append('text').attr('x', m.l + 4).attr('y', m.t + 8).attr('class', 'sg-axis-label').text(`${st.y}${axisUnit(unitOf.get(st.y))}`);
     const f = d.fit || {};
     if (Number.isFinite(f.slope) && Number.isFinite(f.intercept)) {
       const [x0, x1] = x.domain();
       svg.append('line').attr('class', 'ct-fit').attr('x1', x(x0)).attr('x2', x(x1))
         .attr('y1', y(f.slope * x0 + f.intercept)).attr('y2', y(f.slope * x1 + f.intercept))
-        .append('title').text(`y = ${f.slope.toPrecision(4)} x + ${f.intercept.toPrecision(4)}; r = ${Number.isFinite(f.r) ? f.r.toFixed(4) : '—'}`);
+        .call(d3Tip, tip, () => tipContent('Least-squares line', [['y =', `${f.slope.toPrecision(4)} x + ${f.intercept.toPrecision(4)}`],
+          ['Pearson r', Number.isFinite(f.r) ? f.r.toFixed(4) : '—']]));
     }
     svg.append('g').selectAll('circle').data(pts).join('circle').attr('class', 'ct-scatter-dot')
       .attr('cx', (p) => x(p.x)).attr('cy', (p) => y(p.y)).attr('r', pts.length > 200 ? 2.5 : 4)
-      .append('title').text((p) => `rank ${p.rank}${p.thread ? ` thread ${p.thread}` : ''}: ${fmtValue(p.x, '')}, ${fmtValue(p.y, '')}`);
+      .call(d3Tip, tip, (p) => tipContent(`rank ${p.rank}${p.thread ? ` thread ${p.thread}` : ''}`,
+        [[st.x, fmtValue(p.x, unitOf.get(st.x))], [st.y, fmtValue(p.y, unitOf.get(st.y))]]));
     const num = (v) => fmtPrecision(v, 4);
     clear(body).append(svg.node(), h('p', { class: 'small ct-stats', id: 'ct-fit-stats' },
       `Least squares: y = ${num(f.slope)} · x + ${num(f.intercept)} · Pearson r = ${num(f.r)} · r² = ${num(f.r2)} · n = ${d.n}`));
@@ -231,4 +248,13 @@ async function renderCallSites(el, trace, params, setParams) {
 
   drawTable();
   await Promise.all([drawHistogram(), drawScatter(), drawTree()]);
+}
+
+// A time unit: its values are written in s, ms or µs (fmtValue).
+const isTimeUnit = (unit) => /^(s|sec|seconds|ms|msec|us|usec|µs|ns|nsec)$/i.test(unit || '');
+
+// The unit an axis label names: time metrics' ticks carry s/ms/µs themselves.
+function axisUnit(unit) {
+  if (!unit) return ' (no unit recorded)';
+  return isTimeUnit(unit) ? ' (time)' : ` (${unit})`;
 }

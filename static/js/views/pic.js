@@ -8,8 +8,11 @@
 // filled with its state proportions stacked, in the colours of colors.js.
 // A slider steps through the p breakpoints (/aggregation/levels), so every
 // position is a distinct partition; the gain and loss of the current one are
-// shown. Hover: the block's numbers; click: the Gantt of the block's
-// workers over its interval. URL params: slices, level.
+// shown. Hover: the block's numbers (the dashboard tooltip, lib/tooltip.js);
+// click: the Gantt of the block's workers over its interval. The colour key
+// (lib/legend.js) says what the stacked shares are: the share, in %, of the
+// block's time (summed over its rows) spent in each state.
+// URL params: slices, level.
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
@@ -19,6 +22,8 @@ import { fmtTime, fmtPercent, fmtBits, fmtSmall } from '../lib/format.js';
 import { originNote } from '../lib/origin.js';
 import { linearScale, evenTicks } from '../lib/axes.js';
 import { analysisError } from '../lib/errors.js';
+import { createTooltip, tipContent } from '../lib/tooltip.js';
+import { swatchLegend } from '../lib/legend.js';
 
 registerView({ id: 'aggregation', title: 'Aggregation', kinds: ['tasks'], render: renderPic });
 
@@ -41,9 +46,9 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
     SLICE_CHOICES.map((s) => h('option', { value: String(s), selected: s === slices }, s === 1 ? 'none (hierarchy only)' : `${s} slices`)));
   const slider = h('input', { type: 'range', id: 'agg-p', min: '0', max: '0', step: '1', value: '0', 'aria-label': 'Level of aggregation (p)' });
   const readout = h('div', { class: 'agg-readout', 'aria-live': 'polite' });
-  const legend = h('div', { class: 'agg-legend', 'aria-label': 'State values' });
+  const legend = h('div', { class: 'agg-legend-host' });
   const chartBox = h('div', { class: 'agg-chart' });
-  const tooltip = h('div', { class: 'gantt-tooltip agg-tooltip', role: 'tooltip', hidden: true });
+  const tip = createTooltip(el, 'agg-tooltip');
   el.append(
     h('div', { class: 'panel agg-controls' },
       h('label', { class: 'agg-field' }, 'Time ', sliceSelect),
@@ -53,7 +58,7 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
         h('span', { class: 'muted agg-end' }, 'summary')),
       readout),
     legend,
-    h('div', { class: 'panel agg-panel' }, chartBox, tooltip),
+    h('div', { class: 'panel agg-panel' }, chartBox),
     h('p', { class: 'muted agg-note' },
       'Each block is a group of resources during an interval, chosen to lose little information (Kullback-Leibler loss) ',
       'for a large simplification (entropy gain): p = p·gain − (1−p)·loss is maximised. Colours: share of each state. ',
@@ -121,9 +126,12 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
     await draw();
   }
 
+  // The colour key: which state each colour is, and what the stacked heights mean.
   function drawLegend() {
-    clear(legend).append(...levels.values.map((v) =>
-      h('span', { class: 'agg-key' }, h('span', { class: 'agg-swatch', style: `background:${valueColor(v)}` }), v)));
+    clear(legend).append(swatchLegend(levels.values.map((v) => [valueColor(v), v]), {
+      title: 'Fill: share of the block\'s time in each state (%, time summed over its rows; 100 % = the block)',
+      className: 'agg-legend',
+    }));
   }
 
   async function draw() {
@@ -175,10 +183,15 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
 
     blocks.addEventListener('mousemove', (ev) => {
       const g = ev.target.closest('[data-agg]');
-      if (!g) { tooltip.hidden = true; return; }
-      showTooltip(doc, doc.aggregates[Number(g.dataset.agg)], ev);
+      if (!g) { tip.hide(); return; }
+      tip.show(ev, blockTip(doc, doc.aggregates[Number(g.dataset.agg)]));
     });
-    blocks.addEventListener('mouseleave', () => { tooltip.hidden = true; });
+    blocks.addEventListener('mouseleave', () => tip.hide());
+    blocks.addEventListener('focusin', (ev) => {
+      const g = ev.target.closest('[data-agg]');
+      if (g) tip.show(g, blockTip(doc, doc.aggregates[Number(g.dataset.agg)]));
+    });
+    blocks.addEventListener('focusout', () => tip.hide());
     blocks.addEventListener('click', (ev) => {
       const g = ev.target.closest('[data-agg]');
       if (g) openGantt(doc, doc.aggregates[Number(g.dataset.agg)]);
@@ -247,21 +260,16 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
     root.appendChild(g);
   }
 
-  function showTooltip(doc, a, ev) {
+  // The tooltip of a block: its rows and interval, its five largest state
+  // shares (% of its time), its gain and loss.
+  function blockTip(doc, a) {
     const top = a.proportions.map((s, k) => [s, doc.values[k]]).filter(([s]) => s > 0)
       .sort((p, q) => q[0] - p[0]).slice(0, 5);
-    clear(tooltip).append(
-      h('div', { class: 'tt-title' }, a.name),
-      h('div', { class: 'tt-sub' }, `${a.leaves[1]} row${a.leaves[1] > 1 ? 's' : ''} · ${fmtTime(a.start, unit)} – ${fmtTime(a.end, unit)}`),
-      ...top.map(([s, v]) => h('div', { class: 'agg-tt-row' },
-        h('span', { class: 'agg-swatch', style: `background:${valueColor(v)}` }), `${v} ${fmtPercent(s)}`)),
-      h('div', { class: 'tt-sub' }, `gain ${fmtBits(a.gain)} · loss ${fmtBits(a.loss)}`),
-      doc.hierarchy_kind === 'workers' ? h('div', { class: 'tt-hint' }, 'Click: the Gantt of these workers') : null);
-    tooltip.hidden = false;
-    const box = tooltip.parentElement.getBoundingClientRect();
-    const left = Math.min(ev.clientX - box.left + 14, box.width - 260);
-    tooltip.style.left = `${Math.max(0, left)}px`;
-    tooltip.style.top = `${ev.clientY - box.top + 14}px`;
+    const rows = top.map(([s, v]) => [h('span', { class: 'agg-tt-key' },
+      h('span', { class: 'agg-swatch', style: `background:${valueColor(v)}` }), v), fmtPercent(s)]);
+    rows.push(['Information gain', fmtBits(a.gain)], ['Information loss', fmtBits(a.loss)]);
+    const sub = `${a.leaves[1]} row${a.leaves[1] > 1 ? 's' : ''} · ${fmtTime(a.start, unit)} – ${fmtTime(a.end, unit)} · share of time`;
+    return tipContent(a.name, rows, doc.hierarchy_kind === 'workers' ? 'Click: the Gantt of these workers' : null, sub);
   }
 
   function openGantt(doc, a) {

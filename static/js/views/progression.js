@@ -8,6 +8,9 @@
 // step with its local minima (Fig. 3). Controls: metric, steps, bandwidth
 // (a slider; the view refetches), nodes. Clicking a cluster opens the Gantt
 // of its nodes over that step (#/traces/{id}/gantt?start=&end=&nodes=).
+// Both panels carry a legend with the units of their axes and of the sizes
+// and widths (ari-legend, lib/legend.js); every hover (groups, flows, node
+// lines, ABE) uses the dashboard tooltip (lib/tooltip.js), no SVG <title>.
 //
 // Data: GET /api/v1/traces/{id}/progression?steps=&bandwidth=&metric=&nodes=&density=1
 import { api, apiUrl } from '../api.js';
@@ -17,6 +20,8 @@ import { errorBox } from '../settings.js';
 import { registerView, hasTasks } from '../trace.js';
 import { svg } from '../lib/svg.js';
 import { fmtQuantity as fmt, fmtPercent as pct, formatNumber } from '../lib/format.js';
+import { createTooltip, tipContent, hoverTip } from '../lib/tooltip.js';
+import { widthLegend } from '../lib/legend.js';
 
 registerView({ id: 'progression', title: 'Progression', kinds: ['tasks'], applies: hasTasks, render: renderProgression });
 
@@ -103,7 +108,9 @@ async function renderProgression(el, trace, params, setParams, { signal, onDispo
   const summary = h('p', { class: 'prog-summary', 'aria-live': 'polite' });
   const notice = h('div', { class: 'prog-notice' });
   const chartHost = h('div', { class: 'prog-chart' });
-  const legend = legendBlock();
+  const legend = h('div', { class: 'prog-legend-host' });
+  const densityLegend = h('div', { class: 'prog-legend-host' });
+  const tip = createTooltip(el, 'prog-tooltip');
   const densityHost = h('div', { class: 'prog-density-grid' });
   const densityNote = h('p', { class: 'muted small prog-density-note' });
   const mainPanel = h('section', { class: 'panel prog-panel', 'aria-labelledby': 'prog-title' },
@@ -118,15 +125,17 @@ async function renderProgression(el, trace, params, setParams, { signal, onDispo
     h('h2', { id: 'prog-density-title' }, 'Density of the progression per step'),
     h('p', { class: 'muted small' }, 'Kernel density estimate of the nodes’ progression at each step; '
       + 'blue lines are its local minima, which separate the groups; ticks are the nodes.'),
-    densityNote, densityHost);
+    densityNote, densityLegend, densityHost);
   el.append(mainPanel, densityPanel);
 
   let data = null;
   let request = 0;
   const draw = () => {
     if (!data) return;
-    drawChart(chartHost, data, trace);
-    drawDensities(densityHost, densityNote, data);
+    drawChart(chartHost, data, trace, tip);
+    clear(legend).appendChild(legendBlock(data));
+    clear(densityLegend).appendChild(densityLegendBlock(data));
+    drawDensities(densityHost, densityNote, data, tip);
   };
   const load = async () => {
     const mine = ++request;
@@ -258,25 +267,52 @@ function summaryText(d, trace) {
   return parts.join(' · ');
 }
 
-function legendBlock() {
+// What the y axis measures, with its unit.
+function metricText(d) {
+  return d.metric === 'count' ? 'share of the node’s tasks completed (%, eq. 1)'
+    : 'share of the node’s work done, tasks weighted by cost (%, eq. 3)';
+}
+
+// The main chart's legend: the axes' units, then every mark, with the sizes
+// and widths of 1 node and of all nodes.
+function legendBlock(d) {
   const item = (icon, text) => h('span', { class: 'prog-legend-item' }, icon, text);
   const line = (cls) => svg('svg', { width: 28, height: 12, 'aria-hidden': 'true' },
     svg('line', { x1: 2, y1: 6, x2: 26, y2: 6, class: cls }));
-  return h('div', { class: 'prog-legend', 'aria-label': 'Legend' },
+  const dot = (r) => svg('svg', { width: 2 * r + 4, height: 2 * r + 4, 'aria-hidden': 'true' },
+    svg('circle', { cx: r + 2, cy: r + 2, r, class: 'prog-cluster' }));
+  const n = d.node_count, unit = d.time_unit || 'time unit not set';
+  const abe = d.abe.global !== null ? ` (${fmt(d.abe.global, d.time_unit)})` : '';
+  return h('div', { class: 'prog-legend ari-legend', role: 'group', 'aria-label': 'Legend' },
+    h('span', { class: 'ari-legend-title prog-legend-axes' }, `x: time (${unit}) · y: ${metricText(d)}`),
     item(line('prog-lg-node'), 'one node’s progression'),
-    item(svg('svg', { width: 16, height: 12, 'aria-hidden': 'true' }, svg('circle', { cx: 8, cy: 6, r: 4.5, class: 'prog-cluster' })),
-      'group of nodes at one step (mean)'),
-    item(line('prog-lg-flow'), 'nodes staying together (thickness ∝ nodes)'),
+    item([dot(clusterRadius(1, n)), dot(clusterRadius(n, n))],
+      `group of nodes at one step, at its mean (size: 1 to ${n} node${n === 1 ? '' : 's'})`),
+    widthLegend({ title: 'nodes staying together, width:', className: 'prog-flow-key',
+      items: [[flowWidth(1, n), '1 node'], [flowWidth(n, n), `${n} nodes`]] }),
     item(line('prog-lg-minor'), 'minority path, labelled with its nodes'),
-    item(line('prog-lg-abe'), 'global ABE'),
+    item(line('prog-lg-abe'), `global ABE${abe}`),
     item(svg('svg', { width: 28, height: 12, 'aria-hidden': 'true' },
       svg('line', { x1: 2, y1: 6, x2: 26, y2: 6, class: 'prog-cum-line' }),
-      svg('circle', { cx: 14, cy: 6, r: 2.6, class: 'prog-cum-point' })), 'cumulative per-step ABE'));
+      svg('circle', { cx: 14, cy: 6, r: 2.6, class: 'prog-cum-point' })),
+    `cumulative per-step ABE (time, ${unit}, at which a run at the bound reaches the step’s mean)`));
+}
+
+// The density panel's legend: the axes of every small chart and their marks.
+function densityLegendBlock(d) {
+  const item = (icon, text) => h('span', { class: 'prog-legend-item' }, icon, text);
+  const sample = (...marks) => svg('svg', { width: 28, height: 14, 'aria-hidden': 'true' }, ...marks);
+  return h('div', { class: 'prog-legend ari-legend prog-density-legend', role: 'group', 'aria-label': 'Legend of the densities' },
+    h('span', { class: 'ari-legend-title' }, `x: progression (%, ${d.metric === 'count' ? 'tasks completed' : 'weighted work done'}) · `
+      + 'y: density of nodes (relative, each step scaled to its peak)'),
+    item(sample(svg('path', { d: 'M1,13 C8,1 20,1 27,13 Z', class: 'prog-density-area' })), 'kernel density'),
+    item(sample(svg('line', { x1: 14, x2: 14, y1: 1, y2: 13, class: 'prog-density-min' })), 'local minimum (splits groups)'),
+    item(sample(svg('line', { x1: 14, x2: 14, y1: 7, y2: 13, class: 'prog-density-rug' })), 'one node'));
 }
 
 // ---- main chart -------------------------------------------------------------------
 
-function drawChart(host, d, trace) {
+function drawChart(host, d, trace, tip) {
   const d3 = getD3();
   clear(host);
   const width = Math.max(560, host.clientWidth || 900);
@@ -287,15 +323,14 @@ function drawChart(host, d, trace) {
   const y = d3.scaleLinear().domain([0, 1]).range([height - m.bottom, m.top]);
   const root = svg('svg', { class: 'prog-svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
     'aria-label': `Progression of ${d.node_count} nodes over ${d.step_count} steps` });
-  const tooltip = h('div', { class: 'prog-tooltip', role: 'tooltip', hidden: true });
-  host.append(root, tooltip);
+  host.append(root);
 
   drawAxes(d3, root, x, y, width, height, m, d);
-  drawNodeLines(d3, root, x, y, d);
-  drawAbe(root, x, y, d, height, m);
-  drawFlows(root, x, y, d);
+  drawNodeLines(d3, root, x, y, d, tip);
+  drawAbe(root, x, y, d, height, m, tip);
+  drawFlows(root, x, y, d, tip);
   drawLabels(root, x, y, d, width, m);
-  drawClusters(root, x, y, d, trace, tooltip, host);
+  drawClusters(root, x, y, d, trace, tip);
 }
 
 function drawAxes(d3, root, x, y, width, height, m, d) {
@@ -313,36 +348,43 @@ function drawAxes(d3, root, x, y, width, height, m, d) {
     svg('text', { x: (m.left + width - m.right) / 2, y: height - 6, 'text-anchor': 'middle', class: 'prog-axis-title' },
       `Time (${d.time_unit})`),
     svg('text', { transform: `translate(14 ${(m.top + height - m.bottom) / 2}) rotate(-90)`, 'text-anchor': 'middle',
-      class: 'prog-axis-title' }, d.metric === 'count' ? 'Progression (tasks done, eq. 1)' : 'Progression (weighted, eq. 3)'));
+      class: 'prog-axis-title' }, d.metric === 'count' ? 'Progression (% tasks done, eq. 1)' : 'Progression (% weighted, eq. 3)'));
   root.appendChild(g);
 }
 
-function drawNodeLines(d3, root, x, y, d) {
+function drawNodeLines(d3, root, x, y, d, tip) {
   const g = svg('g', { class: 'prog-nodes-lines', 'aria-hidden': 'true' });
   const line = d3.line().x((p) => x(p[0])).y((p) => y(p[1]));
   for (const n of d.nodes) {
     const pts = [[d.start, 0], ...d.steps.map((s, i) => [s.time, n.values[i]])];
-    g.appendChild(svg('path', { d: line(pts), class: 'prog-node-line' },
-      svg('title', {}, `node ${n.node}`)));
+    const path = svg('path', { d: line(pts), class: 'prog-node-line' });
+    hoverTip(path, tip, () => tipContent(`node ${n.node}`, [['At the last step', pct(n.values[n.values.length - 1])]],
+      null, 'its own progression'));
+    g.appendChild(path);
   }
   root.appendChild(g);
 }
 
-function drawAbe(root, x, y, d, height, m) {
+function drawAbe(root, x, y, d, height, m, tip) {
   const g = svg('g', { class: 'prog-abe' });
   if (d.abe.global_time !== null) {
     const gx = x(d.abe.global_time);
-    g.append(svg('line', { x1: gx, x2: gx, y1: m.top, y2: height - m.bottom, class: 'prog-abe-line' },
-      svg('title', {}, `Global ABE: ${fmt(d.abe.global, d.time_unit)}`)),
+    // a wider invisible line above the 1-px one takes the hover
+    const hit = svg('line', { x1: gx, x2: gx, y1: m.top, y2: height - m.bottom, class: 'prog-abe-hit' });
+    hoverTip(hit, tip, () => tipContent('Global ABE', [['Bound', fmt(d.abe.global, d.time_unit)]], null,
+      'the area bound on the makespan'));
+    g.append(svg('line', { x1: gx, x2: gx, y1: m.top, y2: height - m.bottom, class: 'prog-abe-line' }), hit,
       svg('text', { x: gx + 4, y: m.top + 10, class: 'prog-abe-label' }, 'ABE'));
   }
   const pts = [[d.start, 0], ...d.abe.cumulative.map((p) => [p.time, p.value])];
   if (pts.length > 1) {
     g.appendChild(svg('polyline', { points: pts.map(([t, v]) => `${x(t)},${y(v)}`).join(' '), class: 'prog-cum-line' }));
     for (const p of d.abe.cumulative) {
-      g.appendChild(svg('circle', { cx: x(p.time), cy: y(p.value), r: 2.6, class: 'prog-cum-point' },
-        svg('title', {}, `Step ${p.step}: cumulative per-step ABE ${fmt(p.bound, d.time_unit)} — `
-          + `a run at the bound would reach ${pct(p.value)} (the mean progression of step ${p.step}) here`)));
+      const pt = svg('circle', { cx: x(p.time), cy: y(p.value), r: 2.6, class: 'prog-cum-point' });
+      hoverTip(pt, tip, () => tipContent(`Step ${p.step}: cumulative per-step ABE`,
+        [['Bound', fmt(p.bound, d.time_unit)], ['Mean progression', pct(p.value)]], null,
+        `a run at the bound would reach the mean progression of step ${p.step} here`));
+      g.appendChild(pt);
     }
   }
   root.appendChild(g);
@@ -350,16 +392,19 @@ function drawAbe(root, x, y, d, height, m) {
 
 const flowWidth = (count, total) => 1.2 + 9 * Math.sqrt(count / total);
 
-function drawFlows(root, x, y, d) {
+function drawFlows(root, x, y, d, tip) {
   const g = svg('g', { class: 'prog-flows' });
   for (const f of d.flows) {
     const a = d.steps[f.step - 1], b = d.steps[f.step];
     const ca = a.clusters[f.from], cb = b.clusters[f.to];
-    g.appendChild(svg('line', {
+    const ln = svg('line', {
       x1: x(a.time), y1: y(ca.mean), x2: x(b.time), y2: y(cb.mean),
       class: f.minority ? 'prog-flow prog-flow-minor' : 'prog-flow',
       'stroke-width': flowWidth(f.count, d.node_count).toFixed(2),
-    }, svg('title', {}, `${f.count} node${f.count === 1 ? '' : 's'} from step ${f.step} to ${f.step + 1}: ${formatNodeList(f.nodes, 80)}`)));
+    });
+    hoverTip(ln, tip, () => tipContent(`${f.count} node${f.count === 1 ? '' : 's'} from step ${f.step} to ${f.step + 1}`,
+      [['Nodes', formatNodeList(f.nodes, 80)]], null, f.minority ? 'minority path' : null));
+    g.appendChild(ln);
   }
   root.appendChild(g);
 }
@@ -417,11 +462,13 @@ function drawLabels(root, x, y, d, width, m) {
   root.appendChild(g);
 }
 
-function drawClusters(root, x, y, d, trace, tooltip, host) {
+const clusterRadius = (size, total) => 3.2 + 4.5 * Math.sqrt(size / total);
+
+function drawClusters(root, x, y, d, trace, tip) {
   const g = svg('g', { class: 'prog-clusters' });
   d.steps.forEach((s) => {
     s.clusters.forEach((c) => {
-      const r = 3.2 + 4.5 * Math.sqrt(c.size / d.node_count);
+      const r = clusterRadius(c.size, d.node_count);
       const href = gantHref(trace.id, s, c);
       const node = svg('circle', {
         cx: x(s.time), cy: y(c.mean), r: r.toFixed(2), class: 'prog-cluster', tabindex: 0, role: 'link',
@@ -431,10 +478,7 @@ function drawClusters(root, x, y, d, trace, tooltip, host) {
       const open = () => { location.hash = href; };
       node.addEventListener('click', open);
       node.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(); } });
-      node.addEventListener('mouseenter', () => showTooltip(tooltip, host, node, s, c, d));
-      node.addEventListener('focus', () => showTooltip(tooltip, host, node, s, c, d));
-      node.addEventListener('mouseleave', () => { tooltip.hidden = true; });
-      node.addEventListener('blur', () => { tooltip.hidden = true; });
+      hoverTip(node, tip, () => clusterTip(s, c, d));
       g.appendChild(node);
     });
   });
@@ -446,30 +490,19 @@ function gantHref(traceId, step, cluster) {
   return `#/traces/${traceId}/gantt?${q.toString()}`;
 }
 
-function showTooltip(tooltip, host, node, s, c, d) {
-  clear(tooltip).append(
-    h('div', { class: 'tt-title' }, `Step ${s.step} · group ${c.id + 1} of ${s.clusters.length}`),
-    h('div', { class: 'tt-sub' }, `${fmt(s.start, d.time_unit)} – ${fmt(s.time, d.time_unit)}`),
-    h('table', {}, h('tbody', {},
-      h('tr', {}, h('th', {}, c.size === 1 ? 'Node' : `Nodes (${c.size})`), h('td', {}, formatNodeList(c.nodes, 60))),
-      h('tr', {}, h('th', {}, 'Mean progression'), h('td', { class: 'num' }, pct(c.mean))),
-      h('tr', {}, h('th', {}, 'Range'), h('td', { class: 'num' }, `${pct(c.min)} – ${pct(c.max)}`)),
-      h('tr', {}, h('th', {}, 'Tasks ending in step'), h('td', { class: 'num' }, formatNumber(s.completed))))),
-    h('div', { class: 'tt-hint' }, 'Click to open the Gantt chart of these nodes over this step.'));
-  tooltip.hidden = false;
-  const hb = host.getBoundingClientRect(), nb = node.getBoundingClientRect();
-  const tw = tooltip.offsetWidth, th = tooltip.offsetHeight;
-  let left = nb.left - hb.left + nb.width / 2 + 12;
-  if (left + tw > hb.width) left = nb.left - hb.left - tw - 12;
-  let top = nb.top - hb.top - th / 2;
-  top = Math.max(0, Math.min(top, hb.height - th));
-  tooltip.style.left = `${Math.max(0, left)}px`;
-  tooltip.style.top = `${top}px`;
+// The tooltip of a group of nodes at one step.
+function clusterTip(s, c, d) {
+  return tipContent(`Step ${s.step} · group ${c.id + 1} of ${s.clusters.length}`, [
+    [c.size === 1 ? 'Node' : `Nodes (${c.size})`, formatNodeList(c.nodes, 60)],
+    ['Mean progression', pct(c.mean)],
+    ['Range', `${pct(c.min)} – ${pct(c.max)}`],
+    ['Tasks ending in step', formatNumber(s.completed)],
+  ], 'Click to open the Gantt chart of these nodes over this step.', `${fmt(s.start, d.time_unit)} – ${fmt(s.time, d.time_unit)}`);
 }
 
 // ---- densities (Fig. 3) -------------------------------------------------------------
 
-function drawDensities(host, note, d) {
+function drawDensities(host, note, d, tip) {
   const d3 = getD3();
   clear(host);
   if (!d.steps.length || !d.steps[0].density) {
@@ -499,6 +532,10 @@ function drawDensities(host, note, d) {
       [0, 0.5, 1].filter((t) => t >= lo && t <= hi).map((t) =>
         svg('text', { x: x(t), y: hgt - 1, 'text-anchor': t === 1 ? 'end' : t === 0 ? 'start' : 'middle',
           class: 'prog-density-tick' }, pct(t))));
+    hoverTip(chart, tip, () => tipContent(`Step ${s.step} · ${fmt(s.time, d.time_unit)}`, [
+      ['Groups', String(s.clusters.length)],
+      ['Local minima', s.minima.length ? s.minima.map((v) => pct(v)).join(', ') : 'none'],
+    ], null, 'density of the nodes’ progression'));
     host.appendChild(h('figure', { class: 'prog-density-cell' },
       h('figcaption', {}, h('strong', {}, `Step ${s.step}`), ` · ${fmt(s.time, d.time_unit)} · `,
         `${s.clusters.length} group${s.clusters.length === 1 ? '' : 's'}`), chart));

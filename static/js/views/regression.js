@@ -4,17 +4,19 @@
 // the chosen model's fit (green) and 95 % prediction interval (red band),
 // the anomalies (above the upper limit) in orange; the comparison table of
 // R², MAE, RMSE and anomaly counts of every model (best in bold); a link to
-// the Gantt with expected tasks transparent and anomalies opaque.
+// the Gantt with expected tasks transparent and anomalies opaque. Axes say
+// their units (GFlop per task, the trace's time unit), a legend (ari-legend)
+// names every mark, and hovers use the dashboard tooltip (lib/tooltip.js).
 // URL parameters: model (lr, wlr, nlr, lr_log, flexmix), log (1/0).
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
-import { REGRESSION } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtTime, fmtPrecision, fmtTick, formatNumber } from '../lib/format.js';
 import { linearScale, logScale, stepTicks, decadeTicks } from '../lib/axes.js';
 import { readFilters, filterQuery, filterBar, traceResources } from '../lib/filters.js';
 import { analysisError } from '../lib/errors.js';
+import { createTooltip, tipContent } from '../lib/tooltip.js';
 
 registerView({
   id: 'regression', title: 'Regression', kinds: ['tasks'],
@@ -49,18 +51,14 @@ async function renderRegression(el, trace, params, setParams, { signal }) {
   const ganttLink = h('a', { class: 'btn btn-small', id: 'reg-gantt' }, 'Anomalies in the Gantt');
   const tableHost = h('div', { class: 'reg-table-host', 'aria-live': 'polite' });
   const grid = h('div', { class: 'reg-grid' });
-  const tooltip = h('div', { class: 'reg-tooltip', role: 'tooltip', hidden: true });
+  const tooltip = createTooltip(el, 'reg-tooltip');
   el.append(
     h('div', { class: 'reg-toolbar' },
       h('label', { for: 'reg-model', class: 'small muted' }, 'Model'), select,
-      h('label', { class: 'check', for: 'reg-log' }, logBox, 'log axes'), ganttLink,
-      h('span', { class: 'legend' },
-        h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${REGRESSION.fit}` }), 'fit'),
-        h('span', { class: 'legend-item' }, h('span', { class: 'line-key', style: `border-color:${REGRESSION.limit}` }), '95 % prediction interval'),
-        h('span', { class: 'legend-item' }, h('span', { class: 'ring', style: `border-color:${REGRESSION.anomaly};background:${REGRESSION.anomaly}` }), 'anomaly'))),
+      h('label', { class: 'check', for: 'reg-log' }, logBox, 'log axes'), ganttLink),
     filterBar({ types, resources: res.resources, nodes: res.nodes, unit, filters: state.filters,
       onChange: (f) => { state.filters = f; writeUrl(); load(); } }),
-    tableHost, grid, tooltip);
+    tableHost, marksLegend(unit), grid);
   const writeUrl = () => setParams({ ...filterQuery(state.filters), model: state.model,
     log: state.log === null ? '' : state.log ? 1 : 0 });
   const logAxes = () => (state.log === null ? state.model === 'lr_log' || state.model === 'flexmix' : state.log);
@@ -125,7 +123,7 @@ function modelTable(m, current, unit) {
     single.map((s) => h('th', { scope: 'col', class: `num ${s === current ? 'is-current' : ''}`, colspan: 4 }, MODEL_LABEL[s])),
     h('th', { scope: 'col', class: `num ${current === 'flexmix' ? 'is-current' : ''}`, colspan: 2 }, 'Mixture'));
   const sub = h('tr', { class: 'sub' }, h('th', {}), h('th', {}),
-    single.map(() => ['R²', 'MAE', 'RMSE', 'anom.'].map((t) => h('th', { class: 'num' }, t))),
+    single.map(() => ['R²', `MAE (${unitText(unit)})`, `RMSE (${unitText(unit)})`, 'anom.'].map((t) => h('th', { class: 'num' }, t))),
     h('th', { class: 'num' }, 'k (BIC)'), h('th', { class: 'num' }, 'anom.'));
   const rows = m.groups.map((g) => {
     const best = g.best || {};
@@ -160,6 +158,30 @@ function modelTable(m, current, unit) {
       'duration is above the upper 95 % prediction limit of its group.'),
     h('div', { class: 'table-wrap flat' }, h('table', { class: 'table compact reg-table', 'aria-label': 'Model comparison' },
       h('thead', {}, head, sub), h('tbody', {}, rows, totals))));
+}
+
+// ---- the legend of the scatters ---------------------------------------------
+
+const unitText = (unit) => unit || 'time unit not set';
+
+// One key: a small SVG sample of the mark, drawn with the plot's own classes.
+function markKey(sample, label) {
+  return h('span', { class: 'ari-legend-key' },
+    svg('svg', { width: 26, height: 14, class: 'reg-key', 'aria-hidden': 'true' }, svg('g', { class: 'reg-points' }, sample)), label);
+}
+
+// What every mark of the scatters is, and the units of their axes.
+function marksLegend(unit) {
+  return h('div', { class: 'ari-legend reg-legend', role: 'group', 'aria-label': 'Legend of the scatter plots' },
+    h('span', { class: 'ari-legend-title' }, `x: GFlop per task · y: duration (${unitText(unit)}) ·`),
+    markKey(svg('circle', { cx: 13, cy: 7, r: 2.6, class: 'pt' }), 'task (expected)'),
+    markKey(svg('circle', { cx: 13, cy: 7, r: 3.4, class: 'pt anomaly' }), 'anomaly: above the upper 95 % limit'),
+    markKey(svg('line', { x1: 1, x2: 25, y1: 7, y2: 7, class: 'reg-fit' }), 'model fit'),
+    markKey([svg('rect', { x: 1, y: 2, width: 24, height: 10, class: 'reg-band' }),
+      svg('line', { x1: 1, x2: 25, y1: 2, y2: 2, class: 'reg-limit' }),
+      svg('line', { x1: 1, x2: 25, y1: 12, y2: 12, class: 'reg-limit' })], '95 % prediction interval'),
+    markKey(svg('line', { x1: 1, x2: 25, y1: 7, y2: 7, class: 'reg-fit', 'stroke-dasharray': '5 3' }),
+      'dashed: second mixture component'));
 }
 
 // ---- one group's scatter ------------------------------------------------------
@@ -237,10 +259,10 @@ function scatter(allFits, tasks, log, unit, tooltip) {
     axes.appendChild(t);
   }
   const xl = svg('text', { x: (M.l + W - M.r) / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis-label' });
-  xl.textContent = `GFlop${log ? ' (log)' : ''}`;
+  xl.textContent = `GFlop per task${log ? ' (log)' : ''}`;
   const yl = svg('text', { x: 12, y: (M.t + H - M.b) / 2, 'text-anchor': 'middle', class: 'axis-label',
     transform: `rotate(-90 12 ${(M.t + H - M.b) / 2})` });
-  yl.textContent = `Duration (${unit})${log ? ' (log)' : ''}`;
+  yl.textContent = `Duration (${unitText(unit)})${log ? ' (log)' : ''}`;
   axes.append(xl, yl);
   root.appendChild(axes);
   const plot = svg('g', { 'clip-path': `url(#${clipId})` });
@@ -272,16 +294,10 @@ function scatter(allFits, tasks, log, unit, tooltip) {
   root.appendChild(plot);
   dots.addEventListener('mousemove', (e) => {
     const t = e.target.__task;
-    if (!t) return;
-    clear(tooltip).append(h('strong', {}, `job ${t.job_id}`), ` ${t.type} on ${t.worker}`, h('br'),
-      `GFlop ${formatNumber(t.gflop)} · duration ${fmtTime(t.duration, unit)}`, h('br'),
-      `fit ${fmtTime(t.fit, unit)} · upper ${fmtTime(t.upr, unit)}${t.cluster > 1 || fits.length > 1 ? ` · cluster ${t.cluster}` : ''}`,
-      t.anomaly ? h('div', { class: 'tt-flag' }, 'anomaly') : null);
-    tooltip.hidden = false;
-    tooltip.style.left = `${e.pageX + 12}px`;
-    tooltip.style.top = `${e.pageY + 12}px`;
+    if (t) tooltip.show(e, taskTip(t, unit, fits.length > 1));
+    else tooltip.hide();
   });
-  dots.addEventListener('mouseleave', () => { tooltip.hidden = true; });
+  dots.addEventListener('mouseleave', () => tooltip.hide());
   const coef = allFits.filter((f) => !f.curve).map((f) => `${allFits.length > 1 ? `c${f.cluster}: ` : ''}not fittable (${NOT_FITTABLE[f.reason] || f.reason})`);
   coef.push(...fits.map((f) => `${fits.length > 1 ? `c${f.cluster}: ` : ''}b0 ${fmtTick(f.b0)}, b1 ${f.b1 === null ? '—' : fmtTick(f.b1)}, s ${fmtTick(f.s ?? NaN)}, R² ${f.r2 === null ? '—' : f.r2.toFixed(3)}`));
   return h('figure', { class: 'panel reg-panel', dataset: { group: `${first.type}/${first.resource_type}`, anomalies: String(anomalies) } },
@@ -291,4 +307,13 @@ function scatter(allFits, tasks, log, unit, tooltip) {
       h('div', { class: 'muted small' }, coef.join(' · '))),
     root,
     tasks.length > MAX_POINTS ? h('p', { class: 'muted small' }, `${formatNumber(pts.length)} of ${formatNumber(tasks.length)} points drawn (all anomalies).`) : null);
+}
+
+// The tooltip of one task's point.
+function taskTip(t, unit, clustered) {
+  const rows = [['GFlop', formatNumber(t.gflop)], ['Duration', fmtTime(t.duration, unit)],
+    ['Model fit', fmtTime(t.fit, unit)], ['Upper 95 % limit', fmtTime(t.upr, unit)]];
+  if (t.cluster > 1 || clustered) rows.push(['Mixture component', String(t.cluster)]);
+  return tipContent(`job ${t.job_id}`, rows, t.anomaly ? 'Anomaly: longer than the upper limit' : null,
+    `${t.type} on ${t.worker}`);
 }
