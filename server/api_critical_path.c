@@ -92,10 +92,8 @@ static int read_params(ari_request *r, const ari_actx *ctx, cp_params *p, char *
         ari_reply_error(r, 400, "invalid_parameter", "%s must be a non-empty name", p->from ? "from" : "type");
         return -1;
     }
-    if (p->type && ari_tq_type_id(ctx->meta, p->type) < 0) {
-        ari_task_filter one = {.types = (char **)&p->type, .ntypes = 1};
-        return ari_filter_check(r, &one, &ctx->meta, 1);
-    }
+    if (p->type && ari_filter_check_type(r, "type", p->type, &ctx->meta, 1) < 0)
+        return -1;
     char gap[40] = "";
     if (isfinite(p->min_gap))
         snprintf(gap, sizeof gap, "%.17g", p->min_gap == 0 ? 0.0 : p->min_gap);

@@ -5,7 +5,10 @@
  * server-side into `width` equal steps of [start, end]. The variables come
  * from store/variable_queries.h and are summarised by
  * analysis/step_buckets.h (time-weighted per step); GFlop/s from the tasks
- * by analysis/gflops_rate.h. Every answer lists each panel with whether
+ * by analysis/gflops_rate.h; the memory-manager states, the memory used
+ * from the data handles present and the GPU bandwidth of traces without a
+ * bandwidth variable (from their links) by server/panels_memory.c. Every
+ * answer lists each panel with whether
  * this trace has its data (and why not): a missing panel is no error. */
 #include <math.h>
 #include <stdlib.h>
@@ -15,27 +18,38 @@
 #include "analysis/step_buckets.h"
 #include "analysis_ctx.h"
 #include "handlers.h"
-#include "time_origin.h"
+#include "panels_memory.h"
 #include "params.h"
 #include "reply.h"
+#include "store/memory_queries.h"
 #include "store/variable_queries.h"
+#include "time_origin.h"
 
 #define MAX_WIDTH    10000
 #define PANEL_DIGITS 12
 
-enum { P_MEMORY, P_GPU, P_MPI, P_GFLOPS, NPANELS };
+enum { P_MEMORY, P_GPU, P_MPI, P_GFLOPS, P_MMSTATES, P_HANDLES, NPANELS };
 
 static const struct panel_def {
     const char *id, *title, *unit, *missing;
 } PANELS[NPANELS] = {
     [P_MEMORY] = {"memory", "Memory used per memory node", "MB",
                   "the trace has no 'Used (MB)' variable (StarPU writes one per memory manager)"},
-    [P_GPU] = {"gpu_bandwidth", "GPU transfer bandwidth out, per memory node", "MB/s",
-               "no memory node other than 0 (main RAM) carries 'Bandwidth Out (MB/s)': the run had no GPU"},
+    [P_GPU] =
+        {"gpu_bandwidth", "GPU transfer bandwidth out, per memory node", "MB/s",
+         "no memory node other than 0 (main RAM) carries 'Bandwidth Out (MB/s)' and no link goes from or to "
+         "one: the run had no GPU"},
     [P_MPI] = {"mpi_bandwidth", "MPI transfer bandwidth out, per node", "MB/s",
                "no MPI communication thread (mpict) carries 'Bandwidth Out (MB/s)': not a StarPU-MPI run"},
     [P_GFLOPS] = {"gflops", "GFlop/s per node and resource type", "GFlop/s",
                   "no task has a GFlop count (tasks.rec GFlop or the application's own)"},
+    [P_MMSTATES] = {"memory_states", "Memory manager states per memory node", "share of time",
+                    "the trace has no 'Memory Node State' state other than Nothing (starpu_fxt_tool "
+                    "-memory-states writes them)"},
+    [P_HANDLES] =
+        {"memory_handles", "Memory used per memory node, from the data handles present", "MB",
+         "no 'data state owner/shared/invalid' event of a memory manager names a handle of data.rec "
+         "with a Size"},
 };
 
 static const ari_vq_kind VQ_KIND[] = {
@@ -64,7 +78,8 @@ static int parse_panels(ari_request *r, int *wanted)
             char buf[ARI_PRINTABLE_SIZE];
             ari_reply_error(
                 r, 400, "invalid_parameter",
-                "panels must list some of memory, gpu_bandwidth, mpi_bandwidth, gflops (comma-separated), "
+                "panels must list some of memory, gpu_bandwidth, mpi_bandwidth, gflops, memory_states, "
+                "memory_handles (comma-separated), "
                 "got '%s'",
                 ari_printable(ari_param(r, "panels"), buf));
             return -1;
@@ -239,23 +254,52 @@ static int gflops_panel(ari_request *r, const ari_actx *ctx, const panel_req *q,
 
 /* ---- the document ---- */
 
-/* 1 when the trace has the panel's data, 0 if not, -1 on error. */
-static int has_data(ari_request *r, const ari_actx *ctx, int k, ari_error *err)
+/* The number of series of a variable panel, -1 on error. */
+static int variable_count(ari_request *r, const ari_actx *ctx, int k, ari_error *err)
 {
-    if (k == P_GFLOPS)
-        return ari_vq_tasks_have_gflop(r->db, ctx->trace.id, err);
     ari_vq_series *series;
     int n;
     if (ari_vq_series_find(r->db, ctx->trace.id, VQ_KIND[k], &series, &n, err) < 0)
         return -1;
     ari_vq_series_free(series, n);
-    return n > 0;
+    return n;
+}
+
+/* The panel's content: 0 or -1. The GPU panel reads the links when the
+ * trace has no GPU bandwidth variable. */
+static int panel_fill(ari_request *r, const ari_actx *ctx, int k, const panel_req *q, json_t *panel,
+                      ari_error *err)
+{
+    if (k == P_GFLOPS)
+        return gflops_panel(r, ctx, q, panel, err);
+    if (k == P_MMSTATES)
+        return ari_panel_memory_states(r, ctx, q->t0, q->t1, q->width, panel, err);
+    if (k == P_HANDLES)
+        return ari_panel_memory_handles(r, ctx, q->t0, q->t1, q->width, panel, err);
+    int n = k == P_GPU ? variable_count(r, ctx, k, err) : 1;
+    if (n < 0)
+        return -1;
+    return n == 0 ? ari_panel_gpu_links(r, ctx, q->t0, q->t1, q->width, panel, err)
+                  : variable_panel(r, ctx, k, q, panel, err);
+}
+
+/* 1 when the trace has the panel's data, 0 if not, -1 on error. */
+static int has_data(ari_request *r, const ari_actx *ctx, int k, ari_error *err)
+{
+    if (k == P_GFLOPS)
+        return ari_vq_tasks_have_gflop(r->db, ctx->trace.id, err);
+    if (k == P_MMSTATES)
+        return ari_mq_have_states(r->db, ctx->trace.id, err);
+    if (k == P_HANDLES)
+        return ari_mq_have_presence(r->db, ctx->trace.id, err);
+    int n = variable_count(r, ctx, k, err);
+    return n != 0 || k != P_GPU ? n : ari_mq_have_gpu_links(r->db, ctx->trace.id, err);
 }
 
 static json_t *panel_json(ari_request *r, const ari_actx *ctx, int k, const panel_req *q, ari_error *err)
 {
     json_t *panel = json_pack("{s:s,s:s}", "id", PANELS[k].id, "title", PANELS[k].title);
-    int rc = k == P_GFLOPS ? gflops_panel(r, ctx, q, panel, err) : variable_panel(r, ctx, k, q, panel, err);
+    int rc = panel_fill(r, ctx, k, q, panel, err);
     if (rc < 0) {
         json_decref(panel);
         return NULL;

@@ -1040,7 +1040,8 @@ static void clock_json(ari_sbuf *b, const ari_datamove_writer *dw, double t0, do
         ari_dm_clock_add(sectors, ARI_DM_CLOCK_SECTORS, 0, width, e->category, e->start - t0, e->dur); /* from the origin */
         busy[e->category] += e->dur;
     }
-    ari_sbuf_add_str(b, "{\"start\":");
+    /* times from the run's start, as every datamove answer (issue 14) */
+    ari_sbuf_add_str(b, "{\"start\":0,\"time_origin\":");
     ari_sbuf_json_real(b, t0);
     ari_sbuf_add_str(b, ",\"sector_width\":");
     ari_sbuf_json_real(b, width);

@@ -21,7 +21,7 @@ const haveMpi = existsSync(join(shared, 'starpu', MPI_RUN));
 const haveChol = existsSync(join(shared, 'starpu', CHOL_RUN));
 
 let d, dir;
-const ids = new Map();
+const ids = new Map(), dirs = new Map();
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-panels-'));
@@ -30,6 +30,11 @@ before(async () => {
   const g = runCli(['generate', '--out', gen, '--tiles', '5', '--nodes', '2', '--seed', '7']);
   assert.equal(g.status, 0, g.stderr);
   ids.set('gen', importCli(d.db, gen, 'gen'));
+  const gpu = join(dir, 'gpu');
+  const g2 = runCli(['generate', '--out', gpu, '--tiles', '6', '--nodes', '1', '--cpus', '2', '--gpus', '2', '--seed', '3']);
+  assert.equal(g2.status, 0, g2.stderr);
+  ids.set('gpu', importCli(d.db, gpu, 'gpu'));
+  dirs.set('gpu', gpu);
   if (haveMpi) ids.set(MPI_RUN, importCli(d.db, join(shared, 'starpu', MPI_RUN), MPI_RUN));
   if (haveChol) ids.set(CHOL_RUN, importCli(d.db, join(shared, 'starpu', CHOL_RUN), CHOL_RUN));
 });
@@ -91,8 +96,8 @@ const avail = (doc, id) => doc.available.find((a) => a.id === id);
 test('panels: list, units and steps on a generated trace; bad parameters answer 400', async () => {
   const id = ids.get('gen');
   const doc = await ok(`/api/v1/traces/${id}/panels?width=50`);
-  assert.equal(doc.available.length, 4);
-  assert.deepEqual(doc.available.map((a) => a.id), ['memory', 'gpu_bandwidth', 'mpi_bandwidth', 'gflops']);
+  assert.equal(doc.available.length, 6);
+  assert.deepEqual(doc.available.map((a) => a.id), ['memory', 'gpu_bandwidth', 'mpi_bandwidth', 'gflops', 'memory_states', 'memory_handles']);
   for (const a of doc.available) if (!a.available) assert.ok(a.reason.length > 10, a.id);
   assert.equal(doc.width, 50);
   close(doc.step, (doc.end - doc.start) / 50, 1e-12, 'step');
@@ -185,4 +190,211 @@ test('panels: a window restricts the steps and the node filter the series', { sk
       for (const pt of s.points) assert.ok(pt[0] >= 1000 && pt[0] < 2000);
     }
   }
+});
+
+// ---- memory manager, data handles, GPU links (issue 14) ----
+
+// The lines of paje.trace split on whitespace, and container alias -> name.
+function pajeLines(file) {
+  const names = new Map(), lines = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f[0] === '7' && f.length >= 6) names.set(f[2], f[f.length - 1].replace(/"/g, ''));
+    lines.push(f);
+  }
+  return { names, lines };
+}
+
+// The "Memory Node State" (alias MS) intervals per "<container> <state>",
+// from its SetState (10), PushState (11) and PopState (12) lines; Nothing
+// (No) left out, as the API does.
+function memoryStates(file, origin) {
+  const { names, lines } = pajeLines(file);
+  const stack = new Map(), out = new Map();
+  const close = (c, v, s, e) => {
+    if (v === 'No') return;
+    const key = `${names.get(c) || c} ${v}`;
+    if (!out.has(key)) out.set(key, []);
+    out.get(key).push([s - origin, e - origin]);
+  };
+  let last = -Infinity;
+  for (const f of lines) {
+    if (!['10', '11', '12'].includes(f[0]) || f[3] !== 'MS') continue;
+    const t = Number(f[1]), c = f[2];
+    last = Math.max(last, t);
+    if (!stack.has(c)) stack.set(c, []);
+    const st = stack.get(c);
+    if (f[0] === '10') { if (st.length) { const [v, s] = st.pop(); close(c, v, s, t); } st.length = 0; st.push([f[4], t]); }
+    if (f[0] === '11') st.push([f[4], t]);
+    if (f[0] === '12' && st.length) { const [v, s] = st.pop(); close(c, v, s, t); }
+  }
+  for (const [c, st] of stack) for (const [v, s] of st) close(c, v, s, last);
+  return out;
+}
+
+const STATE_NAMES = { A: 'Allocating', Ar: 'AllocatingReuse', F: 'Freeing', W: 'WritingBack', Wa: 'WritingBackAsync', R: 'Reclaiming', Co: 'DriverCopy', CoA: 'DriverCopyAsync' };
+
+async function checkStates(id, run, file) {
+  const trace = await ok(`/api/v1/traces/${id}`);
+  const want = memoryStates(file, trace.summary.time_origin);
+  let lo = Infinity, hi = -Infinity;
+  for (const rows of want.values()) for (const [s, e] of rows) { lo = Math.min(lo, s); hi = Math.max(hi, e); }
+  lo -= 1; hi += 1;
+  const doc = await ok(`/api/v1/traces/${id}/panels?panels=memory_states&width=97&start=${lo}&end=${hi}`);
+  assert.equal(avail(doc, 'memory_states').available, true, run);
+  const p = byId(doc, 'memory_states');
+  assert.equal(p.unit, 'share of time');
+  const got = new Map(p.series.map((q) => [`${q.container} ${Object.entries(STATE_NAMES).find(([, n]) => n === q.state)?.[0] ?? q.state}`, q]));
+  assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), `${run}: one series per (memory manager, state)`);
+  for (const [key, rows] of want) {
+    const q = got.get(key);
+    const time = rows.reduce((a, [s, e]) => a + (e - s), 0);
+    assert.equal(q.count, rows.length, `${run} ${key}: count`);
+    close(q.time, time, 1e-6, `${run} ${key}: time in state`);
+    // the shares of the steps add up to the time in the state
+    close(q.points.reduce((a, pt) => a + pt[1] * doc.step, 0), time, 1e-6, `${run} ${key}: shares x step`);
+    assert.ok(q.points.every((pt) => pt[1] > 0 && pt[1] <= 1 + 1e-9), `${run} ${key}: shares in (0, 1]`);
+  }
+  return want;
+}
+
+test('panels: memory-manager states per memory node equal the MS states of paje.trace (4-rank MPI run)', { skip: !haveMpi && `no ${MPI_RUN} under ${shared}` }, async () => {
+  const want = await checkStates(ids.get(MPI_RUN), MPI_RUN, join(shared, 'starpu', MPI_RUN, 'paje.trace'));
+  // the run allocates on every rank: Allocating states on the 4 memory managers
+  const alloc = [...want.keys()].filter((k) => k.endsWith(' A'));
+  assert.equal(alloc.length, 4);
+  assert.deepEqual(alloc.map((k) => want.get(k).length).sort((a, b) => a - b), [66, 78, 303, 320]);
+});
+
+test('panels: memory-manager states of a generated run with GPUs (SetState DriverCopy)', async () => {
+  await checkStates(ids.get('gpu'), 'gpu', join(dirs.get('gpu'), 'paje.trace'));
+});
+
+// Memory used per memory node from the data handles present (data state
+// owner/shared until invalid) and data.rec's Size (MiB), as step rows.
+function handlePresence(dirPath, origin) {
+  const sizes = new Map();
+  for (const rec of readFileSync(join(dirPath, 'data.rec'), 'utf8').split(/\n\s*\n/)) {
+    const h = rec.match(/^Handle:\s*(\S+)/m), sz = rec.match(/^Size:\s*(\S+)/m), rk = rec.match(/^MPIRank:\s*(\S+)/m);
+    if (h && sz) sizes.set(`${rk ? rk[1] : ''}/${h[1]}`, Number(sz[1]));
+  }
+  const { names, lines } = pajeLines(join(dirPath, 'paje.trace'));
+  const seq = new Map();
+  lines.forEach((f, i) => {
+    if (f[0] !== '9' || !['SO', 'SS', 'SI'].includes(f[2])) return;
+    const c = names.get(f[3]) || f[3];
+    const rank = /^(\d+)_/.exec(c);
+    const size = sizes.get(`${rank ? rank[1] : ''}/${f[4]}`) ?? sizes.get(`/${f[4]}`);
+    if (size === undefined) return;
+    const key = `${c}\t${f[4]}`;
+    if (!seq.has(key)) seq.set(key, []);
+    seq.get(key).push({ t: Number(f[1]) - origin, present: f[2] !== 'SI', size, i });
+  });
+  const deltas = new Map();
+  for (const [key, evs] of seq) {
+    const c = key.split('\t')[0];
+    evs.sort((a, b) => a.t - b.t || a.i - b.i);
+    let inMem = false;
+    for (const e of evs) {
+      if (e.present !== inMem) {
+        if (!deltas.has(c)) deltas.set(c, []);
+        deltas.get(c).push([e.t, e.present ? e.size : -e.size]);
+      }
+      inMem = e.present;
+    }
+  }
+  const out = new Map();
+  for (const [c, ds] of deltas) {
+    ds.sort((a, b) => a[0] - b[0]);
+    const rows = [];
+    let cur = 0;
+    ds.forEach(([t, b], k) => {
+      cur += b;
+      if (k + 1 < ds.length && ds[k + 1][0] === t) return;
+      rows.push({ s: t, e: k + 1 < ds.length ? ds[k + 1][0] : Infinity, v: cur / 1048576 });
+    });
+    out.set(c, rows);
+  }
+  return out;
+}
+
+test('panels: memory used from the data handles present equals data.rec sizes x SO/SS/SI events', async (t) => {
+  const runs = [[CHOL_RUN, haveChol, 1], [MPI_RUN, haveMpi, 4]].filter(([, have]) => have);
+  if (!runs.length) { t.skip(`no StarPU runs under ${shared}`); return; }
+  for (const [run, , nseries] of runs) {
+    const id = ids.get(run);
+    const trace = await ok(`/api/v1/traces/${id}`);
+    const want = handlePresence(join(shared, 'starpu', run), trace.summary.time_origin);
+    const doc = await ok(`/api/v1/traces/${id}/panels?panels=memory_handles&width=13`);
+    assert.equal(avail(doc, 'memory_handles').available, true, run);
+    const p = byId(doc, 'memory_handles');
+    assert.equal(p.unit, 'MB');
+    assert.equal(p.series.length, nseries, `${run}: one series per memory node`);
+    assert.equal(p.events.sized, p.events.total, `${run}: every handle of the events is in data.rec`);
+    for (const s of p.series) {
+      const rows = want.get(s.name);
+      assert.ok(rows, `${run}: ${s.name} expected`);
+      close(s.peak, Math.max(...rows.map((r) => r.v)), 1e-9, `${run} ${s.name}: peak`);
+      assert.ok(s.points.length > 0);
+      for (const [t0, mean, min, max] of s.points) {
+        const e = stepStats(rows, t0, t0 + doc.step);
+        close(mean, e.mean, 1e-6, `${run} ${s.name} mean at ${t0}`);
+        close(min, e.min, 1e-9, `${run} ${s.name} min at ${t0}`);
+        close(max, e.max, 1e-9, `${run} ${s.name} max at ${t0}`);
+      }
+    }
+  }
+  // a run without SO/SS/SI events says why the panel is missing
+  if (existsSync(join(shared, 'starpu', 'qrm-grad3d30-lws'))) {
+    const q = importCli(d.db, join(shared, 'starpu', 'qrm-grad3d30-lws'), 'qrm-lws');
+    const doc = await ok(`/api/v1/traces/${q}/panels?width=5&panels=memory_states`);
+    assert.equal(avail(doc, 'memory_handles').available, false);
+    assert.match(avail(doc, 'memory_handles').reason, /data\.rec/);
+    assert.equal(avail(doc, 'memory_states').available, true, 'qr_mumps allocates: 12 MS states');
+  }
+});
+
+// The intra-node links of a generated trace with CUDA workers: start (24)
+// and end (19) lines paired by key; bytes in the link's value.
+function gpuLinks(file, origin) {
+  const { names, lines } = pajeLines(file);
+  const open = new Map(), links = [];
+  for (const f of lines) {
+    if (f[0] === '24') open.set(f[6], { s: Number(f[1]) - origin, bytes: Number(f[4]), from: names.get(f[5]) || f[5] });
+    if (f[0] === '19' && open.has(f[6])) {
+      const l = open.get(f[6]);
+      open.delete(f[6]);
+      links.push({ ...l, e: Number(f[1]) - origin, to: names.get(f[5]) || f[5] });
+    }
+  }
+  const gpu = (n) => /MEM(MANAGER|NODE)[1-9]\d*$/.test(n);
+  return links.filter((l) => gpu(l.from) || gpu(l.to));
+}
+
+test('panels: GPU bandwidth of a generated run with CUDA workers: per step, bytes moved / step length', async () => {
+  const id = ids.get('gpu');
+  const trace = await ok(`/api/v1/traces/${id}`);
+  const links = gpuLinks(join(dirs.get('gpu'), 'paje.trace'), trace.summary.time_origin);
+  assert.ok(links.length > 10, `${links.length} GPU links`);
+  const lo = Math.min(...links.map((l) => l.s)) - 0.5, hi = Math.max(...links.map((l) => l.e)) + 0.5;
+  const width = 37;
+  const doc = await ok(`/api/v1/traces/${id}/panels?panels=gpu_bandwidth&width=${width}&start=${lo}&end=${hi}`);
+  assert.equal(avail(doc, 'gpu_bandwidth').available, true);
+  const p = byId(doc, 'gpu_bandwidth');
+  assert.equal(p.unit, 'MB/s');
+  assert.equal(p.source, 'links');
+  const total = links.reduce((a, l) => a + l.bytes, 0);
+  close(p.series.reduce((a, s) => a + s.bytes, 0), total, 1e-12, 'bytes of the series');
+  assert.equal(p.series.reduce((a, s) => a + s.movements, 0), links.length);
+  const stepS = doc.step / 1000; // ms
+  for (let k = 0; k < width; k++) {
+    const b0 = lo + k * doc.step, b1 = b0 + doc.step;
+    // bytes of each link inside the step, spread uniformly over the link
+    const bytes = links.reduce((a, l) => a + (l.e > l.s ? l.bytes * Math.max(0, Math.min(l.e, b1) - Math.max(l.s, b0)) / (l.e - l.s)
+      : (l.s >= b0 && l.s < b1 ? l.bytes : 0)), 0);
+    const sum = p.series.reduce((a, s) => a + s.points[k][1], 0);
+    close(sum, bytes / 1e6 / stepS, 1e-9, `step ${k}: MB/s`);
+  }
+  // the integral over the window is every byte moved
+  close(p.series.reduce((a, s) => a + s.points.reduce((b, pt) => b + pt[1] * stepS * 1e6, 0), 0), total, 1e-9, 'integral');
 });

@@ -5,9 +5,11 @@
 // counts (StarPU's variables, per-pixel min/max from the server) with the
 // periods when fewer tasks were ready than workers shaded; and, picked by
 // the user (URL parameter `panels`), StarVZ's other panels from
-// /traces/{id}/panels: memory used per memory node, GPU and MPI transfer
-// bandwidth, GFlop/s per node and resource type, each with its unit, a
-// legend, tooltips and a CSV download of its series.
+// /traces/{id}/panels: memory used per memory node (StarPU's variable, and
+// from the data.rec sizes of the handles present), the memory-manager
+// states per memory node, GPU and MPI transfer bandwidth, GFlop/s per node
+// and resource type, each with its unit, a legend, tooltips and a CSV
+// download of its series.
 //
 // Not a tab of its own: views/gantt.js creates a TimePanels under its chart
 // and forwards its window; the panels re-request the time series for each
@@ -21,15 +23,17 @@ import { filterQuery } from './filters.js';
 import { LABEL_W, IDLE_W } from './layout.js';
 import { attachTimeInteractions } from './time_interactions.js';
 import { parseHash, updateParams } from '../router.js';
-import { typeColor } from '../colors.js';
+import { typeColor, stateColor } from '../colors.js';
 
 const ITER_H = 96;
 const SERIES_H = 64;
 const GAP = 8;
 const DEBOUNCE_MS = 150;
 const EXTRA_H = 80;
-const EXTRA_IDS = ['memory', 'gpu_bandwidth', 'mpi_bandwidth', 'gflops'];
-const EXTRA_LABEL = { memory: 'Memory', gpu_bandwidth: 'GPU bandwidth', mpi_bandwidth: 'MPI bandwidth', gflops: 'GFlop/s' };
+const EXTRA_IDS = ['memory', 'memory_handles', 'memory_states', 'gpu_bandwidth', 'mpi_bandwidth', 'gflops'];
+const EXTRA_LABEL = { memory: 'Memory', memory_handles: 'Memory (data)', memory_states: 'Mem. manager', gpu_bandwidth: 'GPU bandwidth', mpi_bandwidth: 'MPI bandwidth', gflops: 'GFlop/s' };
+const STATE_ROW_H = 18;
+const STATE_TOP = 20;
 
 export class TimePanels {
   // opts: traceId, unit, filters, domain, onDomain(d), reset(), signal (an
@@ -138,11 +142,13 @@ export class TimePanels {
     else if (this.series && !this.seriesBoxes.length) notes.push('This trace records no ready or submitted task counts (StarPU variables).');
     this.extraBoxes = [];
     const legends = [];
-    for (const p of (this.extraDoc && this.extraDoc.panels) || []) {
+    const order = (this.extraDoc && this.extraDoc.panels ? [...this.extraDoc.panels] : [])
+      .sort((a, b) => EXTRA_IDS.indexOf(a.id) - EXTRA_IDS.indexOf(b.id));
+    for (const p of order) {
       if (!this.extra.has(p.id)) continue;
-      this.drawExtra(s, x, y, p);
+      const hgt = p.id === 'memory_states' ? this.drawStates(s, x, y, p) : (this.drawExtra(s, x, y, p), EXTRA_H);
       legends.push(this.extraLegend(p));
-      y += EXTRA_H + GAP;
+      y += hgt + GAP;
     }
     if (this.extraError) notes.push(`Panels: ${this.extraError.message}`);
     clear(this.legendEl).append(...legends);
@@ -272,13 +278,60 @@ export class TimePanels {
     const axis = g.append('g').attr('class', 'axis').attr('transform', `translate(${x.range()[0]},0)`)
       .call(d3.axisLeft(ys).ticks(3).tickSizeOuter(0).tickFormat(d3.format('~s')));
     axis.select('.domain').remove();
+    // the panel's name and unit take the top-left corner: no tick label there
+    axis.selectAll('.tick').filter((v) => ys(v) < y0 + 34).select('text').remove();
     const peak = d3.max(pts, (q) => (q.length > 3 ? q[3] : q[1]));
     g.append('text').attr('class', 'panel-side').attr('x', x.range()[1] + 6).attr('y', y0 + 14)
       .text(`${p.series.length} series`);
     if (Number.isFinite(peak)) {
       g.append('text').attr('class', 'panel-side muted').attr('x', x.range()[1] + 6).attr('y', y0 + 28)
-        .text(`max ${d3.format('~s')(peak)}`).append('title').text(`Largest value in the window: ${peak} ${p.unit}`);
+        .text(`max ${d3.format('.3~s')(peak)}`).append('title').text(`Largest value in the window: ${peak} ${p.unit}`);
     }
+  }
+
+  // The memory-manager states (StarVZ's panel_memory_state): one row per
+  // memory manager, one lane per state, a mark for each step the state
+  // occupies, more opaque the larger its share of the step (a 1 % share
+  // still shows). Returns the panel's height.
+  drawStates(s, x, y0, p) {
+    const d3 = getD3();
+    const containers = [...new Set(p.series.map((q) => q.container))];
+    const states = [...new Set(p.series.map((q) => q.state))].sort();
+    const H = Math.max(EXTRA_H, STATE_TOP + containers.length * STATE_ROW_H + 4);
+    const g = s.append('g').attr('class', 'ts-panel extra-panel panel-memory_states')
+      .attr('data-series', p.series.length).attr('data-rows', containers.length);
+    const rows = d3.scaleBand().domain(containers).range([y0 + STATE_TOP, y0 + STATE_TOP + containers.length * STATE_ROW_H]).paddingInner(0.15);
+    const lanes = d3.scaleBand().domain(states).range([0, rows.bandwidth()]).paddingInner(0.1);
+    this.extraBoxes.push({ p, y0, y1: y0 + H, rows, states });
+    panelFrame(g, x, y0, H, EXTRA_LABEL[p.id]);
+    const clipId = `clip-${p.id}-${this.o.traceId}`;
+    s.append('clipPath').attr('id', clipId).append('rect').attr('x', x.range()[0]).attr('y', y0)
+      .attr('width', x.range()[1] - x.range()[0]).attr('height', H);
+    const inner = g.append('g').attr('clip-path', `url(#${clipId})`);
+    const step = this.extraDoc.step;
+    const w = Math.max(1, x(this.extraDoc.start + step) - x(this.extraDoc.start));
+    for (const q of p.series) {
+      inner.append('g').attr('class', 'mm-state').attr('data-name', q.name).attr('data-state', q.state)
+        .attr('fill', stateColor(q.state, q.color))
+        .selectAll('rect').data(q.points).join('rect')
+        .attr('x', (pt) => x(pt[0])).attr('width', w)
+        .attr('y', rows(q.container) + lanes(q.state)).attr('height', Math.max(1, lanes.bandwidth()))
+        .attr('fill-opacity', (pt) => Math.min(1, 0.45 + pt[1]));
+    }
+    g.selectAll('text.tick-label').data(containers).join('text').attr('class', 'tick-label')
+      .attr('x', x.range()[0] - 6).attr('y', (c) => rows(c) + rows.bandwidth() / 2).attr('dy', '0.35em')
+      .attr('text-anchor', 'end').text((c) => c.replace('MEMMANAGER', 'MM'))
+      .append('title').text((c) => c);
+    const alloc = p.series.filter((q) => q.state === 'Allocating');
+    const share = alloc.length ? d3.max(alloc, (q) => q.share) : null;
+    g.append('text').attr('class', 'panel-side').attr('x', x.range()[1] + 6).attr('y', y0 + 14)
+      .text(`${containers.length} mem. node${containers.length === 1 ? '' : 's'}`);
+    if (share !== null) {
+      g.append('text').attr('class', 'panel-side muted').attr('x', x.range()[1] + 6).attr('y', y0 + 28)
+        .text(`alloc ≤${fmtShare(share)}`).append('title')
+        .text(`Largest share of the window a memory manager spends Allocating: ${fmtShare(share)}`);
+    }
+    return H;
   }
 
   // The legend of one panel: its title, unit and aggregation, a swatch per
@@ -288,8 +341,29 @@ export class TimePanels {
     csv.addEventListener('click', (e) => { e.preventDefault(); downloadCsv(p, this.extraDoc, this.o); });
     return h('div', { class: 'panel-legend', 'data-panel': p.id },
       h('strong', { title: p.aggregation }, `${p.title} (${p.unit})`), ' ',
-      p.series.map((q) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${seriesColor(p, q)}` }), q.name)),
+      p.id === 'memory_states'
+        ? [...new Map(p.series.map((q) => [q.state, q.color]))].sort().map(([st, color]) => h('span', { class: 'legend-item', 'data-state': st },
+          h('span', { class: 'swatch', style: `background:${stateColor(st, color)}` }), st))
+        : p.series.map((q) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${seriesColor(p, q)}` }), q.name)),
       ' ', csv);
+  }
+
+  // The tooltip of the memory-manager row under the pointer: each state's
+  // share of the hovered step, its count and time in the window.
+  stateTip(b, t, py) {
+    const c = b.rows.domain().find((name) => py >= b.rows(name) - 2 && py <= b.rows(name) + b.rows.bandwidth() + 2);
+    if (!c) return null;
+    const step = this.extraDoc.step;
+    const t0 = this.extraDoc.start + Math.floor((t - this.extraDoc.start) / step) * step;
+    const rows = b.p.series.filter((q) => q.container === c).map((q) => {
+      const pt = q.points.find((r) => t >= r[0] && t < r[0] + step);
+      return h('tr', {}, h('th', { style: 'white-space:nowrap' }, h('span', { class: 'swatch', style: `display:inline-block;margin-right:4px;background:${stateColor(q.state, q.color)}` }), q.state),
+        h('td', { style: 'white-space:nowrap' }, fmtShare(pt ? pt[1] : 0)),
+        h('td', { style: 'white-space:nowrap' }, `${fmtCount(q.count)} · ${fmtTime(q.time, this.o.unit)}`));
+    });
+    return [h('div', { class: 'tt-title' }, `${c}: memory manager states`),
+      h('div', { class: 'tt-sub' }, `step ${fmtTime(t0)} – ${fmtTime(t0 + step, this.o.unit)}`),
+      h('table', {}, h('tr', {}, h('th', {}, 'state'), h('th', { title: 'Share of the hovered step' }, 'step'), h('th', { title: 'States overlapping the window: count · time inside it' }, 'window')), rows)];
   }
 
   hover(px, py) {
@@ -323,6 +397,7 @@ export class TimePanels {
     }
     for (const b of this.extraBoxes || []) {
       if (py < b.y0 || py > b.y1) continue;
+      if (b.rows) { content = this.stateTip(b, t, py) || content; continue; }
       const step = this.extraDoc.step;
       const rows = b.p.series.map((q) => {
         const pt = q.points.find((r) => t >= r[0] && t < r[0] + step);
@@ -343,6 +418,12 @@ export class TimePanels {
     this.tooltip.style.left = `${px + 14 + tw > this.holder.clientWidth ? px - tw - 14 : px + 14}px`;
     this.tooltip.style.top = `${Math.max(0, py - 10)}px`;
   }
+}
+
+// A share in [0, 1] as a percentage that keeps small shares readable.
+function fmtShare(v) {
+  const pct = 100 * v;
+  return pct === 0 ? '0%' : pct < 0.01 ? '<0.01%' : pct < 10 ? `${pct.toPrecision(2)}%` : `${Math.round(pct)}%`;
 }
 
 function panelFrame(g, x, y0, height, label) {
