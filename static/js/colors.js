@@ -2,22 +2,35 @@
 // every view and every trace, so that a dgemm is the same green in the
 // Gantt, the allocation bars and a six-trace comparison.
 //
-// Well-known dense linear algebra kernels (Chameleon/MORSE, StarPU's
-// examples, DPLASMA) get fixed colours that follow StarVZ (potrf/getrf red,
-// trsm blue, syrk purple, gemm green, matrix generation orange); the
-// precision letter (s, d, c, z) and the case are ignored, so "dgemm",
-// "sgemm" and "GEMM" share one colour. Any other name is hashed (FNV-1a)
-// into a fixed palette, so it too gets the same colour everywhere.
+// Palette rules (static/README.md, "Colours"):
+// 1. Known kernels get fixed colours that follow StarVZ (potrf/getrf red,
+//    trsm blue, syrk purple, gemm green, matrix generation orange, ...). A
+//    name is reduced to its kernel: the case, the precision letter (s, d, c,
+//    z), a prefix (starpu_, chol_model_, ...) and a device suffix (_cpu,
+//    _cuda) are ignored, so "dgemm", "GEMM", "chol_model_gemm" and
+//    "starpu_sgemm_gemm" share one colour. qr_mumps's tasks (do_subtree,
+//    asm, init, ...) are known too.
+// 2. StarPU's runtime states (Sleeping, Overhead, FetchingInput, Callback,
+//    ...) get fixed light or dark colours, distinct from the kernels' (they
+//    are drawn next to tasks in the Timeline and the Aggregation views).
+// 3. Any other name is hashed (FNV-1a) into PALETTE, colours picked greedily
+//    to be far (CIEDE2000) from each other and from the fixed ones, so it too
+//    gets the same colour everywhere.
+// tests/browser/colors.test.mjs checks that the colours of the types present
+// in each real trace are pairwise distinct (CIEDE2000).
 
 const KNOWN = {
-  potrf: '#e41a1c', getrf: '#e41a1c', getrf_nopiv: '#e41a1c', geqrt: '#e41a1c', gelqt: '#e41a1c',
-  trsm: '#377eb8', tsqrt: '#377eb8', tplqt: '#377eb8',
+  potrf: '#e41a1c', getrf: '#e41a1c', getrf_nopiv: '#e41a1c', geqrt: '#e41a1c', gelqt: '#e41a1c', tstrf: '#e41a1c',
+  trsm: '#377eb8', tsqrt: '#377eb8', tplqt: '#377eb8', tpqrt: '#377eb8', gessm: '#377eb8',
   syrk: '#984ea3', herk: '#984ea3', ormqr: '#984ea3', unmqr: '#984ea3', ormlq: '#984ea3', unmlq: '#984ea3',
-  gemm: '#4daf4a', tsmqr: '#4daf4a', tpmqrt: '#4daf4a', tsmlq: '#4daf4a', tpmlqt: '#4daf4a',
+  gemqrt: '#984ea3',
+  gemm: '#4daf4a', tsmqr: '#4daf4a', tpmqrt: '#4daf4a', tsmlq: '#4daf4a', tpmlqt: '#4daf4a', ssssm: '#4daf4a',
   plgsy: '#ff7f00', plrnt: '#ff7f00', plghe: '#ff7f00', plgtr: '#ff7f00',
   lauum: '#a65628', trtri: '#f781bf', trmm: '#17becf', symm: '#bcbd22', hemm: '#bcbd22',
-  lacpy: '#8c8c8c', laset: '#b3b3b3', lascal: '#b3b3b3', geadd: '#66c2a5', tradd: '#66c2a5',
-  gessm: '#377eb8', tstrf: '#e41a1c', ssssm: '#4daf4a',
+  lacpy: '#8c8c8c', laset: '#5c5c5c', lascal: '#5c5c5c', geadd: '#1b7837', tradd: '#1b7837',
+  // qr_mumps (its elimination-tree tasks, next to geqrt/gemqrt/tpqrt/tpmqrt)
+  init: '#ff7f00', do_subtree: '#17becf', asm: '#a65628', clean: '#8c8c8c', apply: '#f781bf', solve: '#bcbd22',
+  analyse: '#1b7837',
 };
 
 // StarPU's own example codelets (examples/cholesky, examples/lu).
@@ -27,24 +40,54 @@ const ALIASES = {
   cl11: 'potrf', cl21: 'trsm', cl22: 'gemm',
 };
 
-// Colours for other names, chosen to stay clear of the fixed ones above.
+// StarPU's runtime states: greys for waiting, light tints for the runtime's
+// own work (each far from the kernel colour of the same hue).
+const RUNTIME_STATES = {
+  sleeping: '#e5e7eb', idle: '#d2bda9', polling: '#d6d6a8', initializing: '#7a8aa6', deinitializing: '#2f3b4f',
+  overhead: '#fdae6b', scheduling: '#cab2d6', fetchinginput: '#a6cee3', pushingoutput: '#b2df8a',
+  callback: '#fb9a99', progressing: '#ffff99', 'submitting task': '#8dd3c7',
+  // memory-node states (their own containers)
+  allocating: '#543005', allocatingreuse: '#c7eae5', freeing: '#01665e', writingback: '#f6e8c3',
+  reclaiming: '#dfc27d',
+};
+
+// Colours for other names: greedy max-min CIEDE2000 picks (L* 35-80,
+// chroma >= 30), at least 13 from each other and from every fixed colour.
 const PALETTE = [
-  '#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#1f78b4',
-  '#b15928', '#6a3d9a', '#fb9a99', '#cab2d6', '#b2df8a', '#fdbf6f', '#8dd3c7', '#80b1d3',
-  '#bc80bd', '#fccde5', '#d9d9d9', '#ccebc5',
+  '#776600', '#0033ff', '#aa0044', '#bb8800', '#008888', '#bb77ff', '#ff0066', '#778844', '#ff00dd', '#00aa88',
+  '#00aaff', '#555599', '#bb8866', '#33dd99', '#6666ff', '#006655', '#bb6688', '#aa00ff', '#aaaaff', '#eebb33',
 ];
+
+// The hashed palette (for tests and legends; do not mutate).
+export const TYPE_PALETTE = Object.freeze([...PALETTE]);
 
 export const IDLE_COLOR = '#f3f4f6';
 export const CRITICAL_COLOR = '#c026d3';
 
-// "dgemm" -> "gemm", "GEMM" -> "gemm", "dgetrf_nopiv" -> "getrf_nopiv";
-// null when the name is no known kernel.
-function kernelOf(name) {
+const DEVICE = new Set(['cpu', 'cuda', 'gpu', 'opencl', 'hip']);
+
+// `name` if it is a known kernel, or without its precision letter if that is.
+function knownKernel(name) {
+  if (ALIASES[name]) return ALIASES[name];
+  if (KNOWN[name]) return name;
+  if (/^[sdcz][a-z]/.test(name) && KNOWN[name.slice(1)]) return name.slice(1);
+  return null;
+}
+
+// "dgemm" -> "gemm", "GEMM" -> "gemm", "dgetrf_nopiv" -> "getrf_nopiv",
+// "chol_model_potrf" -> "potrf", "starpu_sgemm_gemm" -> "gemm";
+// null when the name is no known kernel. The longest known tail of the
+// name's words wins.
+export function kernelOf(name) {
   const n = String(name).toLowerCase().trim();
-  if (ALIASES[n]) return ALIASES[n];
-  if (KNOWN[n]) return n;
-  const m = /^(?:starpu_|chameleon_|cl_)?([sdcz])?([a-z_]+?)(?:_(?:cpu|cuda|gpu|opencl))?$/.exec(n);
-  if (m && KNOWN[m[2]]) return m[2];
+  const whole = knownKernel(n);
+  if (whole) return whole;
+  const words = n.split(/[^a-z0-9]+/).filter(Boolean);
+  while (words.length > 1 && DEVICE.has(words[words.length - 1])) words.pop();
+  for (let i = 0; i < words.length; i++) {
+    const k = knownKernel(words.slice(i).join('_'));
+    if (k) return k;
+  }
   return null;
 }
 
@@ -64,7 +107,7 @@ export function typeColor(name) {
   let c = cache.get(name);
   if (c) return c;
   const k = kernelOf(name);
-  c = k ? KNOWN[k] : PALETTE[hash(String(name)) % PALETTE.length];
+  c = k ? KNOWN[k] : RUNTIME_STATES[String(name).toLowerCase().trim()] || PALETTE[hash(String(name)) % PALETTE.length];
   cache.set(name, c);
   return c;
 }
@@ -102,6 +145,7 @@ export const GANTT = {
   stripe: '#f7f8fa',                        // every other row
   taskSeparator: 'rgba(255,255,255,0.55)',  // between adjacent tasks
   nodeLine: '#6b7280',                      // between nodes
+  nodeHeader: '#eef2f7',                    // the header row of a node
   resourceLine: '#9ca3af',                  // between resource types
 };
 
@@ -209,20 +253,17 @@ export function differenceScale(d3, domain) {
 }
 
 // ---- Paje state values (views/timeline.js, the Gantt's runtime band) ---------
-// StarPU's runtime states in fixed colours (greys for waiting, warm for the
-// runtime's own work), so that Sleeping reads the same in every trace.
-const RUNTIME_STATES = {
-  sleeping: '#cbd5e1', idle: '#e2e8f0', overhead: '#f59e0b', scheduling: '#a855f7', fetchinginput: '#0ea5e9',
-  pushingoutput: '#14b8a6', callback: '#ef4444', progressing: '#84cc16', initializing: '#94a3b8',
-  deinitializing: '#94a3b8', polling: '#cbd5e1', 'submitting task': '#ec4899',
-};
+// StarPU's runtime states have fixed colours (RUNTIME_STATES above), so that
+// Sleeping reads the same in every trace.
 
-// The colour of state value `name`: a runtime state's fixed colour, else the
-// Paje colour the trace declares ("r g b" in [0, 1]) unless it is too light to
-// see on white, else the task-type colour of the name.
+// The colour of state value `name`: a runtime state's or a known kernel's
+// fixed colour (as in the Gantt), else the Paje colour the trace declares
+// ("r g b" in [0, 1]) unless it is too light to see on white, else the
+// task-type colour of the name.
 export function stateColor(name, pajeColor) {
-  const fixed = RUNTIME_STATES[String(name).toLowerCase()];
+  const fixed = RUNTIME_STATES[String(name).toLowerCase().trim()];
   if (fixed) return fixed;
+  if (kernelOf(name)) return typeColor(name);
   const rgb = typeof pajeColor === 'string' ? pajeColor.trim().split(/\s+/).map(Number) : [];
   if (rgb.length === 3 && rgb.every((v) => Number.isFinite(v) && v >= 0 && v <= 1)) {
     const lum = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];

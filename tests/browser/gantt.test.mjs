@@ -95,7 +95,8 @@ async function readChart(p, scope = '.gantt-view') {
       };
     }
     return { start, end, rows: chart.dataset.rows.split(','), marks, canvas: { x: canvas.left, y: canvas.top, w: canvas.width, h: canvas.height },
-      rowHeight: Number(chart.querySelector('canvas').dataset.rowHeight), loading: chart.classList.contains('is-loading') };
+      rowHeight: Number(chart.querySelector('canvas').dataset.rowHeight),
+      rowTops: (chart.dataset.rowTops || '').split(',').map(Number), loading: chart.classList.contains('is-loading') };
   }, scope);
 }
 
@@ -176,7 +177,7 @@ test('hovering a task shows its JobId, type, worker and duration', async () => {
   }
   assert.ok(target, 'a task wide enough to hover in the window');
   const x = c.canvas.x + (target.mid - c.start) / (c.end - c.start) * c.canvas.w;
-  const y = c.canvas.y + target.idx * c.rowHeight + c.rowHeight / 2;
+  const y = c.canvas.y + c.rowTops[target.idx] + c.rowHeight / 2; // node headers sit between the rows
   await page.mouse.move(x, y);
   const tip = page.locator('.gantt-view .gantt-chart .gantt-tooltip');
   await tip.waitFor({ state: 'visible' });
@@ -238,7 +239,7 @@ test('the Bounds tab shows the bounds and the ideal vs actual allocation', async
   await shot(page, '14-bounds');
 });
 
-test('two traces ticked in the list open side by side with one scale and aligned rows', async () => {
+test('two traces ticked in the list open with one scale, each with its own rows', async () => {
   await page.goto(`${daemon.url}/#/traces?kind=tasks`);
   await page.getByLabel(`Select ${main.name} for comparison`).check();
   await page.getByLabel(`Select ${other.name} for comparison`).check();
@@ -254,13 +255,19 @@ test('two traces ticked in the list open side by side with one scale and aligned
   assert.equal(info.length, 2);
   assert.equal(info[0].start, cmp.extent.start);
   assert.equal(info[0].end, cmp.extent.end);
-  assert.deepEqual(info[0], info[1], 'one time scale and the same rows');
+  assert.deepEqual(info[0].start, info[1].start, 'one time scale');
+  assert.deepEqual(info[0].end, info[1].end, 'one time scale');
+  for (const [i, t] of [main, other].entries()) { // each chart keeps its own trace's rows (compare.js)
+    const own = (await apiGet(`/traces/${t.id}/gantt?width=100`)).rows.length;
+    assert.equal(info[i].rows.split(',').length, own, `${t.name}: its own ${own} rows`);
+  }
   for (const t of cmp.traces) {
     const tr = page.locator(`table[aria-label="Comparison"] tbody tr[data-trace-id="${t.id}"]`);
     assert.match(await tr.textContent(), new RegExp(t.name.replace(/[()]/g, '.')));
   }
   await shot(page, '15-compare');
   // zooming one chart zooms both
+  await page.locator('.compare-cell canvas').first().scrollIntoViewIfNeeded(); // the charts are stacked, full width
   const box = await page.locator('.compare-cell canvas').first().boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, -250);
@@ -274,7 +281,8 @@ test('two traces ticked in the list open side by side with one scale and aligned
 test('a trace without tasks explains why there is no Gantt', async (t) => {
   if (!plain) return t.skip('this server has no paje reader');
   await page.goto(`${daemon.url}/#/traces/${plain.id}/gantt`);
-  await page.locator('.alert', { hasText: 'This trace has no task information (a plain Paje trace); the Gantt needs a StarPU bundle or StarVZ CSV set' }).waitFor();
+  await page.locator('.alert', { hasText: 'The Gantt view needs application tasks' }).waitFor(); // and how to get them (lib/errors.js)
+  assert.match(await page.locator('.alert').first().textContent(), /STARPU_FXT_TRACE=1/);
   assert.equal(await page.locator('.gantt-view .gantt-chart').count(), 0);
   await shot(page, '16-gantt-no-tasks');
 });

@@ -7,6 +7,12 @@
 // the area bound (ABE) and the critical-path bound (CPE), and the dynamic
 // critical path as connected segments.
 //
+// Rows of several nodes (StarPU-MPI ranks, StarVZ's nodes): each row is
+// labelled with its node and worker ("n3 CPU0"), the rows of a node sit
+// under a header row ("node 3 · 1 CPU", the node's mean idleness at the
+// right) whose button collapses the node to that header (opts.collapsed,
+// opts.onCollapse: views/gantt.js keeps the collapsed nodes in the URL).
+//
 // Level of detail, i.e. the server-side per-pixel aggregation: GET
 // /traces/{id}/gantt answers the window at the drawing width, each row either
 // with its tasks (mode 'tasks') or, when they are too many, with the share
@@ -34,8 +40,12 @@ import { attachTimeInteractions } from './time_interactions.js';
 import { originNote } from './origin.js';
 
 export const DEBOUNCE_MS = 150;
-const TOP = 62;               // mark labels (2 lines of 16) + time axis (30)
+const TOP = 64;               // mark labels (2 lines of 17) + time axis (30)
 const ORIGIN_H = 16;          // the origin note under the plot (lib/origin.js)
+const HINT_H = 15;            // the line of hints for marks outside the window
+const HEAD_H = 20;            // the header row of a node (multi-node traces)
+const MIN_FONT = 11;          // no text of the chart is smaller (px)
+const MARK_FONT = '600 11px system-ui, sans-serif';
 const IDLE_DEFINITION = 'idle = 1 - task time / span (StarVZ): the share of the window in which the worker runs no task';
 const MARKS = [
   { key: 'cpe', label: 'CPE', title: 'Critical-path bound estimation' },
@@ -57,6 +67,12 @@ function rowKey(r) {
   return `${r.node}|${r.resource_type}|${r.resource}`;
 }
 
+// The label of a row: "n3 CPU0" when the trace has several nodes, else the
+// worker's name.
+export function rowLabel(l, multiNode) {
+  return multiNode ? `n${l.node} ${l.resource}` : (l.name || l.resource);
+}
+
 function byNatural(a, b) {
   return a.localeCompare(b, 'en', { numeric: true });
 }
@@ -67,20 +83,15 @@ export function sortRows(rows) {
     || byNatural(a.resource, b.resource));
 }
 
-// The aligned row layout of several traces (union of their rows).
-export function unionRows(rowLists) {
-  const seen = new Map();
-  for (const rows of rowLists) for (const r of rows) if (!seen.has(rowKey(r))) seen.set(rowKey(r), r);
-  return sortRows([...seen.values()]).map((r) => ({ key: rowKey(r), node: r.node, resource_type: r.resource_type,
-    resource: r.resource, name: r.name }));
-}
-
 export class GanttChart {
   // opts: traceId, unit, filters, maxHeight (of the rows), extent (to impose
   // one, e.g. the common extent of compared traces),
   // onDomain(domain) (the chart asks for a new window), onLoad(body),
   // onError(err), label (accessible name), fixedMarks (compare.js sets the
-  // lines itself), signal (an AbortSignal that cancels its requests).
+  // lines itself), signal (an AbortSignal that cancels its requests),
+  // collapsed (node numbers shown as their header only), onCollapse(nodes)
+  // (the user collapsed or expanded a node), colorAlias (Map type -> the
+  // type whose colour it is drawn in; compare.js).
   constructor(opts) {
     this.o = opts;
     this.unit = opts.unit || '';
@@ -89,12 +100,17 @@ export class GanttChart {
     this.extent = null;
     this.data = null;
     this.layout = null;       // [{key, node, resource_type, resource, name}]
-    this.fixedLayout = false;
     this.cp = null;           // critical-path answer
     this.seq = 0;
     this.width = 0;
     this.runtime = null;      // {on, doc, byContainer}
     this.mpi = null;          // {on, doc}
+    this.top = TOP;           // grows by a line when the mark labels need a third
+    this.collapsed = new Set((opts.collapsed || []).map(Number));
+    this.alias = opts.colorAlias || null; // Map type -> type whose colour it takes
+    this.rows = [];           // every row (layout = the rows of expanded nodes)
+    this.rowY = [];           // top of layout row i in the plot
+    this.headers = [];        // [{node, y, rows, collapsed}] (multi-node traces)
     this.build();
   }
 
@@ -103,9 +119,10 @@ export class GanttChart {
     this.svg = svg('svg', { class: 'gantt-svg', role: 'img', 'aria-label': this.o.label || 'Gantt chart' });
     this.tooltip = h('div', { class: 'gantt-tooltip', role: 'tooltip', hidden: true });
     this.status = h('div', { class: 'gantt-status', 'aria-live': 'polite' });
+    this.nodesEl = h('div', { class: 'gantt-node-toggles', role: 'group', 'aria-label': 'Nodes' });
     this.el = h('div', { class: 'gantt-chart', tabindex: 0,
       'aria-label': `${this.o.label || 'Gantt chart'}: arrow keys pan, + and - zoom, 0 resets` },
-    this.canvas, this.svg, this.tooltip, this.status);
+    this.canvas, this.svg, this.nodesEl, this.tooltip, this.status);
     this.el.addEventListener('keydown', (e) => this.onKey(e));
     attachTimeInteractions(this.el, {
       plotBox: () => this.plotBox(),
@@ -121,7 +138,7 @@ export class GanttChart {
   plotBox() {
     const left = LABEL_W;
     const width = Math.max(50, this.width - LABEL_W - IDLE_W);
-    return { left, top: TOP, width, height: this.plotHeight || 0 };
+    return { left, top: this.top, width, height: this.plotHeight || 0 };
   }
 
   requestDomain(d) {
@@ -149,12 +166,62 @@ export class GanttChart {
 
   setFilters(f) { this.filters = f; }
 
-  // Imposes a row layout (compare: the union of several traces' rows).
-  setLayout(layout, rowHeight) {
-    this.layout = layout;
-    this.fixedLayout = true;
-    this.rowH = rowHeight;
+  // The colour of task type `name` (compare.js may map a type to another's).
+  color(name, outlier) {
+    const n = (this.alias && this.alias.get(name)) || name;
+    return outlier ? outlierColor(n) : typeColor(n);
   }
+
+  setColorAlias(map) { this.alias = map; this.draw(); }
+
+  // Collapses (or expands) node `node`; onCollapse gets the collapsed nodes.
+  toggleNode(node) {
+    if (this.collapsed.has(node)) this.collapsed.delete(node); else this.collapsed.add(node);
+    this.applyCollapse();
+    this.draw();
+    if (this.o.onCollapse) this.o.onCollapse([...this.collapsed].sort((a, b) => a - b));
+  }
+
+  setCollapsed(nodes) { this.collapsed = new Set(nodes.map(Number)); this.applyCollapse(); this.draw(); }
+
+  multiNode() { return new Set(this.rows.map((l) => l.node)).size > 1; }
+
+  // The visible rows (layout) and the row index of each worker id.
+  applyCollapse() {
+    const multi = this.multiNode();
+    this.layout = this.rows.filter((l) => !multi || !this.collapsed.has(l.node));
+    this.rowIndexById = new Map();
+    this.layout.forEach((l, i) => {
+      const r = this.rowsByKey && this.rowsByKey.get(l.key);
+      if (r) this.rowIndexById.set(r.id, i);
+    });
+  }
+
+  // The vertical geometry at row height rh: rowY, headers, plotHeight.
+  computeGeometry(rh) {
+    const multi = this.multiNode();
+    this.rowY = [];
+    this.headers = [];
+    let y = 0, i = 0, k = 0;
+    while (k < this.rows.length) {
+      let j = k;
+      while (j < this.rows.length && this.rows[j].node === this.rows[k].node) j++;
+      const node = this.rows[k].node, collapsed = multi && this.collapsed.has(node);
+      if (multi) { this.headers.push({ node, y, rows: this.rows.slice(k, j), collapsed }); y += HEAD_H; }
+      if (!collapsed) for (let q = k; q < j; q++, i++) { this.rowY.push(y); y += rh; }
+      k = j;
+    }
+    this.plotHeight = Math.max(rh, y);
+  }
+
+  // The layout row at plot offset y, or -1 (a header or nothing).
+  rowAt(y) {
+    const rh = this.rowHeight();
+    let lo = 0, hi = this.rowY.length - 1, best = -1;
+    while (lo <= hi) { const m = (lo + hi) >> 1; if (this.rowY[m] <= y) { best = m; lo = m + 1; } else hi = m - 1; }
+    return best >= 0 && y < this.rowY[best] + rh ? best : -1;
+  }
+
 
   setCriticalPath(cp) {
     this.cp = cp;
@@ -279,15 +346,9 @@ export class GanttChart {
       }
     }
     this.rowsByKey = new Map(rows.map((r) => [rowKey(r), r]));
-    this.rowIndexById = new Map();
-    if (!this.fixedLayout) {
-      this.layout = rows.map((r) => ({ key: rowKey(r), node: r.node, resource_type: r.resource_type,
-        resource: r.resource, name: r.name }));
-    }
-    this.layout.forEach((l, i) => {
-      const r = this.rowsByKey.get(l.key);
-      if (r) this.rowIndexById.set(r.id, i);
-    });
+    this.rows = rows.map((r) => ({ key: rowKey(r), node: r.node, resource_type: r.resource_type,
+      resource: r.resource, name: r.name }));
+    this.applyCollapse();
     this.draw();
   }
 
@@ -296,12 +357,15 @@ export class GanttChart {
     this.width = w;
   }
 
+  // The row height: the visible rows share maxHeight (less the node headers),
+  // between 12 px (an 11 px label fits) and 32 px.
   rowHeight() {
-    if (this.fixedLayout && this.rowH) return this.rowH;
     const n = Math.max(1, this.layout ? this.layout.length : 1);
-    const max = this.o.maxHeight || 420;
-    return Math.max(3, Math.min(32, Math.floor(max / n)));
+    const max = (this.o.maxHeight || 420) - HEAD_H * this.headerCount();
+    return Math.max(12, Math.min(32, Math.floor(max / n)));
   }
+
+  headerCount() { return this.multiNode() ? new Set(this.rows.map((l) => l.node)).size : 0; }
 
   scale() {
     const d3 = getD3();
@@ -313,13 +377,17 @@ export class GanttChart {
     if (!this.data || !this.domain || !this.layout) return;
     this.measure();
     const rh = this.rowHeight();
-    this.plotHeight = Math.max(rh, this.layout.length * rh);
+    this.computeGeometry(rh);
+    this.top = TOP + 17 * Math.max(0, this.markLayout(this.plotBox()).lines - 2);
     const box = this.plotBox();
-    const height = TOP + this.plotHeight + 6 + ORIGIN_H;
+    this.hints = this.offscreenMarks(box);
+    const height = this.top + this.plotHeight + 6 + ORIGIN_H + (this.hints.length ? HINT_H : 0);
     this.el.style.height = `${height}px`;
     this.drawCanvas(box, rh);
     this.drawOverlay(box, rh, height);
+    this.drawNodeToggles(box);
     this.el.dataset.rows = this.layout.map((l) => l.key).join(',');
+    this.el.dataset.rowTops = this.rowY.join(','); // top of each row in the plot (px; node headers between)
     this.el.dataset.start = String(this.domain[0]);
     this.el.dataset.end = String(this.domain[1]);
   }
@@ -342,8 +410,9 @@ export class GanttChart {
     const pad = rh >= 8 ? 1 : 0;
     const rt = this.runtime && this.runtime.doc ? this.runtime : null;
     const bandH = rt ? Math.max(2, Math.round((rh - 2 * pad) * 0.3)) : 0;
+    for (const hd of this.headers) { g.fillStyle = GANTT.nodeHeader; g.fillRect(0, hd.y, box.width, HEAD_H); }
     this.layout.forEach((l, i) => {
-      const y = i * rh;
+      const y = this.rowY[i];
       if (i % 2 === 1) { g.fillStyle = GANTT.stripe; g.fillRect(0, y, box.width, rh); }
       const r = this.rowsByKey.get(l.key);
       if (!r) return;
@@ -352,7 +421,7 @@ export class GanttChart {
       else if (r.tasks) this.drawTasks(g, r.tasks, x, y + pad, th, types, box.width);
       if (rt) this.drawRuntimeBand(g, rt, rt.byContainer.get(r.id) || [], x, y + pad + th, bandH, box.width);
     });
-    this.drawGroupLines(g, box, rh);
+    this.drawGroupLines(g, box);
   }
 
   drawTasks(g, tasks, x, y, hgt, types, w) {
@@ -362,7 +431,7 @@ export class GanttChart {
       if (x1 < 0 || x0 > w) continue;
       const name = types[t.type];
       if (anomalies) g.globalAlpha = anomalies.has(t.job_id) ? 1 : 0.25;
-      g.fillStyle = t.outlier ? outlierColor(name) : typeColor(name);
+      g.fillStyle = this.color(name, t.outlier);
       const left = Math.max(-1, x0), right = Math.min(w + 1, x1);
       g.fillRect(left, y, Math.max(1, right - left), hgt);
       if (right - left > 3 && hgt > 5) { // thin separator between adjacent tasks
@@ -384,7 +453,7 @@ export class GanttChart {
       let base = y + hgt;
       for (const [type, share] of cells) {
         const hh = share * hgt;
-        g.fillStyle = typeColor(types[type]);
+        g.fillStyle = this.color(types[type]);
         g.fillRect(x0, base - hh, Math.max(0.5, x1 - x0 + 0.3), hh);
         base -= hh;
       }
@@ -431,12 +500,16 @@ export class GanttChart {
   drawMpi(s, box, rh, x) {
     const doc = this.mpi && this.mpi.doc;
     if (!doc) return;
-    const groups = new Map(); // node -> [first row, last row]
-    this.layout.forEach((l, i) => { const gr = groups.get(l.node); if (gr) gr[1] = i; else groups.set(l.node, [i, i]); });
-    const mid = (node) => { const gr = groups.get(node); return gr ? ((gr[0] + gr[1] + 1) / 2) * rh : null; };
+    const groups = new Map(); // node -> [top, bottom] of its rows (or its header when collapsed)
+    for (const hd of this.headers) if (hd.collapsed) groups.set(hd.node, [hd.y, hd.y + HEAD_H]);
+    this.layout.forEach((l, i) => {
+      const gr = groups.get(l.node), y = this.rowY[i];
+      if (gr) gr[1] = y + rh; else groups.set(l.node, [y, y + rh]);
+    });
+    const mid = (node) => { const gr = groups.get(node); return gr ? (gr[0] + gr[1]) / 2 : null; };
     const clip = `mpi-clip-${this.o.traceId}-${Math.random().toString(36).slice(2, 8)}`;
     s.append('clipPath').attr('id', clip).append('rect').attr('x', 0).attr('y', 0).attr('width', box.width).attr('height', box.height);
-    const g = s.append('g').attr('class', 'mpi-links').attr('transform', `translate(${box.left},${TOP})`)
+    const g = s.append('g').attr('class', 'mpi-links').attr('transform', `translate(${box.left},${this.top})`)
       .attr('clip-path', `url(#${clip})`).attr('data-links', doc.count).attr('data-total', doc.total);
     const segs = doc.links.map((l) => ({ l, y0: mid(l.from.node), y1: mid(l.to.node) })).filter((d) => d.y0 !== null && d.y1 !== null);
     g.selectAll('line').data(segs).join('line').attr('class', 'mpi-link')
@@ -446,11 +519,15 @@ export class GanttChart {
         `${fmtTime(d.l.start)} → ${fmtTime(d.l.end, this.unit)} (${fmtTime(d.l.end - d.l.start, this.unit)})`);
   }
 
-  drawGroupLines(g, box, rh) {
+  drawGroupLines(g, box) {
+    for (const hd of this.headers) if (hd.y > 0) { g.fillStyle = GANTT.nodeLine; g.fillRect(0, hd.y - 0.5, box.width, 1.5); }
     for (let i = 1; i < this.layout.length; i++) {
       const a = this.layout[i - 1], b = this.layout[i];
-      if (a.node !== b.node) { g.fillStyle = GANTT.nodeLine; g.fillRect(0, i * rh - 1, box.width, 1.5); }
-      else if (a.resource_type !== b.resource_type) { g.fillStyle = GANTT.resourceLine; g.fillRect(0, i * rh - 0.5, box.width, 1); }
+      if (a.node === b.node && a.resource_type !== b.resource_type) {
+        g.fillStyle = GANTT.resourceLine; g.fillRect(0, this.rowY[i] - 0.5, box.width, 1);
+      } else if (a.node !== b.node && !this.headers.length) {
+        g.fillStyle = GANTT.nodeLine; g.fillRect(0, this.rowY[i] - 1, box.width, 1.5);
+      }
     }
   }
 
@@ -464,49 +541,37 @@ export class GanttChart {
     this.drawIdle(s, box, rh);
     // the time axis
     const ticks = Math.max(2, Math.floor(box.width / 95));
-    const axis = s.append('g').attr('class', 'axis axis-time').attr('transform', `translate(${box.left},${TOP - 2})`)
+    const axis = s.append('g').attr('class', 'axis axis-time').attr('transform', `translate(${box.left},${this.top - 2})`)
       .call(d3.axisTop(x).ticks(ticks).tickSizeOuter(0).tickFormat(x.tickFormat(ticks)));
     axis.select('.domain').remove();
-    s.append('text').attr('class', 'axis-unit').attr('x', box.left - 8).attr('y', TOP - 12)
+    s.append('text').attr('class', 'axis-unit').attr('x', box.left - 8).attr('y', this.top - 12)
       .attr('text-anchor', 'end').text(`time (${this.unit})`);
     // where time 0 lies in the file (every time-based answer says it)
     const note = originNote({ kind: 'tasks', time_origin: this.data.time_origin, time_unit: this.unit });
-    s.append('text').attr('class', 'axis-unit origin-note').attr('x', box.left).attr('y', TOP + box.height + 4 + ORIGIN_H - 4)
+    s.append('text').attr('class', 'axis-unit origin-note').attr('x', box.left).attr('y', this.top + box.height + 4 + ORIGIN_H - 4)
       .text(`time (${this.unit}): ${note}`);
     this.el.dataset.originNote = note;
     // grid lines
-    const grid = s.append('g').attr('class', 'grid').attr('transform', `translate(${box.left},${TOP})`);
+    const grid = s.append('g').attr('class', 'grid').attr('transform', `translate(${box.left},${this.top})`);
     grid.selectAll('line').data(x.ticks(ticks)).join('line')
       .attr('x1', (v) => x(v)).attr('x2', (v) => x(v)).attr('y1', 0).attr('y2', box.height);
-    s.append('rect').attr('class', 'plot-frame').attr('x', box.left).attr('y', TOP)
+    s.append('rect').attr('class', 'plot-frame').attr('x', box.left).attr('y', this.top)
       .attr('width', box.width).attr('height', box.height);
     this.drawMpi(s, box, rh, x);
     this.drawCriticalPath(s, box, rh, x);
     this.drawMarks(s, box, x);
+    this.drawHeaders(s, box); // over the mark lines, with a halo
     this.brushLayer = s.append('g').attr('class', 'brush-layer').node();
   }
 
+  // The row labels ("n3 CPU0" in multi-node traces, full name in the
+  // tooltip), at least 11 px: when rows are thinner than 12 px only every
+  // k-th row is labelled, and the first row of each resource group.
   drawLabels(s, box, rh) {
     const g = s.append('g').attr('class', 'row-labels');
-    const every = rh >= 10 ? 1 : Math.ceil(10 / rh);
-    const font = Math.max(9, Math.min(12, rh - 2));
-    // node bands
-    let i = 0;
-    const multiNode = new Set(this.layout.map((l) => l.node)).size > 1;
-    while (i < this.layout.length) {
-      let j = i;
-      while (j < this.layout.length && this.layout[j].node === this.layout[i].node) j++;
-      const y0 = TOP + i * rh, y1 = TOP + j * rh;
-      const band = g.append('g').attr('class', 'node-band');
-      band.append('rect').attr('x', 2).attr('y', y0 + 1).attr('width', 16).attr('height', Math.max(1, y1 - y0 - 2)).attr('rx', 3);
-      if (y1 - y0 >= 28) {
-        band.append('text').attr('transform', `translate(13,${(y0 + y1) / 2}) rotate(-90)`).attr('text-anchor', 'middle')
-          .text(multiNode || y1 - y0 > 50 ? `node ${this.layout[i].node}` : `${this.layout[i].node}`);
-      }
-      i = j;
-    }
-    // the first row of each node/resource group, then every `every` rows;
-    // a label too close to the next group's first one is left out
+    const every = rh >= 12 ? 1 : Math.ceil(12 / rh);
+    const font = Math.max(MIN_FONT, Math.min(12, rh - 1));
+    const multi = this.headers.length > 0;
     const cand = [];
     let groupStart = 0;
     this.layout.forEach((l, k) => {
@@ -515,26 +580,70 @@ export class GanttChart {
       if (first) groupStart = k;
       if ((k - groupStart) % every === 0) cand.push({ k, first });
     });
-    const shown = cand.filter((c, i) => !(cand[i + 1] && cand[i + 1].first && (cand[i + 1].k - c.k) * rh < 9));
+    const gap = (c, n) => this.rowY[n.k] - this.rowY[c.k];
+    const shown = cand.filter((c, i) => !(cand[i + 1] && cand[i + 1].first && gap(c, cand[i + 1]) < 12));
     shown.forEach(({ k }) => {
       const l = this.layout[k];
-      g.append('text').attr('class', 'row-label').attr('x', LABEL_W - 6).attr('y', TOP + k * rh + rh / 2)
+      g.append('text').attr('class', 'row-label').attr('x', LABEL_W - 6).attr('y', this.top + this.rowY[k] + rh / 2)
         .attr('dy', '0.35em').attr('text-anchor', 'end').style('font-size', `${font}px`)
-        .attr('data-row', l.key).text(multiNode ? l.resource : (l.name || l.resource));
+        .attr('data-row', l.key).text(rowLabel(l, multi))
+        .append('title').text(`${l.name || l.resource} (node ${l.node}, ${l.resource_type})`);
     });
+  }
+
+  // The node headers: a button per node over the label column (collapse /
+  // expand), and in the plot a summary of a collapsed node.
+  drawNodeToggles(box) {
+    clear(this.nodesEl);
+    for (const hd of this.headers) {
+      const types = [...new Set(hd.rows.map((l) => l.resource_type))];
+      const what = types.map((t) => `${hd.rows.filter((l) => l.resource_type === t).length} ${t}`).join(', ');
+      const btn = h('button', { type: 'button', class: 'gantt-node-toggle', 'aria-expanded': String(!hd.collapsed),
+        title: `${hd.collapsed ? 'Expand' : 'Collapse'} node ${hd.node} (${what})`, dataset: { node: hd.node },
+        style: `top:${this.top + hd.y}px;height:${HEAD_H}px;width:${LABEL_W - 4}px` },
+      h('span', { class: 'gantt-node-caret', 'aria-hidden': 'true' }, hd.collapsed ? '▸' : '▾'), ` node ${hd.node}`);
+      btn.addEventListener('click', (e) => { e.stopPropagation(); this.toggleNode(hd.node); });
+      btn.addEventListener('pointerdown', (e) => e.stopPropagation());
+      btn.addEventListener('keydown', (e) => e.stopPropagation());
+      this.nodesEl.appendChild(btn);
+    }
+  }
+
+  // Per node header: its workers and mean idleness (in the plot and the idle column).
+  drawHeaders(s, box) {
+    const g = s.append('g').attr('class', 'node-headers');
+    const barMax = 22;
+    for (const hd of this.headers) {
+      const idles = hd.rows.map((l) => this.rowsByKey.get(l.key)).filter((r) => r && typeof r.idle === 'number').map((r) => r.idle);
+      const mean = idles.length ? idles.reduce((a, b) => a + b, 0) / idles.length : null;
+      const types = [...new Set(hd.rows.map((l) => l.resource_type))];
+      const what = types.map((t) => `${hd.rows.filter((l) => l.resource_type === t).length} ${t}`).join(', ');
+      const y = this.top + hd.y + HEAD_H / 2;
+      g.append('text').attr('class', 'node-summary').attr('x', box.left + 6).attr('y', y).attr('dy', '0.35em')
+        .attr('data-node', hd.node)
+        .text(`node ${hd.node} · ${what}${mean !== null ? ` · mean idle ${fmtPercent(mean)}` : ''}${hd.collapsed ? ' · collapsed' : ''}`);
+      if (mean === null) continue;
+      const x0 = box.left + box.width + 6;
+      g.append('rect').attr('class', 'idle-track').attr('x', x0).attr('y', y - 4).attr('width', barMax).attr('height', 8);
+      g.append('rect').attr('class', 'idle-bar idle-bar-node').attr('x', x0).attr('y', y - 4)
+        .attr('width', Math.max(0, Math.min(1, mean)) * barMax).attr('height', 8);
+      g.append('text').attr('class', 'idle-value idle-node').attr('data-node', hd.node).attr('data-value', mean)
+        .attr('x', x0 + barMax + 4).attr('y', y).attr('dy', '0.35em').text(fmtPercent(mean))
+        .append('title').text(`node ${hd.node}: mean idle of its ${idles.length} workers (idle = 1 - task time / span of the window)`);
+    }
   }
 
   drawIdle(s, box, rh) {
     const g = s.append('g').attr('class', 'idle-col');
     const x0 = box.left + box.width + 6;
-    g.append('text').attr('class', 'idle-head').attr('x', x0).attr('y', TOP - 12).text('idle')
+    g.append('text').attr('class', 'idle-head').attr('x', x0).attr('y', this.top - 12).text('idle')
       .append('title').text(IDLE_DEFINITION);
-    const showText = rh >= 10;
+    const showText = rh >= 12;
     const barMax = showText ? 22 : 34;
     this.layout.forEach((l, k) => {
       const r = this.rowsByKey.get(l.key);
       if (!r || typeof r.idle !== 'number') return;
-      const y = TOP + k * rh;
+      const y = this.top + this.rowY[k];
       const bh = Math.max(1, Math.min(rh - 2, 8));
       g.append('rect').attr('class', 'idle-track').attr('x', x0).attr('y', y + (rh - bh) / 2).attr('width', barMax).attr('height', bh);
       g.append('rect').attr('class', 'idle-bar').attr('x', x0).attr('y', y + (rh - bh) / 2)
@@ -546,12 +655,46 @@ export class GanttChart {
     });
   }
 
+  // The label of each mark inside the window: key -> {line, anchor, text,
+  // w}, the order of placement that needs the fewest lines.
+  markLayout(box) {
+    const marks = this.marks || (this.data && this.data.marks) || {};
+    const x = this.scale(), items = [];
+    for (const m of MARKS) {
+      const v = marks[m.key];
+      if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+      const px = x(v);
+      if (px < -0.5 || px > box.width + 0.5) continue;
+      const text = `${m.label} ${fmtTime(v)}`;
+      items.push({ key: m.key, x: box.left + px, text, w: textWidth(text) + 10 });
+    }
+    let best = null;
+    for (const order of permutations(items)) {
+      const placed = [], out = new Map();
+      for (const it of order) out.set(it.key, { ...it, ...placeLabel(placed, it.x, it.w, box.left, this.width - 2) });
+      const lines = Math.max(0, ...[...out.values()].map((o) => o.line + 1));
+      if (!best || lines < best.lines) best = { lines, out };
+    }
+    return best || { lines: 0, out: new Map() };
+  }
+
+  // The marks (makespan, ABE, CPE) whose value lies outside the window.
+  offscreenMarks(box) {
+    const marks = this.marks || (this.data && this.data.marks) || {};
+    const x = this.scale();
+    return MARKS.filter((m) => typeof marks[m.key] === 'number' && Number.isFinite(marks[m.key]))
+      .map((m) => ({ m, v: marks[m.key], px: x(marks[m.key]) }))
+      .filter((d) => d.px < -0.5 || d.px > box.width + 0.5);
+  }
+
   // Vertical lines for CPE, ABE and makespan with labels above the axis,
-  // staggered on two lines when they would collide.
+  // staggered on lines when they would collide; a line starts under its
+  // own label, and placeLabel keeps every line off the other labels. Marks outside
+  // the window are listed on a line under the plot, never over the tasks.
   drawMarks(s, box, x) {
     const marks = this.marks || (this.data && this.data.marks) || {};
     const g = s.append('g').attr('class', 'marks');
-    const placed = [];
+    const layout = this.markLayout(box).out;
     for (const m of MARKS) {
       const v = marks[m.key];
       if (typeof v !== 'number' || !Number.isFinite(v)) continue;
@@ -560,46 +703,51 @@ export class GanttChart {
       const mg = g.append('g').attr('class', `mark mark-${m.key}`).attr('data-mark', m.key).attr('data-value', v)
         .attr('data-x', inside ? (box.left + px).toFixed(2) : '').attr('visibility', inside ? 'visible' : 'hidden');
       mg.append('title').text(`${m.title}: ${fmtTime(v, this.unit)}`);
-      if (!inside) { // a hint at the edge the mark lies beyond
-        const left = px < 0;
-        const hint = g.append('text').attr('class', `mark-offscreen mark-${m.key}`)
-          .attr('x', left ? box.left + 2 : box.left + box.width - 2).attr('y', TOP + box.height + 0)
-          .attr('dy', -3 - 12 * MARKS.indexOf(m)).attr('text-anchor', left ? 'start' : 'end')
-          .text(left ? `◀ ${m.label} ${fmtTime(v)}` : `${m.label} ${fmtTime(v)} ▶`);
-        hint.append('title').text(`${m.title} (${fmtTime(v, this.unit)}) is outside the window`);
+      if (!inside) { // hidden, kept so that every mark has its line (named under the plot)
+        mg.append('line').attr('x1', box.left + px).attr('x2', box.left + px).attr('y1', this.top).attr('y2', this.top + box.height);
+        continue;
       }
-      mg.append('line').attr('x1', box.left + px).attr('x2', box.left + px).attr('y1', 4).attr('y2', TOP + box.height);
-      const text = `${m.label} ${fmtTime(v)}`;
-      const wText = text.length * 6.4 + 8;
-      let lx = box.left + px;
-      let anchor = 'middle';
-      if (lx + wText / 2 > this.width - 2) anchor = 'end';
-      if (lx - wText / 2 < box.left) anchor = 'start';
-      const x0 = anchor === 'middle' ? lx - wText / 2 : anchor === 'end' ? lx - wText : lx;
-      let line = 0;
-      while (placed.some((p) => p.line === line && x0 < p.x1 && x0 + wText > p.x0)) line++;
-      placed.push({ x0, x1: x0 + wText, line });
-      // two lines above the axis, then (rarely) inside the plot's top
-      const ly = line < 2 ? 12 + line * 16 : TOP + 13 + (line - 2) * 15;
-      const label = mg.append('g').attr('class', 'mark-label').attr('transform', `translate(${lx},${ly})`);
+      const { line, anchor, text, w: wText } = layout.get(m.key);
+      const lx = box.left + px;
+      const ly = 13 + line * 17;
+      mg.append('line').attr('x1', lx).attr('x2', lx).attr('y1', ly + 5).attr('y2', this.top + box.height);
+      const label = mg.append('g').attr('class', 'mark-label').attr('data-mark', m.key)
+        .attr('transform', `translate(${lx},${ly})`);
       label.append('rect').attr('x', anchor === 'middle' ? -wText / 2 : anchor === 'end' ? -wText : 0)
-        .attr('y', -10).attr('width', wText).attr('height', 14).attr('rx', 3);
-      label.append('text').attr('text-anchor', anchor).attr('x', anchor === 'start' ? 4 : anchor === 'end' ? -4 : 0)
+        .attr('y', -11).attr('width', wText).attr('height', 16).attr('rx', 3);
+      label.append('text').attr('text-anchor', anchor).attr('x', anchor === 'start' ? 5 : anchor === 'end' ? -5 : 0)
         .attr('y', 1).text(text);
     }
+    this.drawOffscreenHints(g, box);
+  }
+
+  // "◀ CPE 264.09" / "Makespan 9,390.9 ▶" on a line under the origin note.
+  drawOffscreenHints(g, box) {
+    const y = this.top + box.height + 6 + ORIGIN_H + HINT_H - 4;
+    const left = this.hints.filter((d) => d.px < 0), right = this.hints.filter((d) => d.px > 0);
+    const put = (list, isLeft) => {
+      if (!list.length) return;
+      const t = g.append('text').attr('class', 'mark-offscreen').attr('x', isLeft ? box.left : box.left + box.width)
+        .attr('y', y).attr('text-anchor', isLeft ? 'start' : 'end')
+        .text(isLeft ? `◀ ${list.map((d) => `${d.m.label} ${fmtTime(d.v)}`).join(' · ')}`
+          : `${list.map((d) => `${d.m.label} ${fmtTime(d.v)}`).join(' · ')} ▶`);
+      t.append('title').text(list.map((d) => `${d.m.title} (${fmtTime(d.v, this.unit)}) is outside the window`).join('\n'));
+    };
+    put(left, true);
+    put(right, false);
   }
 
   // The dynamic critical path: each task as a bar over its row, each edge as
   // a segment from the predecessor's end to the successor's start.
   drawCriticalPath(s, box, rh, x) {
     if (!this.cp) return;
-    const g = s.append('g').attr('class', 'critical-path').attr('transform', `translate(${box.left},${TOP})`)
+    const g = s.append('g').attr('class', 'critical-path').attr('transform', `translate(${box.left},${this.top})`)
       .attr('data-tasks', this.cp.tasks.length).attr('data-edges', this.cp.edges.length);
     const pos = new Map();
     for (const t of this.cp.tasks) {
       const row = this.rowIndexById.get(t.worker_id);
       if (row === undefined) continue;
-      pos.set(t.job_id, { t, y: row * rh + rh / 2 });
+      pos.set(t.job_id, { t, y: this.rowY[row] + rh / 2 });
     }
     const clip = `cp-clip-${this.o.traceId}-${Math.random().toString(36).slice(2, 8)}`;
     s.append('clipPath').attr('id', clip).append('rect').attr('x', 0).attr('y', -2).attr('width', box.width).attr('height', box.height + 4);
@@ -629,8 +777,8 @@ export class GanttChart {
       return;
     }
     const rh = this.rowHeight();
-    const idx = Math.floor((py - box.top) / rh);
-    const l = this.layout[idx];
+    const idx = this.rowAt(py - box.top);
+    const l = idx >= 0 ? this.layout[idx] : null;
     const r = l && this.rowsByKey.get(l.key);
     if (!r) { this.hideTooltip(); return; }
     const x = this.scale();
@@ -643,8 +791,8 @@ export class GanttChart {
     } else if (r.tasks) {
       const task = findTask(r.tasks, t, slack);
       if (task) {
-        content = taskTooltip(task, types[task.type], r.name, this.unit);
-        this.hoverBox(box.left + x(task.start), box.left + x(task.end), box.top + idx * rh, rh);
+        content = taskTooltip(task, types[task.type], r.name, this.unit, this.color(types[task.type]));
+        this.hoverBox(box.left + x(task.start), box.left + x(task.end), box.top + this.rowY[idx], rh);
       }
     }
     if (!content) { this.hideTooltip(); return; }
@@ -670,7 +818,7 @@ export class GanttChart {
       h('div', { class: 'tt-title' }, r.name),
       h('div', { class: 'tt-sub' }, `${fmtTime(d.start + p * dt)} – ${fmtTime(d.start + (p + 1) * dt, this.unit)} (aggregated)`),
       h('table', {}, cells.sort((a, b) => b[1] - a[1]).map(([ty, sh]) => h('tr', {},
-        h('td', {}, h('span', { class: 'swatch', style: `background:${typeColor(types[ty])}` }), types[ty]),
+        h('td', {}, h('span', { class: 'swatch', style: `background:${this.color(types[ty])}` }), types[ty]),
         h('td', { class: 'num' }, fmtPercent(sh)))),
       h('tr', {}, h('td', {}, 'not running a task'), h('td', { class: 'num' }, fmtPercent(Math.max(0, 1 - busy))))),
       h('div', { class: 'tt-hint' }, 'Zoom in to see the individual tasks.'),
@@ -723,7 +871,7 @@ function findTask(tasks, t, slack) {
   return best;
 }
 
-function taskTooltip(task, type, worker, unit) {
+function taskTooltip(task, type, worker, unit, color) {
   const rows = [
     ['JobId', task.job_id], ['Type', type], ['Worker', worker],
     ['Start', fmtTime(task.start, unit)], ['End', fmtTime(task.end, unit)],
@@ -732,8 +880,52 @@ function taskTooltip(task, type, worker, unit) {
     ['Iteration', task.iteration ?? '—'],
   ];
   return [
-    h('div', { class: 'tt-title' }, h('span', { class: 'swatch', style: `background:${typeColor(type)}` }), type,
+    h('div', { class: 'tt-title' }, h('span', { class: 'swatch', style: `background:${color}` }), type,
       task.outlier ? h('span', { class: 'tt-flag' }, 'outlier') : null),
     h('table', {}, rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, String(v))))),
   ];
+}
+
+// Where a mark label of width w at x goes: the first of line 0, 1, 2, ...
+// and of the anchors middle, start (right of the line), end (left of it)
+// that stays within [lo, hi], clears the labels placed (4 px apart) and
+// crosses no line: a mark's line runs down from under its label, so a label
+// may not cover the x of a mark labelled on a line above, nor may its own
+// line cross a label placed lower.
+function placeLabel(placed, x, w, lo, hi) {
+  const left = (a) => (a === 'middle' ? x - w / 2 : a === 'end' ? x - w : x);
+  const fits = (a) => left(a) >= lo - 0.5 && left(a) + w <= hi + 0.5;
+  let anchors = ['middle', 'start', 'end'].filter(fits);
+  if (!anchors.length) anchors = [x - w / 2 < lo ? 'start' : 'end'];
+  const free = (x0, line) => placed.every((p) => {
+    if (p.line === line) return x0 >= p.x1 + 4 || x0 + w <= p.x0 - 4;
+    if (p.line < line) return p.x < x0 - 2 || p.x > x0 + w + 2;
+    return x < p.x0 - 2 || x > p.x1 + 2;
+  });
+  for (let line = 0; line < 8; line++) {
+    for (const anchor of anchors) {
+      const x0 = left(anchor);
+      if (free(x0, line)) { placed.push({ x0, x1: x0 + w, x, line }); return { line, anchor }; }
+    }
+  }
+  placed.push({ x0: left(anchors[0]), x1: left(anchors[0]) + w, x, line: 8 });
+  return { line: 8, anchor: anchors[0] };
+}
+
+// Every order of the items (at most 3 marks: 6 orders).
+function permutations(items) {
+  if (items.length <= 1) return [items];
+  return items.flatMap((it, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((p) => [it, ...p]));
+}
+
+// The width of a mark label in px (its font, measured once per text).
+let measureCtx = null;
+const widths = new Map();
+function textWidth(text) {
+  if (widths.has(text)) return widths.get(text);
+  if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
+  measureCtx.font = MARK_FONT;
+  const w = measureCtx.measureText(text).width || text.length * 6.8;
+  widths.set(text, w);
+  return w;
 }

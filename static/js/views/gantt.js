@@ -4,8 +4,9 @@
 // axis, the iteration and ready/submitted task panels (lib/time_panels.js).
 // Toggles "Runtime states" (each worker's Sleeping, Overhead, ... as a thin
 // band under its tasks) and "MPI" (the links between ranks as lines).
-// The window, the filters, the critical-path settings and the toggles
-// (runtime=1, mpi=1) live in the URL.
+// The window, the filters, the critical-path settings, the toggles
+// (runtime=1, mpi=1) and the collapsed nodes of a multi-node trace
+// (collapsed=1,3: a history entry each, so Back expands again) live in the URL.
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { registerView, hasTasks } from '../trace.js';
@@ -29,6 +30,7 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
     filters: readFilters(params),
     cp: params.cp === '1', cpType: params.cp_type || '', cpGap: parseNum(params.cp_gap) || 0,
     runtime: params.runtime === '1', mpi: params.mpi === '1',
+    collapsed: String(params.collapsed || '').split(',').filter((v) => /^[0-9]+$/.test(v)).map(Number),
   };
   const start = parseNum(params.start), end = parseNum(params.end);
   const unit = trace.time_unit || '';
@@ -43,7 +45,7 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
   let panels = null;
   let syncTimer = 0;
   onDispose(() => clearTimeout(syncTimer));
-  const writeUrl = () => {
+  const writeUrl = (opts) => {
     const d = chart.domain;
     const full = chart.extent && d && d[0] <= chart.extent.start && d[1] >= chart.extent.end;
     setParams({
@@ -52,8 +54,9 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
       cp: state.cp ? 1 : '', cp_type: state.cp ? state.cpType : '', cp_gap: state.cp && state.cpGap > 0 ? state.cpGap : '',
       anomalies: params.anomalies || '',
       runtime: state.runtime ? 1 : '', mpi: state.mpi ? 1 : '',
+      collapsed: state.collapsed.join(','),
       ...(panels ? panels.urlParams() : {}),
-    });
+    }, opts);
   };
   const onDomain = (d) => {
     chart.setDomain(d);
@@ -69,7 +72,8 @@ async function renderGantt(el, trace, params, setParams, { signal, onDispose }) 
   const chart = new GanttChart({
     traceId: trace.id, unit, filters: state.filters, label: `Gantt chart of ${trace.name}`, signal,
     maxHeight: Math.max(220, Math.min(440, window.innerHeight - 380)),
-    onDomain,
+    onDomain, collapsed: state.collapsed,
+    onCollapse: (nodes) => { state.collapsed = nodes; writeUrl({ push: true }); },
     onError: (e) => { clear(message).appendChild(analysisError(e, 'load the Gantt chart')); },
     onLoad: () => { clear(message); },
     onLayers: () => { layersLegend(); },
