@@ -172,7 +172,11 @@ enum MHD_Result api_traces_upload(ari_request *r)
     if (check_time_unit(r, unit) < 0)
         return MHD_YES;
     snprintf(u->time_unit, sizeof u->time_unit, "%s", unit ? unit : "");
+    if (ari_param_bool(r, "allow_duplicate", 0, &u->allow_duplicate) < 0)
+        return MHD_YES;
     json_t *params = json_pack("{s:[], s:s, s:I}", "files", "name", u->trace_name, "bytes", (json_int_t)u->bytes);
+    if (u->allow_duplicate)
+        json_object_set_new(params, "allow_duplicate", json_true());
     for (size_t i = 0; i < u->nfiles; i++)
         json_array_append_new(json_object_get(params, "files"), json_string(u->client_names[i]));
     char *params_text = json_dumps(params, JSON_COMPACT);

@@ -24,7 +24,7 @@
 
 static const char usage[] =
     "Usage: ariadned import [--db FILE] [--name NAME] [--time-unit UNIT] [--max-unpacked BYTES]\n"
-    "                       [--quiet] PATH...\n"
+    "                       [--allow-duplicate] [--quiet] PATH...\n"
     "\n"
     "Imports traces into the database (created if missing) without a server.\n"
     "A PATH is a trace file (possibly .gz or .zst), a directory (a StarPU bundle:\n"
@@ -32,6 +32,8 @@ static const char usage[] =
     "Everything given in one call is imported in one transaction: all or nothing.\n"
     "Prints one JSON line per trace: {\"id\":..,\"name\":..,\"kind\":..,\"format\":..}.\n"
     "Warnings (a file cut in its last line...) go to stderr; the trace is imported.\n"
+    "Files no reader recognises (logs, *.out, ... next to a StarPU bundle) are skipped\n"
+    "and listed on stderr; the import fails only if it recognises no file at all.\n"
     "\n"
     "  --db FILE    database (default ./ariadne.db)\n"
     "  --name NAME  trace name (default: from the file or directory name)\n"
@@ -42,6 +44,9 @@ static const char usage[] =
     "  --max-unpacked BYTES\n"
     "               cap on the bytes unpacked from archives, nested ones included,\n"
     "               with K/M/G suffixes; 0 for none (default 16G)\n"
+    "  --allow-duplicate\n"
+    "               import a trace even if the database holds one with identical files\n"
+    "               (same SHA-256); without it such an import fails and names that trace\n"
     "  --quiet      no progress on stderr\n"
     "\n"
     "Archives unpack under $TMPDIR (default /tmp); at most 100000 files and\n"
@@ -95,6 +100,18 @@ static void print_trace(const ari_imported *t)
     json_decref(line);
 }
 
+/* What the import skipped, and the stored traces it duplicates, on stderr. */
+static void print_outcome(const ari_import_result *res, int allowed)
+{
+    for (size_t i = 0; i < res->nskipped; i++)
+        fprintf(stderr, "ariadned import: skipped %s: %s\n", res->skipped[i].name, res->skipped[i].reason);
+    if (res->skipped_more)
+        fprintf(stderr, "ariadned import: skipped %zu more files\n", res->skipped_more);
+    for (size_t i = 0; allowed && i < res->nduplicates; i++)
+        fprintf(stderr, "ariadned import: note: %s is identical to trace %lld (%s), imported anyway\n",
+                res->duplicates[i].upload, (long long)res->duplicates[i].trace_id, res->duplicates[i].name);
+}
+
 static void show_progress(void *ctx, double fraction, const char *phase)
 {
     static int last = -1;
@@ -108,8 +125,10 @@ static void show_progress(void *ctx, double fraction, const char *phase)
     }
 }
 
+enum { QUIET = 1, ALLOW_DUPLICATE = 2 };
+
 static int import_paths(const char *db_path, const char *name, const char *time_unit,
-                        uint64_t max_unpacked, int quiet, char **paths, int n)
+                        uint64_t max_unpacked, int flags, char **paths, int n)
 {
     ari_error err = {0};
     ari_store *s = ari_store_open(db_path, &err);
@@ -131,13 +150,15 @@ static int import_paths(const char *db_path, const char *name, const char *time_
     ari_import_request req = {
         .inputs = inputs, .ninputs = inputs ? (size_t)n : 0, .trace_name = name,
         .work_dir = work_dir, .max_unpacked = max_unpacked,
-        .progress = show_progress, .progress_ctx = quiet || !isatty(2) ? NULL : stderr,
+        .progress = show_progress, .progress_ctx = (flags & QUIET) || !isatty(2) ? NULL : stderr,
         .cancel = &cancel_import, .time_unit = time_unit,
+        .allow_duplicate = (flags & ALLOW_DUPLICATE) != 0,
     };
     ari_import_result res = {0};
     int rc = ari_import(s, &req, &res, &err);
     if (req.progress_ctx)
         fputc('\n', stderr);
+    print_outcome(&res, req.allow_duplicate);
     for (size_t i = 0; rc == 0 && i < res.ntraces; i++)
         print_trace(&res.traces[i]);
     ari_import_result_free(&res);
@@ -155,17 +176,19 @@ int cmd_import(int argc, char **argv)
         {"db", required_argument, NULL, 'd'}, {"name", required_argument, NULL, 'n'},
         {"quiet", no_argument, NULL, 'q'}, {"max-unpacked", required_argument, NULL, 'm'},
         {"time-unit", required_argument, NULL, 'u'},
+        {"allow-duplicate", no_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     const char *db = ARI_DEFAULT_DB, *name = NULL, *time_unit = NULL;
     unsigned long long max_unpacked = ARI_IMPORT_DEFAULT_MAX_UNPACKED;
-    int quiet = 0, c;
+    int flags = 0, c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'n': name = optarg; break;
-        case 'q': quiet = 1; break;
+        case 'q': flags |= QUIET; break;
+        case 'a': flags |= ALLOW_DUPLICATE; break;
         case 'u':
             if (!ari_time_unit_known(optarg))
                 return ari_cli_fail("import", "--time-unit must be one of s, ms, us, ns; got '%s'", optarg);
@@ -186,5 +209,5 @@ int cmd_import(int argc, char **argv)
     }
     ari_log_set_level(ARI_LOG_WARN);
     ari_input_set_max_decoded(max_unpacked);
-    return import_paths(db, name, time_unit, max_unpacked, quiet, argv + optind, argc - optind);
+    return import_paths(db, name, time_unit, max_unpacked, flags, argv + optind, argc - optind);
 }

@@ -50,6 +50,15 @@ static void fail_job(ari_jobs *j, int64_t id, const ari_error *e)
         ari_log(ARI_LOG_ERROR, "job %lld: cannot record failure: %s", (long long)id, err2.message);
 }
 
+/* A failed job still lists what its import skipped and which stored
+ * traces it duplicates: that is what the user needs to decide. */
+static void record_outcome(ari_jobs *j, int64_t id, const ari_import_result *res)
+{
+    ari_error err = {0};
+    if (ari_import_record_outcome(j->db, id, res, &err) < 0)
+        ari_log(ARI_LOG_ERROR, "job %lld: cannot record skipped files: %s", (long long)id, err.message);
+}
+
 static void run_job(ari_jobs *j, job_item *it)
 {
     ari_upload *u = it->upload;
@@ -71,6 +80,7 @@ static void run_job(ari_jobs *j, job_item *it)
         .job_id = it->id, .work_dir = u->dir, .max_unpacked = j->max_unpacked,
         .progress = on_progress, .progress_ctx = j, .cancel = &j->cancel,
         .time_unit = u->time_unit[0] ? u->time_unit : NULL,
+        .allow_duplicate = u->allow_duplicate,
     };
     ari_import_result res = {0};
     ari_log(ARI_LOG_INFO, "job %lld: importing %zu file(s)", (long long)it->id, u->nfiles);
@@ -78,6 +88,7 @@ static void run_job(ari_jobs *j, job_item *it)
         ari_import(j->db, &req, &res, &err) < 0) {
         ari_log(ARI_LOG_WARN, "job %lld failed: %s: %s", (long long)it->id, err.code, err.message);
         fail_job(j, it->id, &err);
+        record_outcome(j, it->id, &res);
     } else {
         ari_log(ARI_LOG_INFO, "job %lld: imported %zu trace(s)", (long long)it->id, res.ntraces);
     }

@@ -26,6 +26,7 @@ struct ari_upload {
     size_t nfiles;
     char trace_name[256];          /* the `name` field; valid UTF-8 once ended */
     char time_unit[8];             /* the `time_unit` query parameter (checked), "" if none */
+    int allow_duplicate;           /* the `allow_duplicate` query parameter (default false) */
     uint64_t bytes, max_bytes;
     int too_large;
     char error[256];               /* set when the body cannot be stored */

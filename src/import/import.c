@@ -23,6 +23,7 @@
 #include "ingest/archive.h"
 #include "import/formats.h"
 #include "ingest/input.h"
+#include "store/import_outcome.h"
 #include "store/staging.h"
 #include "store/trace_writer.h"
 #include "util/clock.h"
@@ -297,16 +298,51 @@ static int unclaimed_error(const ari_import_file *f, ari_error *err)
                          f->name, known);
 }
 
-/* Every file must belong to a trace: an unclaimed file is an error, so a
- * user never gets a partial import without being told. */
-static int check_all_claimed(const file_list *fl, const group_list *gl, ari_error *err)
+/* Lists a file no format took, with the reason (unclaimed_error's message
+ * without the file name in front, nor the list of formats). */
+static int skip_file(ari_import_result *res, const ari_import_file *f, ari_error *err)
 {
-    for (size_t i = 0; i < fl->n; i++)
-        if (!fl->items[i].claimed)
-            return unclaimed_error(&fl->items[i], err);
-    if (gl->n == 0)
-        return ari_error_set(err, ARI_E_INVALID_INPUT, "nothing to import: no files");
+    ari_error why = {0};
+    (void)err;
+    if (res->nskipped == ARI_IMPORT_MAX_LISTED) {
+        res->skipped_more++;
+        return 0;
+    }
+    ari_skipped *k = &res->skipped[res->nskipped++];
+    unclaimed_error(f, &why);
+    size_t len = strlen(f->name);
+    const char *reason = strncmp(why.message, f->name, len) == 0 && why.message[len] == ':'
+                             ? why.message + len + 1 + (why.message[len + 1] == ' ')
+                             : why.message;
+    ari_utf8_copy(k->name, sizeof k->name, f->name);
+    ari_utf8_copy(k->reason, sizeof k->reason, reason);
+    char *formats = strstr(k->reason, " (formats: ");
+    if (formats)
+        *formats = '\0';
     return 0;
+}
+
+/* Nothing recognised: one file keeps its own error; several are listed
+ * with their reasons and the formats this build reads. */
+static int nothing_recognised(const file_list *fl, const ari_import_result *res, ari_error *err)
+{
+    if (fl->n == 0)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "nothing to import: no files");
+    if (fl->n == 1)
+        return unclaimed_error(&fl->items[0], err);
+    char known[256], list[700];
+    size_t used = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < res->nskipped && used + 8 < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s (%s)", i ? ", " : "",
+                                 res->skipped[i].name, res->skipped[i].reason);
+    if (res->skipped_more && used + 8 < sizeof list)
+        snprintf(list + used, sizeof list - used, " and %zu more", res->skipped_more);
+    known_formats(known, sizeof known);
+    return ari_error_set(err, ARI_E_UNSUPPORTED,
+                         "nothing to import: no reader recognises any of the %zu files: %s. "
+                         "ariadne reads %s (a StarPU folder needs paje.trace and tasks.rec)",
+                         fl->n, list, known);
 }
 
 typedef struct dir_key {
@@ -336,9 +372,9 @@ static int compare_runs(const void *a, const void *b)
 
 /* Groups the files directory by directory, in the order the directories
  * were first met: the files sorted by (directory, position), cut into runs
- * of one directory each. A directory with a file no format takes stops
- * the import there. */
-static int group_files(file_list *fl, group_list *gl, ari_error *err)
+ * of one directory each. A file no format takes is skipped (listed in
+ * res->skipped). */
+static int group_files(file_list *fl, group_list *gl, ari_import_result *res, ari_error *err)
 {
     size_t n = fl->n;
     dir_key *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -365,7 +401,7 @@ static int group_files(file_list *fl, group_list *gl, ari_error *err)
         rc = group_dir(fl, files, runs[r].n, gl, err);
         for (size_t i = 0; i < runs[r].n && rc == 0; i++)
             if (!fl->items[files[i]].claimed)
-                rc = unclaimed_error(&fl->items[files[i]], err);
+                rc = skip_file(res, &fl->items[files[i]], err);
     }
     void *owned[] = {keys, runs, idx};
     ari_free_all(owned, sizeof owned / sizeof owned[0]);
@@ -468,6 +504,24 @@ static int import_group(ari_store *s, const ari_import_request *req, file_list *
     return rc;
 }
 
+int ari_import_record_outcome(ari_store *s, int64_t job_id, const ari_import_result *res,
+                              ari_error *err)
+{
+    for (size_t i = 0; job_id > 0 && i < res->nskipped; i++)
+        if (ari_jobs_add_skipped(s, job_id, res->skipped[i].name, res->skipped[i].reason, err) < 0)
+            return -1;
+    char more[64];
+    snprintf(more, sizeof more, "... and %zu more files", res->skipped_more);
+    if (job_id > 0 && res->skipped_more &&
+        ari_jobs_add_skipped(s, job_id, more, "skipped too; not listed one by one", err) < 0)
+        return -1;
+    for (size_t i = 0; job_id > 0 && i < res->nduplicates; i++)
+        if (ari_jobs_add_duplicate(s, job_id, res->duplicates[i].trace_id, res->duplicates[i].upload,
+                                   err) < 0)
+            return -1;
+    return 0;
+}
+
 static int finish_job(ari_store *s, const ari_import_request *req, const ari_import_result *res,
                       ari_error *err)
 {
@@ -479,7 +533,52 @@ static int finish_job(ari_store *s, const ari_import_request *req, const ari_imp
         used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%lld", i ? "," : "",
                                  (long long)res->traces[i].id);
     snprintf(ids + used, sizeof ids - used, "]");
+    if (ari_import_record_outcome(s, req->job_id, res, err) < 0)
+        return -1;
     return ari_jobs_finish(s, req->job_id, 1, ids, NULL, NULL, err);
+}
+
+/* ---- duplicates ---- */
+
+/* Lists the staged traces whose digest (their files' SHA-256, computed as
+ * the files were stored) is that of a trace in the shared database. */
+static int find_duplicates(ari_store *stage, ari_store *s, ari_import_result *res, ari_error *err)
+{
+    for (size_t i = 0; i < res->ntraces; i++) {
+        char digest[65], name[256];
+        int64_t id;
+        int rc = ari_traces_digest(stage, res->traces[i].id, digest, err);
+        if (rc == 0 && digest[0])
+            rc = ari_traces_find_digest(s, digest, &id, name, sizeof name, err);
+        else if (rc == 0)
+            rc = 1;
+        if (rc < 0)
+            return -1;
+        if (rc == 1 || res->nduplicates == ARI_IMPORT_MAX_DUPLICATES)
+            continue;
+        ari_duplicate *d = &res->duplicates[res->nduplicates++];
+        d->trace_id = id;
+        snprintf(d->name, sizeof d->name, "%s", name);
+        snprintf(d->upload, sizeof d->upload, "%s", res->traces[i].name);
+    }
+    return 0;
+}
+
+/* Refuses an import with duplicates unless the user allowed them. */
+static int refuse_duplicates(const ari_import_request *req, const ari_import_result *res,
+                             ari_error *err)
+{
+    if (res->nduplicates == 0 || req->allow_duplicate)
+        return 0;
+    const ari_duplicate *d = &res->duplicates[0];
+    char more[64] = "";
+    if (res->nduplicates > 1)
+        snprintf(more, sizeof more, " (and %zu more traces of this import)", res->nduplicates - 1);
+    return ari_error_set(err, ARI_E_DUPLICATE,
+                         "identical to trace %lld (%.120s)%s: the same files (SHA-256) are already "
+                         "stored, so nothing was imported; open trace %lld, or import anyway with "
+                         "allow_duplicate=true (ariadned import --allow-duplicate)",
+                         (long long)d->trace_id, d->name, more, (long long)d->trace_id);
 }
 
 /* Parses every group into a staging database, outside the shared
@@ -504,6 +603,10 @@ static int write_groups(ari_store *s, const ari_import_request *req, file_list *
     }
     if (rc == 0)
         rc = ari_store_commit(stage, err);
+    if (rc == 0)
+        rc = find_duplicates(stage, s, res, err);
+    if (rc == 0)
+        rc = refuse_duplicates(req, res, err);
     if (rc == 0 && req->progress)
         req->progress(req->progress_ctx, 1.0, "publishing");
     int64_t offset = 0;
@@ -560,6 +663,15 @@ static int collect_inputs(collector *c, ari_error *err)
     return 0;
 }
 
+static void free_traces(ari_import_result *res)
+{
+    for (size_t i = 0; res->traces && i < res->ntraces; i++)
+        free(res->traces[i].warnings);
+    free(res->traces);
+    res->traces = NULL;
+    res->ntraces = 0;
+}
+
 int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *res, ari_error *err)
 {
     file_list fl;
@@ -579,13 +691,13 @@ int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *r
     };
     int rc = collect_inputs(&c, err);
     if (rc == 0)
-        rc = group_files(&fl, &gl, err);
-    if (rc == 0)
-        rc = check_all_claimed(&fl, &gl, err);
+        rc = group_files(&fl, &gl, res, err);
+    if (rc == 0 && gl.n == 0)
+        rc = nothing_recognised(&fl, res, err);
     if (rc == 0)
         rc = write_groups(s, req, &fl, &gl, res, err);
     if (rc < 0) {
-        ari_import_result_free(res);
+        free_traces(res);
         repair_message(err);
     }
     remove_scratch(&c);
@@ -596,11 +708,8 @@ int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *r
 
 void ari_import_result_free(ari_import_result *res)
 {
-    for (size_t i = 0; res->traces && i < res->ntraces; i++)
-        free(res->traces[i].warnings);
-    free(res->traces);
-    res->traces = NULL;
-    res->ntraces = 0;
+    free_traces(res);
+    res->nskipped = res->skipped_more = res->nduplicates = 0;
 }
 
 const char *const *ari_import_formats(void)

@@ -1,6 +1,7 @@
 /* store_jobs.c: the jobs table (imports run as jobs). Live progress of a
  * running job is kept in memory by the server; the table holds each job's
  * lasting state, and which process owns it so orphans can be failed. */
+#include "store/import_outcome.h"
 #include "store/store_internal.h"
 #include "util/proc.h"
 #include "util/vec.h"
@@ -21,7 +22,8 @@
     "  FROM traces t, json_each(t.warnings_json) w" \
     "  WHERE t.id IN (SELECT value FROM json_each(jobs.trace_ids))))," \
     "'error', CASE WHEN error_code IS NULL THEN NULL" \
-    "  ELSE json_object('code', error_code, 'message', error_message) END"
+    "  ELSE json_object('code', error_code, 'message', error_message) END," \
+    "'skipped', json(skipped_json), 'duplicate_of', json(duplicates_json)"
 
 static char own_key_text[128];
 
@@ -136,4 +138,25 @@ int ari_jobs_fail_orphans(ari_store *s, int64_t **ids_out, size_t *n_out, ari_er
                             "the server stopped before this job finished; nothing was imported", err) < 0)
             return -1;
     return 0;
+}
+
+int ari_jobs_add_skipped(ari_store *s, int64_t id, const char *name, const char *reason,
+                         ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(id), ari_arg_text(name), ari_arg_text(reason)};
+    return ari_store_run(s,
+        "UPDATE jobs SET skipped_json = json_insert(skipped_json, '$[#]',"
+        " json_object('name', ?2, 'reason', ?3)) WHERE id = ?1",
+        args, ARI_NARGS(args), "record a skipped file", err);
+}
+
+int ari_jobs_add_duplicate(ari_store *s, int64_t id, int64_t trace_id, const char *upload,
+                           ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(id), ari_arg_int(trace_id), ari_arg_text(upload)};
+    return ari_store_run(s,
+        "UPDATE jobs SET duplicates_json = json_insert(duplicates_json, '$[#]',"
+        " json_object('trace_id', ?2, 'name', (SELECT name FROM traces WHERE id = ?2),"
+        " 'upload', ?3)) WHERE id = ?1",
+        args, ARI_NARGS(args), "record a duplicate", err);
 }

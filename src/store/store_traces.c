@@ -1,11 +1,14 @@
 /* store_traces.c: listing, reading, renaming and deleting traces. Trace
  * objects are built as JSON by SQLite itself (json_object), so the server
  * passes them through without copying field by field. */
+#include "store/import_outcome.h"
 #include "store/store_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/utf8.h"
 
 #define TRACE_FIELDS \
     "'id', id, 'name', name, 'kind', kind, 'format', format, 'created_at', created_at," \
@@ -141,4 +144,33 @@ int ari_traces_delete(ari_store *s, int64_t id, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt_id(s, "DELETE FROM traces WHERE id = ?1", id, err);
     return st ? ari_store_write_changed(s, st, "delete trace", err) : -1;
+}
+
+int ari_traces_digest(ari_store *s, int64_t id, char out[65], ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT sha256 FROM traces WHERE id = ?1", id, err);
+    int rc = st ? ari_store_step_row(s, st, "read trace digest", err) : -1;
+    if (rc != 0)
+        return rc;
+    const char *text = (const char *)sqlite3_column_text(st, 0);
+    snprintf(out, 65, "%s", text ? text : "");
+    sqlite3_reset(st);
+    return 0;
+}
+
+int ari_traces_find_digest(ari_store *s, const char *digest, int64_t *id, char *name,
+                           size_t name_size, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_text(digest)};
+    sqlite3_stmt *st = ari_store_bound(s,
+        "SELECT id, name FROM traces WHERE sha256 = ?1 AND sha256 <> '' ORDER BY id LIMIT 1",
+        args, ARI_NARGS(args), err);
+    int rc = st ? ari_store_step_row(s, st, "find trace by digest", err) : -1;
+    if (rc != 0)
+        return rc;
+    *id = sqlite3_column_int64(st, 0);
+    const char *text = (const char *)sqlite3_column_text(st, 1);
+    ari_utf8_copy(name, name_size, text ? text : "");
+    sqlite3_reset(st);
+    return 0;
 }

@@ -3,6 +3,11 @@
 // multipart POST /api/v1/traces, shows the bytes sent, then follows the
 // import job (GET /api/v1/jobs/{id}) to its outcome: links to the new traces,
 // or the job's error. Also lists the server's recent imports.
+// The name field follows the files: choosing new files (or finishing an
+// upload) replaces it with a name derived from them, so an upload is never
+// stored under the previous one's name. The outcome lists the files the
+// import skipped, and an upload identical to a stored trace offers that
+// trace, or to import anyway (?allow_duplicate=true).
 import { api, uploadTraces } from './api.js';
 import { h, clear } from './dom.js';
 import { formatBytes, formatDate } from './lib/format.js';
@@ -13,7 +18,24 @@ const FAILURE_TITLES = {
   invalid_input: 'The file could not be read',
   io_error: 'The server could not store the file',
   too_large: 'The upload is too large',
+  duplicate_trace: 'This trace is already on the server',
 };
+
+const ARCHIVE = /\.(tar|tgz|zip|tar\.(gz|zst|xz|bz2))$/i;
+
+// The trace name for the chosen files: a folder's name (a folder chosen
+// whole), a single file's name without its extensions, as the server would
+// derive it; '' for an archive or several loose files, whose names the
+// server derives from what they hold (the folder inside the archive).
+export function nameFromFiles(files) {
+  if (!files.length) return '';
+  const rel = files[0].webkitRelativePath || '';
+  if (rel.includes('/')) return rel.split('/')[0];
+  if (files.length > 1 || ARCHIVE.test(files[0].name)) return '';
+  const base = files[0].name;
+  const dot = base.indexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
 
 export function renderUpload(el) {
   document.title = 'Upload · ariadne';
@@ -39,7 +61,8 @@ function helpPanel() {
         '), possibly gzip- or zstd-compressed.'),
       h('li', {}, h('strong', {}, 'Several files'), ' of one run, e.g. a StarPU bundle: ',
         h('code', {}, 'paje.trace'), ', ', h('code', {}, 'tasks.rec'), ', ', h('code', {}, 'dag.dot'),
-        ', ', h('code', {}, 'data.rec'), ', or the ', h('code', {}, 'profile.N.C.T'), ' files of a TAU run. Select them together.'),
+        ', ', h('code', {}, 'data.rec'), ', or the ', h('code', {}, 'profile.N.C.T'), ' files of a TAU run. Select them together, or choose the whole folder: '
+        + 'files ariadne does not read (logs, ', h('code', {}, '*.out'), ') are skipped and listed.'),
       h('li', {}, h('strong', {}, 'An archive'), ': ', h('code', {}, '.tar'), ', ',
         h('code', {}, '.tar.gz'), ', ', h('code', {}, '.tgz'), ', ', h('code', {}, '.tar.zst'),
         ' or ', h('code', {}, '.zip'), '; it is unpacked on the server.')),
@@ -68,9 +91,11 @@ function buildForm() {
   const ui = { onFinished: null };
   const fileInput = h('input', { id: 'upload-files', name: 'files', type: 'file', multiple: true,
     class: 'file-input', 'aria-describedby': 'upload-files-help' });
+  const folderInput = h('input', { id: 'upload-folder', name: 'folder', type: 'file', multiple: true,
+    webkitdirectory: true, class: 'file-input', 'aria-label': 'Choose a folder' });
   const fileList = h('ul', { class: 'file-list', 'aria-live': 'polite' });
   const nameInput = h('input', { id: 'upload-name', name: 'name', class: 'input', maxlength: 200,
-    autocomplete: 'off', placeholder: 'Default: derived from the file name' });
+    autocomplete: 'off', placeholder: 'Default: derived from the files (an archive: the folder inside)' });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', disabled: true }, 'Upload');
   const cancel = h('button', { type: 'button', class: 'btn', hidden: true }, 'Cancel upload');
   const status = h('div', { class: 'upload-status', hidden: true });
@@ -79,14 +104,24 @@ function buildForm() {
     h('span', { id: 'upload-files-help', class: 'muted small' },
       'One trace, all files of one run, or one archive'),
     fileInput);
+  const folderLink = h('label', { class: 'folder-pick small', for: 'upload-folder' },
+    'or choose a whole folder (a StarPU output folder: files ariadne does not read are skipped and listed)',
+    folderInput);
   const form = h('form', { class: 'panel upload-form', 'aria-label': 'Upload traces' },
-    drop, fileList,
+    drop, folderLink, fileList,
     h('div', { class: 'field' }, h('label', { for: 'upload-name' }, 'Trace name (optional)'), nameInput),
     h('div', { class: 'form-actions' }, submit, cancel),
     status);
 
+  let chosen = [];
+  // New files: a new name derived from them (never the previous upload's).
+  const choose = (files) => {
+    chosen = [...files];
+    nameInput.value = nameFromFiles(chosen);
+    showFiles();
+  };
   const showFiles = () => {
-    const files = [...fileInput.files];
+    const files = chosen;
     clear(fileList);
     for (const f of files) fileList.appendChild(h('li', {}, h('span', {}, f.name), h('span', { class: 'muted' }, formatBytes(f.size))));
     if (files.length > 1) {
@@ -102,7 +137,8 @@ function buildForm() {
     }
     submit.disabled = files.length === 0 || tooLarge;
   };
-  fileInput.addEventListener('change', showFiles);
+  fileInput.addEventListener('change', () => choose(fileInput.files));
+  folderInput.addEventListener('change', () => choose(folderInput.files));
   drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('dragging'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
   drop.addEventListener('drop', (e) => {
@@ -110,25 +146,32 @@ function buildForm() {
     drop.classList.remove('dragging');
     if (e.dataTransfer && e.dataTransfer.files.length) {
       fileInput.files = e.dataTransfer.files;
-      showFiles();
+      choose(fileInput.files);
     }
   });
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const files = [...fileInput.files];
+    const files = chosen;
     if (!files.length) return;
     const busy = (on) => {
       submit.disabled = on;
       fileInput.disabled = on;
+      folderInput.disabled = on;
       nameInput.disabled = on;
       cancel.hidden = !on;
     };
     busy(true);
+    let done = false;
     try {
-      await runUpload(files, nameInput.value.trim(), status, cancel);
+      done = await runUpload(files, nameInput.value.trim(), status, cancel, {});
     } finally {
       busy(false);
+      if (done) { // the next upload starts afresh: no files, no name
+        fileInput.value = '';
+        folderInput.value = '';
+        choose([]);
+      }
       if (ui.onFinished) ui.onFinished();
     }
   });
@@ -144,7 +187,9 @@ function progressStep(id, label) {
 }
 
 // Uploads, then follows the import job; renders each stage into `status`.
-async function runUpload(files, name, status, cancel) {
+// Returns true once the server has ended the job (succeeded or failed),
+// false if the upload itself failed (the files stay chosen to retry).
+async function runUpload(files, name, status, cancel, query) {
   const total = files.reduce((s, f) => s + f.size, 0);
   const send = progressStep('upload-progress', '1. Upload');
   const imp = progressStep('import-progress', '2. Import');
@@ -156,7 +201,7 @@ async function runUpload(files, name, status, cancel) {
     const all = size || total || 1;
     send.bar.value = Math.min(1, loaded / all);
     send.text.textContent = `${formatBytes(loaded)} of ${formatBytes(all)} (${Math.round(100 * loaded / all)}%)`;
-  });
+  }, query);
   cancel.onclick = () => upload.abort();
   let job;
   try {
@@ -165,7 +210,7 @@ async function runUpload(files, name, status, cancel) {
     send.text.textContent = 'Failed';
     send.el.classList.add('failed');
     outcome.appendChild(errorBox(err, 'upload the files'));
-    return;
+    return false;
   } finally {
     cancel.onclick = null;
   }
@@ -183,7 +228,7 @@ async function runUpload(files, name, status, cancel) {
   } catch (err) {
     imp.text.textContent = 'Unknown';
     outcome.appendChild(errorBox(err, `follow import job #${job.id}`));
-    return;
+    return false;
   }
   if (job.status === 'succeeded') {
     imp.bar.value = 1;
@@ -191,10 +236,13 @@ async function runUpload(files, name, status, cancel) {
     imp.el.classList.add('done');
     outcome.appendChild(await successBox(job));
   } else {
-    imp.text.textContent = 'Failed';
+    const duplicate = job.error?.code === 'duplicate_trace';
+    imp.text.textContent = duplicate ? 'Not imported: already on the server' : 'Failed';
     imp.el.classList.add('failed');
-    outcome.appendChild(failureBox(job));
+    const again = () => runUpload(files, name, status, cancel, { allow_duplicate: true });
+    outcome.appendChild(duplicate ? duplicateBox(job, again) : failureBox(job));
   }
+  return true;
 }
 
 // Polls the job until it succeeds or fails, calling onUpdate each time.
@@ -227,10 +275,40 @@ async function successBox(job) {
       return h('li', {}, h('a', { href: `#/traces/${id}`, class: 'trace-link' }, `Trace #${id}`));
     }
   }));
+  const dups = (job.duplicate_of || []).map((d) => h('p', { class: 'small' },
+    `Imported anyway: identical to trace ${d.trace_id} (${d.name}), `,
+    h('a', { href: `#/traces/${d.trace_id}` }, 'open it'), '.'));
   return h('div', { class: 'alert alert-success' },
     h('strong', {}, ids.length === 1 ? 'Imported 1 trace' : `Imported ${ids.length} traces`),
-    h('ul', {}, items),
+    h('ul', {}, items), dups, skippedList(job),
     h('p', {}, h('a', { href: '#/traces' }, 'See all traces')));
+}
+
+// The files the import did not read, with the reason of each.
+function skippedList(job) {
+  const skipped = job.skipped || [];
+  if (!skipped.length) return null;
+  const title = skipped.length === 1 ? '1 file skipped' : `${skipped.length} files skipped`;
+  return h('div', { class: 'skipped-files' },
+    h('p', { class: 'small' }, h('strong', {}, title),
+      ': ariadne does not read them (logs and other tool outputs are fine to leave in a folder).'),
+    h('ul', { class: 'small', 'aria-label': 'Skipped files' },
+      skipped.map((f) => h('li', {}, h('code', {}, f.name), ` — ${f.reason}`))));
+}
+
+// An upload identical to a stored trace: offer it, or import anyway.
+function duplicateBox(job, importAnyway) {
+  const dups = job.duplicate_of || [];
+  const first = dups[0] || {};
+  const anyway = h('button', { type: 'button', class: 'btn' }, 'Import anyway');
+  anyway.addEventListener('click', () => { anyway.disabled = true; importAnyway(); });
+  return h('div', { class: 'alert alert-info duplicate-trace', role: 'alert' },
+    h('strong', {}, `Identical to trace ${first.trace_id} (${first.name})`),
+    h('p', {}, 'The server already holds a trace with exactly these files (same SHA-256), so nothing was imported.'
+      + (dups.length > 1 ? ` ${dups.length - 1} more trace(s) of this upload are duplicates too.` : '')),
+    h('p', { class: 'form-actions' },
+      h('a', { class: 'btn btn-primary', href: `#/traces/${first.trace_id}` }, 'Open it'), anyway),
+    skippedList(job));
 }
 
 function failureBox(job) {
@@ -238,6 +316,7 @@ function failureBox(job) {
   return h('div', { class: 'alert alert-error', role: 'alert' },
     h('strong', {}, `Import failed: ${FAILURE_TITLES[err.code] || err.code}`),
     h('p', {}, err.message),
+    skippedList(job),
     h('p', { class: 'muted small' }, `Job #${job.id} · error code `, h('code', {}, err.code),
       ' · nothing of this upload was stored.'));
 }
@@ -268,6 +347,10 @@ async function loadRecent(el) {
 }
 
 function jobResult(j) {
+  const dup = (j.duplicate_of || [])[0];
+  if (j.status === 'failed' && j.error?.code === 'duplicate_trace' && dup) {
+    return ['identical to ', h('a', { href: `#/traces/${dup.trace_id}` }, `trace #${dup.trace_id} (${dup.name})`)];
+  }
   if (j.status === 'failed' && j.error) return `${j.error.code}: ${j.error.message}`;
   if (j.status === 'succeeded') {
     return (j.trace_ids || []).map((id, i) => [i ? ', ' : '', h('a', { href: `#/traces/${id}` }, `trace #${id}`)]);

@@ -110,7 +110,11 @@ test('import of a Paje trace prints one JSON line per trace', (t) => {
   assert.equal(j.name, 'cli small');
   assert.equal(j.kind, 'tasks');
   assert.equal(sqlite(db, `SELECT name, kind, format FROM traces WHERE id=${j.id};`), 'cli small|tasks|paje');
-  const again = cli(['import', '--db', db, smallTracePath]);
+  // The same file again is refused (issue 15), unless --allow-duplicate.
+  const dup = cli(['import', '--db', db, smallTracePath]);
+  assert.notEqual(dup.status, 0);
+  assert.match(dup.stderr, /identical to trace \d+ \(cli small\).*\(duplicate_trace\)/);
+  const again = cli(['import', '--db', db, '--allow-duplicate', smallTracePath]);
   assert.equal(again.status, 0, again.stderr);
   const j2 = JSON.parse(again.stdout.trim());
   assert.notEqual(j2.id, j.id);

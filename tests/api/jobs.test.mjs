@@ -23,6 +23,9 @@ function checkJobShape(j) {
   assert.equal(typeof j.phase, 'string');
   assert.match(j.created_at, ISO);
   assert.ok(Array.isArray(j.trace_ids));
+  // issue 15: the files the import skipped and the stored traces it repeats
+  assert.ok(Array.isArray(j.skipped), `skipped ${JSON.stringify(j.skipped)}`);
+  assert.ok(Array.isArray(j.duplicate_of), `duplicate_of ${JSON.stringify(j.duplicate_of)}`);
   if (j.status === 'succeeded' || j.status === 'failed') assert.match(j.finished_at, ISO);
   else assert.equal(j.finished_at, null);
   if (j.status === 'failed') {

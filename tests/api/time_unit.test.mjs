@@ -108,7 +108,7 @@ test('PATCH time_unit: bad units, other kinds, absent traces', async () => {
 });
 
 test('a file cut in its last line imports with a warning (CLI)', async () => {
-  const r = runCli(['import', '--db', d.db, '--quiet', join(d.dir, 'cut.trace')]);
+  const r = runCli(['import', '--db', d.db, '--quiet', '--allow-duplicate', join(d.dir, 'cut.trace')]);
   assert.equal(r.status, 0, r.stderr);
   const id = JSON.parse(r.stdout.trim()).id;
   const t = await trace(id);
@@ -123,7 +123,7 @@ test('a file cut in its last line imports with a warning (CLI)', async () => {
 });
 
 test('ariadned import prints warnings on stderr and checks --time-unit', async () => {
-  const r = spawnSync(ariadned, ['import', '--db', d.db, '--quiet', '--time-unit', 'ns',
+  const r = spawnSync(ariadned, ['import', '--db', d.db, '--quiet', '--allow-duplicate', '--time-unit', 'ns',
     join(d.dir, 'cut.trace')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /ariadned import: warning: cut: cut\.trace: line \d+ is cut .*\(truncated_line\)/);
@@ -139,7 +139,7 @@ test('ariadned import prints warnings on stderr and checks --time-unit', async (
 });
 
 test('an upload reports the cut in its job and takes ?time_unit=', async () => {
-  const res = await call(d.url, '/api/v1/traces?filename=cut.trace&time_unit=ms', {
+  const res = await call(d.url, '/api/v1/traces?filename=cut.trace&time_unit=ms&allow_duplicate=true', {
     method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: cut,
   });
   const job = await waitJob(d.url, acceptedJob(res).id);
@@ -156,7 +156,7 @@ test('an upload reports the cut in its job and takes ?time_unit=', async () => {
   });
   assertError(bad, 400, 'invalid_parameter', 'upload with a bad unit');
   // a clean upload's job has no warning
-  const clean = await call(d.url, '/api/v1/traces?filename=basic.trace', {
+  const clean = await call(d.url, '/api/v1/traces?filename=basic.trace&allow_duplicate=true', {
     method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: readFileSync(BASIC),
   });
   const ok = await waitJob(d.url, acceptedJob(clean).id);

@@ -87,11 +87,11 @@ test('invalid UTF-8 in upload names, Paje and StarPU names imports as U+FFFD', a
   const r1 = await call(d.url, '/api/v1/traces', { method: 'POST', body: mp.body, headers: { 'Content-Type': mp.type } });
   ids.push(await imported(r1, 'multipart with bad bytes'));
   // raw body: ?filename= and ?name= percent-encoding bytes that are not UTF-8
-  const r2 = await call(d.url, '/api/v1/traces?filename=%E9t%E9.trace&name=%FF%FEtrace%C3', {
+  const r2 = await call(d.url, '/api/v1/traces?filename=%E9t%E9.trace&name=%FF%FEtrace%C3&allow_duplicate=true', {
     method: 'POST', body: basic(), headers: { 'Content-Type': 'application/octet-stream' } });
   ids.push(await imported(r2, 'raw upload with bad bytes'));
   // the name from the file name alone
-  const r3 = await call(d.url, '/api/v1/traces?filename=%E9t%E9.trace', {
+  const r3 = await call(d.url, '/api/v1/traces?filename=%E9t%E9.trace&allow_duplicate=true', {
     method: 'POST', body: basic(), headers: { 'Content-Type': 'application/octet-stream' } });
   ids.push(await imported(r3, 'raw upload named by its file'));
   // Paje names
@@ -152,7 +152,7 @@ test('ariadned import of a file whose name is not UTF-8', () => {
   copyFileSync(join(sourceDir, 'tests/fixtures/paje/basic.trace'), path);
   const db = join(dir, 'cli.db');
   // node would turn the bytes of an argument into UTF-8: let the shell's glob pass them.
-  const run = () => spawnSync('sh', ['-c', 'exec "$0" import --quiet --db "$1" "$2"/*.trace', ariadned, db, own],
+  const run = () => spawnSync('sh', ['-c', 'exec "$0" import --quiet --allow-duplicate --db "$1" "$2"/*.trace', ariadned, db, own],
     { encoding: 'buffer' });
   const r = run();
   assert.equal(r.status, 0, `status ${r.status} signal ${r.signal}: ${r.stderr}`);

@@ -109,7 +109,9 @@ export async function importedTrace(url, res, what = 'upload') {
 // Imports PATH into the database DB with `ariadned import` (optionally named
 // NAME), asserts it succeeded and returns the first new trace's id.
 export function importCli(db, path, name) {
-  const args = ['import', '--db', db];
+  // Tests import the same fixture several times on purpose: an identical
+  // import is refused by default (duplicate_trace, issue 15).
+  const args = ['import', '--db', db, '--allow-duplicate'];
   if (name) args.push('--name', name);
   const r = runCli([...args, path]);
   assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);

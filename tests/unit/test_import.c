@@ -68,7 +68,7 @@ static int run_import(fixture *f, const char **paths, size_t n, ari_import_resul
     ari_import_input in[8];
     for (size_t i = 0; i < n; i++)
         in[i] = (ari_import_input){paths[i], NULL};
-    ari_import_request req = {.inputs = in, .ninputs = n, .work_dir = f->work};
+    ari_import_request req = {.inputs = in, .ninputs = n, .work_dir = f->work, .allow_duplicate = 1};
     memset(res, 0, sizeof *res);
     return ari_import(f->s, &req, res, err);
 }
@@ -135,7 +135,8 @@ static int import_with(fixture *f, const char *path, uint64_t max_unpacked, uint
 {
     ari_import_input in = {path, NULL};
     ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = f->work,
-                              .max_unpacked = max_unpacked, .max_entries = max_entries};
+                              .max_unpacked = max_unpacked, .max_entries = max_entries,
+                              .allow_duplicate = 1};
     ari_import_result res;
     int rc = ari_import(f->s, &req, &res, err);
     ari_import_result_free(&res);
@@ -204,6 +205,59 @@ static void test_unknown_and_empty(void **state)
     assert_int_equal(all_rows(f->db_path), before);
     free(bin);
     free(empty);
+}
+
+/* Files no format takes are skipped and listed (issue 15); an import of
+ * nothing but such files fails listing them; the same trace again is a
+ * duplicate unless allowed. */
+static void test_skipped_and_duplicates(void **state)
+{
+    fixture *f = *state;
+    char *dir;
+    assert_true(asprintf(&dir, "%s/run", f->dir) > 0);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    free(test_write_file(dir, "a.trace", good_trace, strlen(good_trace)));
+    free(test_write_file(dir, "starpu.log", "\x01\x02 log", 7));
+    free(test_write_file(dir, "notes.txt", "", 0));
+    ari_import_input in = {dir, NULL};
+    ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = f->work};
+    ari_import_result res;
+    ari_error err = {0};
+    assert_int_equal(ari_import(f->s, &req, &res, &err), 0);
+    assert_int_equal(res.ntraces, 1);
+    assert_int_equal(res.nskipped, 2);
+    assert_string_equal(res.skipped[0].name, "run/notes.txt");
+    assert_string_equal(res.skipped[0].reason, "empty file");
+    assert_string_equal(res.skipped[1].name, "run/starpu.log");
+    assert_string_equal(res.skipped[1].reason, "no reader recognises this file");
+    int64_t first = res.traces[0].id;
+    ari_import_result_free(&res);
+    /* again: refused, naming the stored trace; allowed: imported */
+    int64_t before = all_rows(f->db_path);
+    assert_int_equal(ari_import(f->s, &req, &res, &err), -1);
+    assert_string_equal(err.code, ARI_E_DUPLICATE);
+    assert_int_equal(res.nduplicates, 1);
+    assert_int_equal(res.duplicates[0].trace_id, first);
+    assert_int_equal(res.ntraces, 0);
+    assert_int_equal(all_rows(f->db_path), before);
+    req.allow_duplicate = 1;
+    assert_int_equal(ari_import(f->s, &req, &res, &err), 0);
+    assert_int_equal(res.nduplicates, 1);
+    assert_true(res.traces[0].id != first);
+    ari_import_result_free(&res);
+    /* nothing known: refused, every file named */
+    char *junk;
+    assert_true(asprintf(&junk, "%s/junk", f->dir) > 0);
+    assert_int_equal(mkdir(junk, 0700), 0);
+    free(test_write_file(junk, "x.out", "\x01\x02 out", 7));
+    free(test_write_file(junk, "y.log", "\x01\x02 log", 7));
+    in.path = junk;
+    assert_int_equal(ari_import(f->s, &req, &res, &err), -1);
+    assert_string_equal(err.code, ARI_E_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "junk/x.out (no reader recognises this file)"));
+    assert_non_null(strstr(err.message, "junk/y.log"));
+    free(junk);
+    free(dir);
 }
 
 /* One good and one bad trace in one import: neither is stored. */
@@ -453,7 +507,7 @@ static void test_invalid_utf8_names(void **state)
     for (int i = 0; i < 130; i++)
         memcpy(long_name + 3 * i, "\xE2\x82\xAC", 3); /* 390 bytes of euro signs */
     ari_import_input in = {p, NULL};
-    ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = f->work};
+    ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = f->work, .allow_duplicate = 1};
     ari_import_result res;
     ari_error err = {0};
     assert_int_equal(ari_import(f->s, &req, &res, &err), 0);
@@ -580,6 +634,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_single_file, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_directory_name, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_unknown_and_empty, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_skipped_and_duplicates, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_atomic, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_archive, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_unsafe_archive, test_db_setup, test_db_teardown),

@@ -116,7 +116,8 @@ static int run_import(ari_store *s, const char *path, void (*progress)(void *, d
                       void *ctx, ari_import_result *res, ari_error *err)
 {
     ari_import_input in = {path, NULL};
-    ari_import_request req = {.inputs = &in, .ninputs = 1, .progress = progress, .progress_ctx = ctx};
+    ari_import_request req = {.inputs = &in, .ninputs = 1, .progress = progress, .progress_ctx = ctx,
+                              .allow_duplicate = 1};
     return ari_import(s, &req, res, err);
 }
 

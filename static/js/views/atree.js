@@ -11,6 +11,8 @@
 //   - resource utilisation stacked per node (reused colours) or per depth;
 //   - active nodes (pruned and not) and front memory;
 //   - optionally the difference with another run over the same tree.
+// A run whose tasks are not mapped to tree nodes (no tasks_anode.csv) gets
+// an explanation of what is missing instead of empty panels.
 // URL parameters: slice, metric (time|gflops), by (node|depth), other.
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
@@ -114,6 +116,12 @@ async function renderTree(el, trace, params, setParams, { signal, onDispose }) {
     host.classList.remove('is-loading');
     clear(host);
     if (tree.err) { host.appendChild(analysisError(tree.err, 'draw the elimination tree')); return; }
+    if (!(tree.ok.rows > 0) && tree.ok.dropped_tasks > 0) { host.appendChild(noMappingBox(trace, tree.ok)); return; }
+    if (!(tree.ok.rows > 0)) {
+      host.appendChild(h('div', { class: 'alert alert-info', role: 'status' }, h('strong', {}, 'No task matches these filters'),
+        h('p', {}, 'Select more task types, resources or nodes, or lower the minimum duration.')));
+      return;
+    }
     const width = Math.max(640, host.clientWidth || el.clientWidth || 1200);
     const x = linearScale([0, tree.ok.end], [M.l, width - M.r]);
     host.appendChild(treePanel(tree.ok, x, width, unit, tooltip));
@@ -122,6 +130,25 @@ async function renderTree(el, trace, params, setParams, { signal, onDispose }) {
     if (cmp) host.appendChild(cmp.err ? analysisError(cmp.err, 'compare the runs') : comparePanel(cmp.ok, width, unit, tooltip));
   }
   await load();
+}
+
+// The tree is known but no task is mapped to one of its nodes: say which
+// file is missing and how to make it, instead of drawing empty panels.
+function noMappingBox(trace, d) {
+  const nodes = (trace.summary && trace.summary.atree_nodes) || 0;
+  const dropped = d.dropped_tasks || 0;
+  const treeFile = ((trace.files || []).find((f) => f.role === 'atree') || {}).name;
+  return h('div', { class: 'alert alert-info atree-empty', role: 'status' },
+    h('strong', {}, 'No task of this run is mapped to the elimination tree'),
+    h('p', {}, `The tree has ${formatNumber(nodes)} nodes${treeFile ? ` (from ${treeFile})` : ''}, but none of the `
+      + `${formatNumber(dropped)} tasks names its node, so there is nothing to draw on it. The panels need `,
+      h('code', {}, 'tasks_anode.csv'), ' in the same folder as paje.trace and tasks.rec: one line per task with the columns ',
+      h('code', {}, 'JobId'), ', ', h('code', {}, 'ANode'), ' (the node, numbered as in the tree file) and optionally ',
+      h('code', {}, 'GFlop'), '.'),
+    h('p', {}, 'qr_mumps runs traced with StarPU FxT produce it next to the trace (its tracing scripts map each ',
+      'task to its front after ', h('code', {}, 'starpu_fxt_tool'), '). Upload the folder again with that file; ',
+      'the other tabs (Gantt, bounds, ...) work without it.'),
+    h('p', { class: 'small muted' }, 'README.md, section “Supported inputs”, lists the files of a StarPU folder.'));
 }
 
 function showTip(tooltip, e, parts) {
