@@ -302,7 +302,7 @@ static void walk_members(walk *w, int k, const json_t *coll)
 /* Walks level k + 1 from the element at level k. */
 static void walk_level(walk *w, int k)
 {
-    if (k == w->nlevels) {
+    if (k >= w->nlevels || k >= ARI_CSV_MAX_LEVELS) {
         write_row(w);
         return;
     }

@@ -21,6 +21,10 @@ enum MHD_Result api_supergraph(ari_request *r);
 /* task-trace analyses (filters.h): api_gantt.c, api_bounds.c, api_outliers.c,
  * api_timeseries.c (timeseries, iterations), api_critical_path.c, api_compare.c */
 enum MHD_Result api_gantt(ari_request *r);
+/* Makes every import of this process (serve's uploads, the import command)
+ * also prepare the first Gantt of the trace (store/gantt_rows.h): call once
+ * at start-up. */
+void api_gantt_prepare_at_import(void);
 enum MHD_Result api_bounds(ari_request *r);
 enum MHD_Result api_outliers(ari_request *r);
 enum MHD_Result api_timeseries(ari_request *r);

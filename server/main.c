@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "handlers.h"
 #include "version.h"
 
 static const char usage[] =
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    api_gantt_prepare_at_import();
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         fputs(usage, stdout);
         return 0;

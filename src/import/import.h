@@ -98,7 +98,7 @@ void ari_import_result_free(ari_import_result *res);
 
 #define ARI_E_DUPLICATE "duplicate_trace"
 
-/* Records res's skipped files and duplicates in job job_id (sql/012). */
+/* Records res's skipped files and duplicates in job job_id (sql/011). */
 int ari_import_record_outcome(ari_store *s, int64_t job_id, const ari_import_result *res,
                               ari_error *err);
 

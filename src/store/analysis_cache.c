@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/gantt_rows.h"
 #include "store/store_internal.h"
 #include "util/log.h"
 #include "util/vec.h"
@@ -83,7 +84,7 @@ static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *met
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(row->worker_id)};
     sqlite3_stmt *st = ari_store_bound(s,
         "SELECT start, end, type FROM tasks WHERE trace_id = ?1 AND worker_id = ?2"
-        " ORDER BY start, end", args, ARI_NARGS(args), err);
+        " ORDER BY start, end, type", args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     size_t cap[3] = {0, 0, 0};
@@ -128,15 +129,20 @@ static ari_rows *rows_load(ari_store *s, const ari_tq_meta *meta, int64_t trace_
     r->trace_id = trace_id;
     r->nrows = meta->nworkers;
     r->bytes = sizeof *r;
-    for (int i = 0; i < r->nrows; i++) {
-        ari_row_tasks *row = &r->rows[i];
-        row->worker_id = meta->workers[i].id;
-        if (load_row_tasks(s, trace_id, meta, row, err) < 0) {
-            rows_free(r);
-            return NULL;
-        }
-        r->bytes += sizeof *row + (size_t)row->ntasks * (2 * sizeof(double) + sizeof(int));
+    for (int i = 0; i < r->nrows; i++)
+        r->rows[i].worker_id = meta->workers[i].id;
+    int stored = ari_gantt_rows_read(s, trace_id, meta, r->rows, err);
+    for (int i = 0; stored == 1 && i < r->nrows; i++) /* imported before sql/010 */
+        if (load_row_tasks(s, trace_id, meta, &r->rows[i], err) < 0)
+            stored = -1;
+    if (stored < 0) {
+        rows_free(r);
+        return NULL;
     }
+    if (stored == 1)
+        ari_gantt_rows_save(s, trace_id, meta, r->rows);
+    for (int i = 0; i < r->nrows; i++)
+        r->bytes += sizeof r->rows[i] + (size_t)r->rows[i].ntasks * (2 * sizeof(double) + sizeof(int));
     return r;
 }
 

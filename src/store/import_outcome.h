@@ -1,4 +1,4 @@
-/* import_outcome.h: what an import records besides its traces (sql/012):
+/* import_outcome.h: what an import records besides its traces (sql/011):
  * the files it skipped, and the stored traces that hold the very same
  * files (same SHA-256) as a trace being imported. Implemented in
  * store_jobs.c (the job's lists) and store_traces.c (digest look-ups). */

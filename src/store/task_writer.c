@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/gantt_rows.h"
 #include "store/store_text.h"
+#include "store/task_queries.h"
 #include "store/trace_writer_internal.h"
 #include "util/alloc.h"
 #include "util/vec.h"
@@ -346,6 +348,20 @@ static int finish_summary(ari_trace_writer *w, struct ari_task_writer *t, ari_er
     return st ? ari_store_write(w->store, st, "task counts", err) : -1;
 }
 
+/* What the first Gantt chart needs, so that it does not wait for a scan of
+ * the tasks (issue 15): the metadata (cached as a request would cache it),
+ * every worker's packed rows and the server's step (the marks; gantt_rows.h). */
+static int finish_gantt(ari_trace_writer *w, ari_error *err)
+{
+    ari_tq_meta *meta = NULL;
+    if (ari_tq_meta_get(w->store, w->id, &meta, err) < 0)
+        return -1;
+    ari_tq_meta_free(meta);
+    if (ari_gantt_rows_build(w->store, w->id, err) < 0)
+        return -1;
+    return ari_gantt_run_import_step(w->store, w->id, err);
+}
+
 int ari_task_writer_finish(ari_trace_writer *w, ari_error *err)
 {
     struct ari_task_writer *t = w->task_writer;
@@ -353,7 +369,9 @@ int ari_task_writer_finish(ari_trace_writer *w, ari_error *err)
         return 0;
     if (t->has_tree && finish_tree(w, err) < 0)
         return -1;
-    return finish_summary(w, t, err);
+    if (finish_summary(w, t, err) < 0)
+        return -1;
+    return finish_gantt(w, err);
 }
 
 void ari_task_writer_free(ari_trace_writer *w)

@@ -1,4 +1,4 @@
--- 012_import_outcome.sql: what an import job tells besides its traces.
+-- 011_import_outcome.sql: what an import job tells besides its traces.
 -- skipped_json: the files it did not read, [{"name", "reason"}] (a log or a
 -- file no reader knows, next to a StarPU bundle); duplicates_json: the
 -- stored traces whose files are identical to those of the upload,
