@@ -47,7 +47,7 @@ const RUNTIME_STATES = {
   overhead: '#fdae6b', scheduling: '#cab2d6', fetchinginput: '#a6cee3', pushingoutput: '#b2df8a',
   callback: '#fb9a99', progressing: '#ffff99', 'submitting task': '#8dd3c7',
   // memory-node states (their own containers)
-  allocating: '#543005', allocatingreuse: '#c7eae5', freeing: '#01665e', writingback: '#f6e8c3',
+  allocating: '#543005', allocatingreuse: '#35978f', freeing: '#01665e', writingback: '#bf812d',
   reclaiming: '#dfc27d',
 };
 
