@@ -91,7 +91,7 @@ test('the regression view: one scatter per group with its anomaly count', async 
   const panels = await page.locator('.reg-panel').evaluateAll((els) => els.map((e) => [e.dataset.group, Number(e.dataset.anomalies)]));
   const want = a.groups.map((g) => [`${g.type}/${g.resource_type}`, g.anomalies]);
   assert.deepEqual(panels.sort(), want.sort());
-  assert.equal(await page.locator('.reg-points circle.anomaly').count(), a.count);
+  assert.equal(await page.locator('.reg-panel .reg-points circle.anomaly').count(), a.count);
   await page.locator('table.reg-table').waitFor();
   await page.screenshot({ path: join(shots, '41-regression.png'), fullPage: true });
   await page.selectOption('#reg-model', 'flexmix');
