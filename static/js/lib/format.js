@@ -29,12 +29,15 @@ export function formatDate(iso) {
 }
 
 // A time in the trace's unit, with a precision that suits its magnitude;
-// '—' for a missing value.
+// '—' for a missing value. Below 1e-6 of the unit (under a nanosecond in
+// ms: the rounding left by a tool that writes its times with fewer digits
+// in one file than in another, e.g. StarPU's tasks.rec against paje.trace)
+// it reads 0.
 export function fmtTime(v, unit = '') {
   if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
   const a = Math.abs(v);
   const s = a >= 1000 ? formatNumber(Math.round(v * 10) / 10)
-    : a >= 10 ? v.toFixed(2) : a >= 0.01 ? v.toFixed(3) : a === 0 ? '0' : v.toExponential(2);
+    : a >= 10 ? v.toFixed(2) : a >= 0.01 ? v.toFixed(3) : a < 1e-6 ? '0' : v.toExponential(2);
   return unit ? `${s} ${unit}` : s;
 }
 

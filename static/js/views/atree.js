@@ -176,17 +176,19 @@ function treePanel(d, x, width, unit, tooltip) {
   const nodes = columns(d.nodes);
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const rows = Math.max(1, d.rows);
-  const rh = Math.max(3, Math.min(14, 560 / rows));
+  const rh = Math.max(3, Math.min(18, 560 / rows));
   const top = 8, plotH = rows * rh, H = top + plotH + 34;
   const y = (pos) => top + (pos - 1) * rh;
   const root = svg('svg', { class: 'atree-svg', width, height: H, role: 'img',
     'aria-label': `Elimination tree along time: ${rows} rows` });
   const g = svg('g');
   timeAxis(g, x, top, top + plotH, unit);
-  g.appendChild(text(14, top + plotH / 2, 'Elimination tree [submission order]', { class: 'axis-label',
+  // the rotated label must fit the plot's height (a few rows leave ~100 px)
+  const label = plotH >= 240 ? 'Elimination tree [submission order]' : plotH >= 120 ? 'Tree nodes [submission]' : 'Nodes';
+  g.appendChild(text(14, top + plotH / 2, label, { class: 'axis-label',
     transform: `rotate(-90 14 ${top + plotH / 2})`, 'text-anchor': 'middle' }));
   // row labels every few rows
-  const every = Math.ceil(12 / rh);
+  const every = Math.ceil(13 / rh);
   for (const n of nodes) {
     if (n.position === null || n.height !== 1 || (n.position - 1) % every) continue;
     g.appendChild(text(M.l - 4, y(n.position) + rh / 2 + 3, String(n.id), { 'text-anchor': 'end', class: 'tick' }));

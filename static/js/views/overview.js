@@ -186,8 +186,8 @@ function filesPanel(trace) {
     files.length === 0 ? h('p', { class: 'muted' }, 'No file list.')
       : h('table', { class: 'table compact' },
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'File'), h('th', { scope: 'col', class: 'num' }, 'Size'))),
-        h('tbody', {}, files.map((f) => h('tr', {}, h('td', {}, h('code', {}, f.name)),
-          h('td', { class: 'num' }, formatBytes(f.bytes)))))));
+        h('tbody', {}, files.map((f) => h('tr', {}, h('td', {}, h('code', { class: 'file-path', title: f.name }, f.name)),
+          h('td', { class: 'num nowrap' }, formatBytes(f.bytes)))))));
 }
 
 function identityPanel(trace) {
