@@ -170,7 +170,8 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
       .selectAll('line').data(x.ticks(ticks)).join('line')
       .attr('x1', (v) => x(v)).attr('x2', (v) => x(v)).attr('y1', 0).attr('y2', box.height);
     s.append('rect').attr('class', 'plot-frame').attr('x', box.left).attr('y', TOP).attr('width', box.width).attr('height', box.height);
-    const rows = st.doc.rows, every = rh >= 11 ? 1 : Math.ceil(11 / rh), font = Math.max(9, Math.min(12, rh - 2));
+    // labels at 11-12 px; rows thinner than a label get one every few rows
+    const rows = st.doc.rows, every = rh >= 12 ? 1 : Math.ceil(12 / rh), font = Math.max(11, Math.min(12, rh - 2));
     const labels = s.append('g').attr('class', 'row-labels');
     const multiType = new Set();
     rows.forEach((r, i) => { if (rows[i - 1] && rows[i - 1].container_id === r.container_id) { multiType.add(r.container_id); } });
