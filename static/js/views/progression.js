@@ -16,7 +16,7 @@
 import { api, apiUrl } from '../api.js';
 import { getD3 } from '../d3.js';
 import { h, clear } from '../dom.js';
-import { errorBox } from '../settings.js';
+import { analysisError } from '../lib/errors.js';
 import { registerView, hasTasks } from '../trace.js';
 import { svg } from '../lib/svg.js';
 import { fmtQuantity as fmt, fmtPercent as pct, formatNumber } from '../lib/format.js';
@@ -174,10 +174,7 @@ async function renderProgression(el, trace, params, setParams, { signal, onDispo
       data = null;
       clear(chartHost);
       clear(densityHost);
-      clear(notice).appendChild(e.code === 'no_tasks'
-        ? h('div', { class: 'alert alert-info', role: 'alert' }, h('strong', {}, 'No tasks in this trace'),
-          h('p', {}, 'The progression view needs application tasks (a StarPU bundle or a StarVZ CSV set).'))
-        : errorBox(e, 'compute the progression'));
+      clear(notice).appendChild(analysisError(e, 'compute the progression'));
     } finally {
       if (mine === request) {
         chartHost.removeAttribute('aria-busy');
