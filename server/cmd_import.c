@@ -3,7 +3,9 @@
  * JSON line per trace. Archives unpack into a scratch directory under
  * $TMPDIR named after the process ("ariadne-import-<pid>-XXXXXX"): it is
  * removed at the end, on an error and on SIGINT/SIGTERM/SIGHUP (which
- * cancel the import), and a run removes those of killed runs. */
+ * cancel the import), and a run removes those of killed runs. With
+ * --ensemble NAME the imported profiles become an ensemble in the same run
+ * (store_ensembles.h); when that fails, the import is undone. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -18,13 +20,14 @@
 #include "import/import.h"
 #include "ingest/input.h"
 #include "stall_hook.h"
+#include "store/store_ensembles.h"
 #include "upload.h"
 #include "util/log.h"
 #include "version.h"
 
 static const char usage[] =
     "Usage: ariadned import [--db FILE] [--name NAME] [--time-unit UNIT] [--max-unpacked BYTES]\n"
-    "                       [--allow-duplicate] [--quiet] PATH...\n"
+    "                       [--allow-duplicate] [--ensemble NAME] [--quiet] PATH...\n"
     "\n"
     "Imports traces into the database (created if missing) without a server.\n"
     "A PATH is a trace file (possibly .gz or .zst), a directory (a StarPU bundle:\n"
@@ -47,6 +50,11 @@ static const char usage[] =
     "  --allow-duplicate\n"
     "               import a trace even if the database holds one with identical files\n"
     "               (same SHA-256); without it such an import fails and names that trace\n"
+    "  --ensemble NAME\n"
+    "               make the imported profiles an ensemble called NAME (traces of other\n"
+    "               kinds are imported but left out, with a note on stderr); prints\n"
+    "               {\"ensemble\":{\"id\":..,\"name\":..,\"member_count\":..}} last. If the\n"
+    "               ensemble cannot be made, the imported traces are deleted again\n"
     "  --quiet      no progress on stderr\n"
     "\n"
     "Archives unpack under $TMPDIR (default /tmp); at most 100000 files and\n"
@@ -127,7 +135,45 @@ static void show_progress(void *ctx, double fraction, const char *phase)
 
 enum { QUIET = 1, ALLOW_DUPLICATE = 2 };
 
-static int import_paths(const char *db_path, const char *name, const char *time_unit,
+/* Deletes the traces of a successful import whose ensemble failed. */
+static void undo_import(ari_store *s, const ari_import_result *res)
+{
+    ari_error err = {0};
+    for (size_t i = 0; i < res->ntraces; i++)
+        if (ari_traces_delete(s, res->traces[i].id, &err) < 0)
+            fprintf(stderr, "ariadned import: could not delete trace %lld: %s\n", (long long)res->traces[i].id,
+                    err.message);
+}
+
+/* The ensemble `name` of the imported profiles, printed as one JSON line.
+ * 0, or -1 with err set (the caller undoes the import). */
+static int make_ensemble(ari_store *s, const char *name, const ari_import_result *res, ari_error *err)
+{
+    int64_t *ids = calloc(res->ntraces + 1, sizeof *ids), id = 0;
+    size_t n = 0;
+    if (!ids)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < res->ntraces; i++) {
+        if (strcmp(res->traces[i].kind, "profile") == 0)
+            ids[n++] = res->traces[i].id;
+        else
+            fprintf(stderr, "ariadned import: note: %s is a %s trace, not a profile: left out of the ensemble\n",
+                    res->traces[i].name, res->traces[i].kind);
+    }
+    int rc = n ? ari_ensemble_create(s, name, ids, n, &id, err)
+               : ari_error_set(err, ARI_E_INVALID_INPUT, "the import holds no profile to make the ensemble of");
+    free(ids);
+    json_t *line = rc == 0 ? json_pack("{s:{s:I, s:s, s:I}}", "ensemble", "id", (json_int_t)id, "name", name,
+                                       "member_count", (json_int_t)n) : NULL;
+    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    if (text)
+        puts(text);
+    free(text);
+    json_decref(line);
+    return rc;
+}
+
+static int import_paths(const char *db_path, const char *name, const char *ensemble, const char *time_unit,
                         uint64_t max_unpacked, int flags, char **paths, int n)
 {
     ari_error err = {0};
@@ -161,10 +207,18 @@ static int import_paths(const char *db_path, const char *name, const char *time_
     print_outcome(&res, req.allow_duplicate);
     for (size_t i = 0; rc == 0 && i < res.ntraces; i++)
         print_trace(&res.traces[i]);
+    int undone = 0;
+    if (rc == 0 && ensemble && make_ensemble(s, ensemble, &res, &err) < 0) {
+        undo_import(s, &res);
+        rc = undone = -1;
+    }
     ari_import_result_free(&res);
     ari_store_close(s);
     ari_remove_tree(work_dir);
     free(inputs);
+    if (undone)
+        return ari_cli_fail("import", "ensemble '%s': %s (%s); the imported traces were deleted again",
+                            ensemble, err.message, err.code);
     if (rc < 0)
         return ari_cli_fail("import", "%s (%s); nothing was imported", err.message, err.code);
     return 0;
@@ -177,10 +231,11 @@ int cmd_import(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'}, {"max-unpacked", required_argument, NULL, 'm'},
         {"time-unit", required_argument, NULL, 'u'},
         {"allow-duplicate", no_argument, NULL, 'a'},
+        {"ensemble", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
-    const char *db = ARI_DEFAULT_DB, *name = NULL, *time_unit = NULL;
+    const char *db = ARI_DEFAULT_DB, *name = NULL, *time_unit = NULL, *ensemble = NULL;
     unsigned long long max_unpacked = ARI_IMPORT_DEFAULT_MAX_UNPACKED;
     int flags = 0, c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -189,6 +244,11 @@ int cmd_import(int argc, char **argv)
         case 'n': name = optarg; break;
         case 'q': flags |= QUIET; break;
         case 'a': flags |= ALLOW_DUPLICATE; break;
+        case 'e':
+            if (!*optarg || strlen(optarg) > ARI_ENSEMBLE_NAME_MAX)
+                return ari_cli_fail("import", "--ensemble wants a name of 1 to %d bytes", ARI_ENSEMBLE_NAME_MAX);
+            ensemble = optarg;
+            break;
         case 'u':
             if (!ari_time_unit_known(optarg))
                 return ari_cli_fail("import", "--time-unit must be one of s, ms, us, ns; got '%s'", optarg);
@@ -209,5 +269,5 @@ int cmd_import(int argc, char **argv)
     }
     ari_log_set_level(ARI_LOG_WARN);
     ari_input_set_max_decoded(max_unpacked);
-    return import_paths(db, name, time_unit, max_unpacked, flags, argv + optind, argc - optind);
+    return import_paths(db, name, ensemble, time_unit, max_unpacked, flags, argv + optind, argc - optind);
 }

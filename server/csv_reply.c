@@ -83,8 +83,9 @@ static const ari_csv_table *pick_table(ari_request *r, const ari_csv_view *v, co
 static void file_name(ari_request *r, const ari_csv_view *v, const ari_csv_table *t, char *out, size_t size)
 {
     char who[96] = "";
+    int ensemble = r->url && strncmp(r->url, "/api/v1/ensembles/", 18) == 0;
     if (r->nparams > 0)
-        snprintf(who, sizeof who, "trace%.20s_", r->params[0]);
+        snprintf(who, sizeof who, "%s%.20s_", ensemble ? "ensemble" : "trace", r->params[0]);
     if (r->nparams > 1)
         snprintf(who + strlen(who), sizeof who - strlen(who), "node%.20s_", r->params[1]);
     const char *ids = ari_param(r, "traces");

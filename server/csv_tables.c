@@ -315,6 +315,34 @@ static const ari_csv_table metric_series[] = {
         {"source", NULL, "@1.source"}, {"t", MS, "ts"}, {"value", NULL, "values"}, {NULL}}},
     {NULL}};
 
+/* api_ensemble_stats.c */
+static const ari_csv_table ensemble_stats[] = {
+    {"nodes", "nodes[]", NULL, NULL, NULL, {
+        {"id", NULL, "id"}, {"parent", NULL, "parent"}, {"path", NULL, "path"}, {"name", NULL, "name"},
+        {"module", NULL, "module"}, {"kind", NULL, "kind"}, {"present", NULL, "present"}, {"count", NULL, "count"},
+        {"mean", NULL, "mean"}, {"median", NULL, "median"}, {"min", NULL, "min"}, {"max", NULL, "max"},
+        {"std", NULL, "std"}, {"variance", NULL, "variance"}, {NULL}}},
+    {"percentiles", "nodes[].percentiles.*", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"path", NULL, "@1.path"}, {"percentile", NULL, "#"}, {"value", NULL, "."},
+        {NULL}}},
+    {"values", "nodes[].values[]", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"path", NULL, "@1.path"},
+        {"trace_id", NULL, "#", ARI_CSV_LOOKUP, "@0.runs", "trace_id"},
+        {"run", NULL, "#", ARI_CSV_LOOKUP, "@0.runs", "name"}, {"value", NULL, "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table ensemble_scaling[] = {
+    {"nodes", "nodes[]", NULL, NULL, NULL, {
+        {"id", NULL, "id"}, {"parent", NULL, "parent"}, {"path", NULL, "path"}, {"name", NULL, "name"},
+        {"module", NULL, "module"}, {"present", NULL, "present"}, {"points", NULL, "points"},
+        {"model", NULL, "model"}, {"constant", NULL, "constant"}, {"a", NULL, "a"}, {"b", NULL, "b"},
+        {"c0", NULL, "c0"}, {"c1", NULL, "c1"}, {"cv_smape", "percent", "cv_smape"}, {"r2", NULL, "r2"},
+        {"f_min", NULL, "f_min"}, {"f_max", NULL, "f_max"}, {"growth", NULL, "growth"}, {"rank", NULL, "rank"},
+        {NULL}}},
+    {"runs", "runs[]", NULL, NULL, NULL, {
+        {"trace_id", NULL, "trace_id"}, {"name", NULL, "name"}, {"value", NULL, "value"}, {NULL}}},
+    {NULL}};
+
 static const ari_csv_view views[] = {
     {"/api/v1/traces/{}/gantt", "gantt", gantt},
     {"/api/v1/traces/{}/states", "states", states},
@@ -345,6 +373,8 @@ static const ari_csv_view views[] = {
     {"/api/v1/traces/{}/clock", "clock", clock},
     {"/api/v1/traces/{}/topology", "topology", topology},
     {"/api/v1/traces/{}/metric-series", "metric_series", metric_series},
+    {"/api/v1/ensembles/{}/stats", "ensemble_stats", ensemble_stats},
+    {"/api/v1/ensembles/{}/scaling", "ensemble_scaling", ensemble_scaling},
 };
 // clang-format on
 

@@ -71,4 +71,18 @@ enum MHD_Result api_dm_topology(ari_request *r);
 enum MHD_Result api_dm_metrics(ari_request *r);
 enum MHD_Result api_topology(ari_request *r);
 
+/* api_ensembles.c: ensembles of profiles */
+enum MHD_Result api_ensembles_list(ari_request *r);
+enum MHD_Result api_ensembles_create(ari_request *r);
+enum MHD_Result api_ensembles_get(ari_request *r);
+enum MHD_Result api_ensembles_patch(ari_request *r);
+enum MHD_Result api_ensembles_delete(ari_request *r);
+/* api_ensemble_members.c: members and CSV parameters of an ensemble */
+enum MHD_Result api_ensemble_members_add(ari_request *r);
+enum MHD_Result api_ensemble_members_delete(ari_request *r);
+enum MHD_Result api_ensemble_parameters_csv(ari_request *r);
+/* api_ensemble_stats.c: statistics and scaling models across an ensemble */
+enum MHD_Result api_ensemble_stats(ari_request *r);
+enum MHD_Result api_ensemble_scaling(ari_request *r);
+
 #endif

@@ -6,6 +6,7 @@
 //   #/traces/3                               trace 3, Overview tab
 //   #/traces/3/gantt?start=0&end=100         trace 3, view "gantt" + params
 //   #/compare?traces=3,4                     task traces side by side
+//   #/ensembles/2                            ensemble 2: members and parameters
 import { api } from './api.js';
 import { parseHash } from './router.js';
 import { h, clear } from './dom.js';
@@ -15,6 +16,7 @@ import { renderUpload } from './upload.js';
 import { renderTracePage, disposeCurrentView, showParams } from './trace.js';
 import './views/index.js';
 import { renderCompare } from './compare.js';
+import { renderEnsemblePage } from './ensembles.js';
 
 function setActiveNav(name) {
   for (const a of document.querySelectorAll('[data-nav]')) {
@@ -57,6 +59,9 @@ async function route(ev) {
     } else if (page === 'compare' && id === undefined) {
       setActiveNav('traces');
       await renderCompare(el, params);
+    } else if (page === 'ensembles' && id !== undefined && segments.length === 2) {
+      setActiveNav('traces');
+      await renderEnsemblePage(el, id);
     } else if (page === 'traces' && segments.length <= 3) {
       setActiveNav('traces');
       await renderTracePage(el, id, view || 'overview', params);

@@ -2,15 +2,19 @@
 // sort order, pagination, and per-trace rename and delete. The filters live
 // in the URL (#/traces?name=chol&kind=tasks&sort=name&page=2). Task traces
 // can be ticked (2 to 6) and compared side by side (#/compare?traces=3,4).
+// Ensembles are listed above the traces (ensembles.js), and ticked profiles
+// can be made an ensemble ("Make an ensemble").
 import { api } from './api.js';
 import { h, clear, modal, confirmDialog } from './dom.js';
 import { formatBytes, formatDate, formatNumber } from './lib/format.js';
 import { updateParams } from './router.js';
 import { errorBox } from './settings.js';
+import { ensembleSection, makeEnsemble } from './ensembles.js';
 
 const PAGE_SIZE = 25;
 const COMPARE_MAX = 6;
 const selected = new Map(); // id -> name of the task traces ticked for comparison
+const selectedProfiles = new Map(); // id -> name of the profiles ticked for an ensemble
 
 // Only kinds that a reader of this build produces (GET /api/v1/version lists
 // the formats); a kind appears here with its first reader.
@@ -68,13 +72,16 @@ export async function renderTraceList(el, params) {
   document.title = 'Traces · ariadne';
   const state = readState(params);
   const results = h('div', { class: 'results', 'aria-live': 'polite' });
+  const ensembles = h('div', { class: 'ensembles-slot' });
   const subtitle = h('p', { class: 'page-subtitle' }, 'Loading…');
   el.append(
     h('div', { class: 'page-header' },
       h('div', {}, h('h1', {}, 'Traces'), subtitle),
       h('a', { class: 'btn btn-primary', href: '#/upload' }, 'Upload traces')),
+    ensembles,
     filterBar(state, () => reload()),
     results);
+  ensembleSection().then((section) => ensembles.appendChild(section));
 
   async function reload() {
     updateParams(stateParams(state));
@@ -161,7 +168,14 @@ function emptyFiltered() {
 function compareBar() {
   const button = h('a', { class: 'btn btn-small', id: 'compare-selected', role: 'button' });
   const note = h('span', { class: 'muted small' });
+  const make = h('button', { type: 'button', class: 'btn btn-small', id: 'make-ensemble',
+    onclick: () => { if (selectedProfiles.size >= 2) makeEnsemble(selectedProfiles).then((ok) => ok && selectedProfiles.clear()); } });
   const update = () => {
+    const p = selectedProfiles.size;
+    make.textContent = `Make an ensemble (${p})`;
+    make.disabled = p < 2;
+    make.title = p < 2 ? 'Tick 2 or more profiles to make an ensemble of them' : [...selectedProfiles.values()].join(', ');
+    make.classList.toggle('btn-primary', p >= 2);
     const n = selected.size;
     const ok = n >= 2 && n <= COMPARE_MAX;
     button.textContent = `Compare selected (${n})`;
@@ -173,10 +187,18 @@ function compareBar() {
       : n > COMPARE_MAX ? `At most ${COMPARE_MAX} traces.` : [...selected.values()].join(', ');
   };
   update();
-  return { el: h('div', { class: 'compare-bar' }, button, note), update };
+  return { el: h('div', { class: 'compare-bar' }, button, note, make), update };
 }
 
 function selectBox(t, onChange) {
+  if (t.kind === 'profile') {
+    return h('input', { type: 'checkbox', class: 'select-profile', 'aria-label': `Select ${t.name} for an ensemble`,
+      checked: selectedProfiles.has(t.id),
+      onchange: (e) => {
+        if (e.target.checked) selectedProfiles.set(t.id, t.name); else selectedProfiles.delete(t.id);
+        onChange();
+      } });
+  }
   if (t.kind !== 'tasks') return null;
   return h('input', { type: 'checkbox', class: 'select-trace', 'aria-label': `Select ${t.name} for comparison`,
     checked: selected.has(t.id),

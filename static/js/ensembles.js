@@ -1,0 +1,299 @@
+// ensembles.js: the ensembles of profiles in the dashboard: the section of
+// the trace list that lists them (ensembleSection), the dialog that makes
+// one from the ticked profiles (makeEnsemble), and the ensemble page
+// #/ensembles/{id}: its members and their execution parameters in a table,
+// with per-member editing (PATCH, source "user"), member removal, rename,
+// delete, and a CSV of run -> parameters (POST .../parameters, text/csv).
+// API: docs/api.md, "Ensembles of profiles".
+import { api, apiUrl, getToken, ApiError } from './api.js';
+import { h, clear, modal, confirmDialog } from './dom.js';
+import { formatDate, formatNumber } from './lib/format.js';
+import { navigate } from './router.js';
+import { errorBox } from './settings.js';
+
+// ---- the section of the trace list ----
+
+// A panel listing every ensemble (name -> its page, member count, date).
+// Resolves to the element; an error of the list shows as an error box.
+export async function ensembleSection() {
+  const el = h('section', { class: 'ensembles-section', 'aria-label': 'Ensembles', style: 'margin-bottom: 1rem' },
+    h('h2', { class: 'section-title' }, 'Ensembles'));
+  let body;
+  try {
+    body = await api.get('/ensembles');
+  } catch (e) {
+    // Without a token the trace list below says so already: say it once.
+    if (e.status === 401 || e.status === 403) el.hidden = true;
+    else el.appendChild(h('p', { class: 'muted small' }, `The ensembles cannot be listed: ${e.message}`));
+    return el;
+  }
+  if (body.ensembles.length === 0) {
+    el.appendChild(h('p', { class: 'muted small' }, 'No ensemble yet: tick profiles below and choose ',
+      h('em', {}, 'Make an ensemble'), ', or import many profiles at once with ',
+      h('code', {}, 'ariadned import --ensemble NAME PATH...'), '.'));
+    return el;
+  }
+  const rows = body.ensembles.map((e) => h('tr', { dataset: { ensembleId: e.id } },
+    h('td', { class: 'name' }, h('a', { href: `#/ensembles/${e.id}` }, e.name)),
+    h('td', { class: 'num' }, formatNumber(e.member_count)),
+    h('td', { class: 'nowrap' }, formatDate(e.created_at).replace(' UTC', ''))));
+  el.appendChild(h('div', { class: 'table-wrap' }, h('table', { class: 'table', 'aria-label': 'Ensembles' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col', class: 'num' }, 'Members'),
+      h('th', { scope: 'col' }, 'Created (UTC)'))),
+    h('tbody', {}, rows))));
+  return el;
+}
+
+// Asks for a name and creates the ensemble of `profiles` (Map id -> name);
+// opens its page when made. Resolves true when made.
+export async function makeEnsemble(profiles) {
+  const input = h('input', { id: 'ensemble-name', class: 'input', maxlength: 200, required: true,
+    autocomplete: 'off', value: '' });
+  const names = [...profiles.values()];
+  let made = null;
+  const done = await modal({
+    title: 'Make an ensemble',
+    body: h('div', { class: 'form-grid' },
+      h('label', { for: 'ensemble-name' }, 'Name'), input,
+      h('p', { class: 'muted small' }, `${names.length} profiles: ${names.slice(0, 6).join(', ')}`
+        + (names.length > 6 ? ', …' : ''), '. Their execution parameters are read from each profile\'s metadata.')),
+    buttons: [{ label: 'Cancel', value: null }, { label: 'Make the ensemble', value: 'ok', primary: true }],
+    onSubmit: async () => {
+      const name = input.value.trim();
+      if (!name) return 'Give the ensemble a name.';
+      try {
+        made = await api.post('/ensembles', { name, members: [...profiles.keys()] });
+        return true;
+      } catch (e) {
+        return e.message;
+      }
+    },
+  });
+  if (done !== 'ok' || !made) return false;
+  navigate(['ensembles', made.id]);
+  return true;
+}
+
+// ---- the ensemble page ----
+
+export async function renderEnsemblePage(el, id) {
+  document.title = 'Ensemble · ariadne';
+  let ens;
+  try {
+    ens = await api.get(`/ensembles/${encodeURIComponent(id)}`);
+  } catch (e) {
+    el.appendChild(h('section', { class: 'panel' }, errorBox(e, `load ensemble ${id}`),
+      h('a', { class: 'btn', href: '#/traces' }, 'Back to the traces')));
+    return;
+  }
+  const page = { el, ens, showConstant: false };
+  draw(page);
+}
+
+function draw(page) {
+  const { ens } = page;
+  document.title = `${ens.name} · Ensemble · ariadne`;
+  clear(page.el).append(
+    h('div', { class: 'page-header' },
+      h('div', {}, h('h1', {}, ens.name),
+        h('p', { class: 'page-subtitle' }, `Ensemble of ${ens.member_count} profile${ens.member_count === 1 ? '' : 's'}`
+          + ` · created ${formatDate(ens.created_at)}`)),
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'btn btn-small', onclick: () => renameEnsemble(page) }, 'Rename'),
+        h('button', { type: 'button', class: 'btn btn-small btn-danger-outline', onclick: () => deleteEnsemble(page) },
+          'Delete'),
+        h('a', { class: 'btn btn-small', href: '#/traces' }, 'All traces'))),
+    parameterTable(page),
+    csvPanel(page));
+}
+
+async function refresh(page, ens = null) {
+  page.ens = ens || await api.get(`/ensembles/${page.ens.id}`);
+  draw(page);
+}
+
+// Keys whose value differs between members (or is missing in some).
+function varyingKeys(ens) {
+  return ens.parameters.filter((p) => {
+    if (p.members !== ens.members.length) return true;
+    const first = ens.members[0].parameters[p.key];
+    return ens.members.some((m) => m.parameters[p.key] !== first);
+  }).map((p) => p.key);
+}
+
+function parameterTable(page) {
+  const { ens } = page;
+  if (ens.members.length === 0) {
+    return h('div', { class: 'panel empty-state' }, h('h2', {}, 'No member'),
+      h('p', {}, 'Its profiles were deleted or removed. Tick profiles in the ', h('a', { href: '#/traces' },
+        'trace list'), ' to make a new ensemble.'));
+  }
+  const varying = varyingKeys(ens);
+  const constant = ens.parameters.map((p) => p.key).filter((k) => !varying.includes(k));
+  const keys = page.showConstant ? ens.parameters.map((p) => p.key) : varying;
+  const numeric = new Set(ens.numeric_parameters);
+  const head = h('tr', {}, h('th', { scope: 'col' }, 'Member'), h('th', { scope: 'col', class: 'num' }, 'Trace'),
+    keys.map((k) => h('th', { scope: 'col', class: numeric.has(k) ? 'num' : null, style: 'text-transform: none',
+      title: numeric.has(k) ? `${k}: numeric` : `${k}: text` }, k)),
+    h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')));
+  const rows = ens.members.map((m) => h('tr', { dataset: { traceId: m.trace_id } },
+    h('td', { class: 'name nowrap' }, h('a', { href: `#/traces/${m.trace_id}` }, m.name)),
+    h('td', { class: 'num' }, String(m.trace_id)),
+    keys.map((k) => valueCell(m, k, numeric.has(k))),
+    h('td', { class: 'actions nowrap' },
+      h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `Edit ${m.name}`,
+        onclick: () => editMember(page, m) }, 'Edit'),
+      h('button', { type: 'button', class: 'btn btn-small btn-danger-outline', 'aria-label': `Remove ${m.name}`,
+        onclick: () => removeMember(page, m) }, 'Remove'))));
+  const toggle = h('label', { class: 'small' }, h('input', { type: 'checkbox', checked: page.showConstant,
+    onchange: (e) => { page.showConstant = e.target.checked; draw(page); } }),
+  ` Show the ${constant.length} parameter${constant.length === 1 ? '' : 's'} equal for every member`);
+  const note = constant.length && !page.showConstant
+    ? h('p', { class: 'muted small' }, `Same for every member: ${constant.slice(0, 8).map((k) =>
+      `${k} = ${ens.members[0].parameters[k]}`).join(' · ')}${constant.length > 8 ? ' · …' : ''}`) : null;
+  return h('section', { class: 'panel', 'aria-label': 'Members and parameters' },
+    h('h2', { class: 'section-title' }, 'Members and execution parameters'),
+    h('p', { class: 'muted small' }, 'Values come from each profile\'s metadata unless edited here or set from a CSV; '
+      + 'numeric parameters are right-aligned.'),
+    toggle, note,
+    h('div', { class: 'table-wrap' }, h('table', { class: 'table ensemble-params', 'aria-label': 'Members' },
+      h('thead', {}, head), h('tbody', {}, rows))));
+}
+
+function valueCell(m, key, isNumeric) {
+  const v = m.parameters[key];
+  const source = m.sources[key];
+  if (v === undefined) return h('td', { class: 'muted', title: 'not set' }, '—');
+  return h('td', { class: `${isNumeric ? 'num ' : ''}source-${source}`, title: `${key} from ${source}` },
+    v.length > 60 ? `${v.slice(0, 57)}…` : v, source !== 'metadata' ? h('sup', { class: 'muted' }, ` ${source}`) : null);
+}
+
+// A dialog with the member's name and every parameter (empty value =
+// remove), plus one new parameter; PATCHes what changed.
+async function editMember(page, m) {
+  const keys = page.ens.parameters.map((p) => p.key);
+  const name = h('input', { class: 'input', id: 'member-name', value: m.name, maxlength: 200 });
+  const inputs = keys.map((k) => [k, h('input', { class: 'input', value: m.parameters[k] ?? '', 'aria-label': k })]);
+  const newKey = h('input', { class: 'input', placeholder: 'new parameter', 'aria-label': 'New parameter name' });
+  const newValue = h('input', { class: 'input', placeholder: 'value', 'aria-label': 'New parameter value' });
+  const body = h('div', { class: 'form-grid ensemble-edit' },
+    h('label', { for: 'member-name' }, 'Name in the ensemble'), name,
+    inputs.map(([k, input]) => [h('label', {}, k), input]),
+    newKey, newValue,
+    h('p', { class: 'muted small' }, 'An empty value removes the parameter.'));
+  await modal({
+    title: `Edit ${m.name}`, body,
+    buttons: [{ label: 'Cancel', value: null }, { label: 'Save', value: 'ok', primary: true }],
+    onSubmit: async () => {
+      const parameters = {};
+      for (const [k, input] of inputs) {
+        const v = input.value.trim();
+        if (v !== (m.parameters[k] ?? '')) parameters[k] = v === '' ? null : v;
+      }
+      if (newKey.value.trim()) parameters[newKey.value.trim()] = newValue.value.trim() || null;
+      const member = { trace_id: m.trace_id, parameters };
+      if (name.value.trim() && name.value.trim() !== m.name) member.name = name.value.trim();
+      try {
+        await refresh(page, await api.patch(`/ensembles/${page.ens.id}`, { members: [member] }));
+        return true;
+      } catch (e) {
+        return e.message;
+      }
+    },
+  });
+}
+
+async function removeMember(page, m) {
+  const yes = await confirmDialog('Remove member', `Remove “${m.name}” from ${page.ens.name}? The trace stays.`,
+    'Remove', true);
+  if (!yes) return;
+  try {
+    await api.del(`/ensembles/${page.ens.id}/members/${m.trace_id}`);
+    await refresh(page);
+  } catch (e) {
+    page.el.prepend(errorBox(e, 'remove the member'));
+  }
+}
+
+async function renameEnsemble(page) {
+  const input = h('input', { id: 'ensemble-rename', class: 'input', value: page.ens.name, maxlength: 200 });
+  await modal({
+    title: 'Rename ensemble',
+    body: h('div', { class: 'form-grid' }, h('label', { for: 'ensemble-rename' }, 'New name'), input),
+    buttons: [{ label: 'Cancel', value: null }, { label: 'Rename', value: 'ok', primary: true }],
+    onSubmit: async () => {
+      try {
+        await refresh(page, await api.patch(`/ensembles/${page.ens.id}`, { name: input.value.trim() }));
+        return true;
+      } catch (e) {
+        return e.message;
+      }
+    },
+  });
+}
+
+async function deleteEnsemble(page) {
+  const yes = await confirmDialog('Delete ensemble',
+    `Delete the ensemble “${page.ens.name}”? Its ${page.ens.member_count} traces stay.`, 'Delete', true);
+  if (!yes) return;
+  try {
+    await api.del(`/ensembles/${page.ens.id}`);
+    navigate(['traces']);
+  } catch (e) {
+    page.el.prepend(errorBox(e, 'delete the ensemble'));
+  }
+}
+
+// ---- CSV of run -> parameters ----
+
+async function postCsv(id, text) {
+  const headers = { 'Content-Type': 'text/csv', Accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let res;
+  try {
+    res = await fetch(apiUrl(`/ensembles/${id}/parameters`), { method: 'POST', headers, body: text });
+  } catch (e) {
+    throw new ApiError(0, 'network_error', `Cannot reach the ariadne server (${e.message}).`);
+  }
+  const body = await res.json().catch(() => null);
+  if (!res.ok) {
+    throw new ApiError(res.status, body?.error?.code || 'http_error', body?.error?.message || `HTTP ${res.status}`);
+  }
+  return body;
+}
+
+function csvPanel(page) {
+  const file = h('input', { type: 'file', accept: '.csv,text/csv', id: 'params-csv', class: 'input' });
+  const out = h('div', { class: 'csv-result', 'aria-live': 'polite' });
+  const upload = async () => {
+    clear(out);
+    if (!file.files.length) {
+      out.appendChild(h('p', { class: 'form-error' }, 'Choose a CSV file first.'));
+      return;
+    }
+    try {
+      const res = await postCsv(page.ens.id, await file.files[0].text());
+      await refresh(page, res.ensemble);
+      const again = page.el.querySelector('.csv-result');
+      again.appendChild(csvOutcome(res));
+    } catch (e) {
+      out.appendChild(errorBox(e, 'set the parameters from the CSV'));
+    }
+  };
+  return h('section', { class: 'panel', 'aria-label': 'Parameters from a CSV' },
+    h('h2', { class: 'section-title' }, 'Set parameters from a CSV'),
+    h('p', { class: 'muted small' }, 'A header ', h('code', {}, 'run,param1,param2,...'), ', then one row per run; ',
+      'the run is a member\'s name or trace id. An empty cell leaves that parameter as it is.'),
+    h('div', { class: 'filter-bar' }, h('div', { class: 'field' }, h('label', { for: 'params-csv' }, 'CSV file'), file),
+      h('button', { type: 'button', class: 'btn btn-primary', id: 'params-csv-upload', onclick: upload }, 'Upload CSV')),
+    out);
+}
+
+function csvOutcome(res) {
+  const unknown = res.unknown_runs || [];
+  return h('p', { class: 'small' }, `${res.matched} of ${res.rows} rows matched a member; `
+    + `${res.parameters_set} values set.`,
+  unknown.length ? h('span', { class: 'text-error' }, ` Unknown runs: ${unknown.map((u) =>
+    `${u.run} (line ${u.line})`).join(', ')}.`) : null);
+}
