@@ -146,18 +146,6 @@ static json_t *metric_list_json(const ari_ecct *e)
     return a;
 }
 
-/* Answers the document (taking it), or 500 when building it failed. */
-static enum MHD_Result reply_doc(ari_request *r, json_t *doc)
-{
-    char *json = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
-    json_decref(doc);
-    if (!json)
-        return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-    enum MHD_Result res = ari_reply_text_json(r, 200, json);
-    free(json);
-    return res;
-}
-
 /* ---- /stats ---- */
 
 /* percentiles=25,50,75 (the default): 1 to 20 numbers in [0, 100]. */
@@ -264,7 +252,7 @@ enum MHD_Result api_ensemble_stats(ari_request *r)
     ctx_free(&c);
     if (metric == -1)
         return MHD_YES;
-    return err.code[0] ? ari_reply_from_error(r, &err) : reply_doc(r, doc);
+    return err.code[0] ? ari_reply_from_error(r, &err) : ari_reply_doc(r, doc, 17);
 }
 
 /* ---- /scaling ---- */
@@ -434,5 +422,5 @@ enum MHD_Result api_ensemble_scaling(ari_request *r)
         doc = scaling_doc(&c, key, metric, p);
     free(p);
     ctx_free(&c);
-    return answered ? MHD_YES : reply_doc(r, doc);
+    return answered ? MHD_YES : ari_reply_doc(r, doc, 17);
 }

@@ -25,18 +25,6 @@ static enum MHD_Result reply_error(ari_request *r, int rc, const ari_error *err)
     return ari_reply_from_error(r, err);
 }
 
-/* Answers a document (taking it), or 500 when building it failed. */
-static enum MHD_Result reply_doc(ari_request *r, json_t *doc)
-{
-    char *json = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
-    json_decref(doc);
-    if (!json)
-        return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-    enum MHD_Result res = ari_reply_text_json(r, 200, json);
-    free(json);
-    return res;
-}
-
 static json_t *real_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -164,7 +152,7 @@ enum MHD_Result api_profiles_cct(ari_request *r)
     free(depths);
     ari_cct_view_free(&v);
     ari_profile_summary_free(&p);
-    return err.code[0] ? ari_reply_from_error(r, &err) : reply_doc(r, doc);
+    return err.code[0] ? ari_reply_from_error(r, &err) : ari_reply_doc(r, doc, 15);
 }
 
 /* ---- /nodes/{node}/ranks and /scatter ---- */
@@ -230,7 +218,7 @@ enum MHD_Result api_profiles_node_ranks(ari_request *r)
         doc = node_ranks_json(id, &v, &h);
     ari_rank_histogram_free(&h);
     ari_profile_node_values_free(&v);
-    return err.code[0] ? ari_reply_from_error(r, &err) : reply_doc(r, doc);
+    return err.code[0] ? ari_reply_from_error(r, &err) : ari_reply_doc(r, doc, 15);
 }
 
 static json_t *scatter_json(int64_t id, const ari_profile_node_values *v, const ari_fit *fit)
@@ -263,7 +251,7 @@ enum MHD_Result api_profiles_scatter(ari_request *r)
     ari_least_squares(v.values, v.y, v.nprocs, &fit);
     json_t *doc = scatter_json(id, &v, &fit);
     ari_profile_node_values_free(&v);
-    return reply_doc(r, doc);
+    return ari_reply_doc(r, doc, 15);
 }
 
 static const char *const tree_formats[] = {"text", "json", NULL};

@@ -60,6 +60,17 @@ enum MHD_Result ari_reply_json(ari_request *r, unsigned status, json_t *body)
     return rc;
 }
 
+enum MHD_Result ari_reply_doc(ari_request *r, json_t *doc, int digits)
+{
+    char *json = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(digits)) : NULL;
+    json_decref(doc);
+    if (!json)
+        return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+    enum MHD_Result res = ari_reply_text_json(r, 200, json);
+    free(json);
+    return res;
+}
+
 enum MHD_Result ari_reply_empty(ari_request *r, unsigned status)
 {
     return ari_queue(r, status, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT));

@@ -12,6 +12,9 @@ enum MHD_Result ari_reply_json(ari_request *r, unsigned status, json_t *body); /
 /* A 200 answer of a request for ?format=csv goes out as CSV instead
  * (csv_reply.h); every other answer as the JSON given. */
 enum MHD_Result ari_reply_text_json(ari_request *r, unsigned status, const char *json_text);
+/* Answers 200 with doc (taken; NULL = building it failed: 500) encoded
+ * compactly with reals to `digits` significant digits. */
+enum MHD_Result ari_reply_doc(ari_request *r, json_t *doc, int digits);
 enum MHD_Result ari_reply_empty(ari_request *r, unsigned status);
 enum MHD_Result ari_reply_error(ari_request *r, unsigned status, const char *code,
                                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
