@@ -286,10 +286,14 @@ static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size
 /* Sorts the lists, assigns restype ids and the extent. */
 static void meta_finish(ari_tq_meta *m)
 {
-    qsort(m->types, (size_t)m->ntypes, sizeof *m->types, cmp_str);
-    qsort(m->restypes, (size_t)m->nrestypes, sizeof *m->restypes, cmp_str);
-    qsort(m->nodes, (size_t)m->nnodes, sizeof *m->nodes, cmp_i64);
-    qsort(m->workers, (size_t)m->nworkers, sizeof *m->workers, cmp_worker);
+    if (m->ntypes > 0) /* an empty list may be NULL, which qsort must not get */
+        qsort(m->types, (size_t)m->ntypes, sizeof *m->types, cmp_str);
+    if (m->nrestypes > 0)
+        qsort(m->restypes, (size_t)m->nrestypes, sizeof *m->restypes, cmp_str);
+    if (m->nnodes > 0)
+        qsort(m->nodes, (size_t)m->nnodes, sizeof *m->nodes, cmp_i64);
+    if (m->nworkers > 0)
+        qsort(m->workers, (size_t)m->nworkers, sizeof *m->workers, cmp_worker);
     m->ntasks = 0;
     for (int i = 0; i < m->nworkers; i++) {
         ari_tq_worker *w = &m->workers[i];
