@@ -294,6 +294,7 @@ static void block_signals(sigset_t *set)
 
 static int run(ari_server *srv, const ari_http_options *http_options)
 {
+    srv->cfg.keep_alive_s = http_options->idle_timeout;
     ari_error err = {0};
     sigset_t stop;
     block_signals(&stop);

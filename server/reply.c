@@ -29,6 +29,11 @@ enum MHD_Result ari_queue(ari_request *r, unsigned status, struct MHD_Response *
         MHD_add_response_header(resp, r->headers[i].name, r->headers[i].value);
     r->nheaders = 0;
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (r->srv && r->srv->cfg.keep_alive_s > 1) {
+        char keep[40]; /* a second less than the server waits: the client closes first */
+        snprintf(keep, sizeof keep, "timeout=%u", r->srv->cfg.keep_alive_s - 1);
+        MHD_add_response_header(resp, "Keep-Alive", keep);
+    }
     enum MHD_Result rc = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
     r->responded = 1;

@@ -24,6 +24,9 @@ typedef struct ari_config {
     uint64_t max_upload;     /* bytes */
     uint64_t max_unpacked;   /* bytes unpacked from the archives of one upload, nesting included */
     int auth;                /* 1: tokens required */
+    unsigned keep_alive_s;   /* an idle connection closes after this (--idle-timeout); every
+                              * response says so (Keep-Alive: timeout=N) so that clients do not
+                              * reuse a connection the server is about to close */
 } ari_config;
 
 typedef struct ari_server {

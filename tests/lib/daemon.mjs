@@ -50,8 +50,12 @@ export async function startDaemon({ args = [], dir = null, env = {}, host = '127
   const workDir = dir || mkdtempSync(join(tmpdir(), 'ariadne-test-'));
   const db = join(workDir, 'test.db');
   const port = await freePort();
+  // --idle-timeout 900: tests block their event loop in synchronous CLI
+  // imports (runCli) for a minute or more under ASan; a keep-alive connection
+  // idle that long would be shut by the daemon before fetch could notice, and
+  // the next request on it fails. A test's own --idle-timeout comes later and wins.
   const child = spawn(ariadned, ['serve', '--db', db, '--listen', `${host}:${port}`,
-    '--static', staticDir, '--log-level', 'warn', ...args],
+    '--static', staticDir, '--log-level', 'warn', '--idle-timeout', '900', ...args],
     { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
   let exited = null;
   const exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => {
