@@ -48,6 +48,9 @@ async function openView(view, query = '') {
 
 async function ganttReady() {
   await page.waitForSelector('.gantt-chart canvas', { timeout: 30000 });
+  // drawn with its rows (the canvas exists before the first answer; a wheel
+  // before it would zoom nothing), and no request pending
+  await page.waitForSelector('.gantt-chart[data-row-tops]', { timeout: 30000 });
   await page.waitForFunction(() => !document.querySelector('.view-progress:not([hidden])'), null, { timeout: 30000 });
 }
 
