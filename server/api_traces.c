@@ -1,5 +1,6 @@
 /* api_traces.c: the traces resource: list, read, rename, delete, and
- * uploads that become import jobs. */
+ * uploads that become import jobs (with `ensemble`, jobs.c also makes the
+ * ensemble of the imported profiles). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "jobs.h"
 #include "params.h"
 #include "reply.h"
+#include "store/store_ensembles.h"
 #include "upload.h"
 
 #define MAX_NAME 200
@@ -163,10 +165,21 @@ static int check_upload(ari_request *r, ari_upload *u)
     return 0;
 }
 
+/* The `ensemble` name (field or query parameter): at most
+ * ARI_ENSEMBLE_NAME_MAX bytes, else answers 400. */
+static int check_ensemble_name(ari_request *r, const ari_upload *u)
+{
+    if (strlen(u->ensemble_name) <= ARI_ENSEMBLE_NAME_MAX)
+        return 0;
+    ari_reply_error(r, 400, "invalid_parameter", "ensemble must be a name of at most %d bytes",
+                    ARI_ENSEMBLE_NAME_MAX);
+    return -1;
+}
+
 enum MHD_Result api_traces_upload(ari_request *r)
 {
     ari_upload *u = r->upload;
-    if (check_upload(r, u) < 0)
+    if (check_upload(r, u) < 0 || check_ensemble_name(r, u) < 0)
         return MHD_YES;
     const char *unit = ari_param(r, "time_unit");
     if (check_time_unit(r, unit) < 0)
@@ -177,6 +190,8 @@ enum MHD_Result api_traces_upload(ari_request *r)
     json_t *params = json_pack("{s:[], s:s, s:I}", "files", "name", u->trace_name, "bytes", (json_int_t)u->bytes);
     if (u->allow_duplicate)
         json_object_set_new(params, "allow_duplicate", json_true());
+    if (u->ensemble_name[0])
+        json_object_set_new(params, "ensemble", json_string(u->ensemble_name));
     for (size_t i = 0; i < u->nfiles; i++)
         json_array_append_new(json_object_get(params, "files"), json_string(u->client_names[i]));
     char *params_text = json_dumps(params, JSON_COMPACT);

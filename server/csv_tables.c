@@ -343,6 +343,87 @@ static const ari_csv_table ensemble_scaling[] = {
         {"trace_id", NULL, "trace_id"}, {"name", NULL, "name"}, {"value", NULL, "value"}, {NULL}}},
     {NULL}};
 
+/* api_ensemble_supergraph.c, api_ensemble_nodes.c, api_ensemble_diff.c */
+static const ari_csv_table ensemble_supergraph[] = {
+    {"nodes", "nodes[]", NULL, NULL, NULL, {
+        {"id", NULL, "id"}, {"key", NULL, "key"}, {"name", NULL, "name"}, {"module", NULL, "module"},
+        {"kind", NULL, "kind"}, {"level", NULL, "level"}, {"present", NULL, "inclusive.present"},
+        {"inc_max", NULL, "inclusive.max"}, {"inc_min", NULL, "inclusive.min"}, {"inc_mean", NULL, "inclusive.mean"},
+        {"exc_max", NULL, "exclusive.max"}, {"exc_min", NULL, "exclusive.min"}, {"exc_mean", NULL, "exclusive.mean"},
+        {"target_inc", NULL, "target.inclusive"}, {"target_exc", NULL, "target.exclusive"}, {NULL}}},
+    {"edges", "edges[]", NULL, NULL, NULL, {
+        {"source", NULL, "source"}, {"target", NULL, "target"}, {"weight", NULL, "weight"},
+        {"weight_min", NULL, "weight_min"}, {"weight_mean", NULL, "weight_mean"}, {"present", NULL, "present"},
+        {"target_weight", NULL, "target_weight"}, {NULL}}},
+    {"values", "nodes[].inclusive.runs[]", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"trace_id", NULL, "#", ARI_CSV_LOOKUP, "@0.runs", "trace_id"},
+        {"run", NULL, "#", ARI_CSV_LOOKUP, "@0.runs", "name"}, {"inclusive", NULL, "."},
+        {"exclusive", NULL, "#", ARI_CSV_LOOKUP, "@1.exclusive.runs"}, {NULL}}},
+    {"gradient", "nodes[].gradient.inclusive.counts[]", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"bin", NULL, "#"}, {"low", NULL, "#", ARI_CSV_LOOKUP, "@1.gradient.inclusive.edges"},
+        {"count", NULL, "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table ensemble_node_histogram[] = {
+    {"bins", "counts[]", NULL, NULL, NULL, {
+        {"bin", NULL, "#"}, {"low", NULL, "#", ARI_CSV_LOOKUP, "@0.edges"}, {"count", NULL, "."},
+        {"target_count", NULL, "#", ARI_CSV_LOOKUP, "@0.target_counts"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table ensemble_node_boxplots[] = {
+    {"callsites", "callsites[]", NULL, NULL, NULL, {
+        {"name", NULL, "name"}, {"count", NULL, "ensemble.count"}, {"min", NULL, "ensemble.min"},
+        {"q1", NULL, "ensemble.q[1]"}, {"median", NULL, "ensemble.median"}, {"q3", NULL, "ensemble.q[3]"},
+        {"max", NULL, "ensemble.max"}, {"mean", NULL, "ensemble.mean"}, {"var", NULL, "ensemble.var"},
+        {"imb", NULL, "ensemble.imb"}, {"target_min", NULL, "target.min"}, {"target_median", NULL, "target.median"},
+        {"target_max", NULL, "target.max"}, {NULL}}},
+    {"outliers", "callsites[].ensemble.outliers.values[]", NULL, NULL, NULL, {
+        {"name", NULL, "@1.name"}, {"value", NULL, "."},
+        {"rank", NULL, "#", ARI_CSV_LOOKUP, "@1.ensemble.outliers.ranks"},
+        {"trace_id", NULL, "#", ARI_CSV_LOOKUP, "@1.ensemble.outliers.runs"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table ensemble_node_gradients[] = {
+    {"bins", "inclusive.counts[]", NULL, NULL, NULL, {
+        {"bin", NULL, "#"}, {"inc_low", NULL, "#", ARI_CSV_LOOKUP, "@0.inclusive.edges"}, {"inc_count", NULL, "."},
+        {"exc_low", NULL, "#", ARI_CSV_LOOKUP, "@0.exclusive.edges"},
+        {"exc_count", NULL, "#", ARI_CSV_LOOKUP, "@0.exclusive.counts"}, {NULL}}},
+    {"runs", "run_means.*", NULL, NULL, NULL, {
+        {"trace_id", NULL, "#"}, {"inclusive", NULL, "inclusive"}, {"exclusive", NULL, "exclusive"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table ensemble_diff[] = {
+    {"nodes", "nodes[]", NULL, NULL, NULL, {
+        {"id", NULL, "id"}, {"key", NULL, "key"}, {"name", NULL, "name"}, {"delta", NULL, "delta"},
+        {"mean_baseline", NULL, "mean_baseline"}, {"mean_comparison", NULL, "mean_comparison"},
+        {"rank_min", NULL, "ranks.min"}, {"rank_max", NULL, "ranks.max"}, {NULL}}},
+    {"rank_histogram", "nodes[].ranks.counts[]", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"bin", NULL, "#"}, {"count", NULL, "."}, {NULL}}},
+    {NULL}};
+
+/* api_ensemble_projection.c */
+static const ari_csv_table ensemble_projection[] = {
+    {"runs", "runs[]", NULL, NULL, NULL, {
+        {"trace_id", NULL, "trace_id"}, {"name", NULL, "name"}, {"x", NULL, "x"}, {"y", NULL, "y"},
+        {"cluster", NULL, "cluster"}, {NULL}}},
+    {"parameters", "runs[].parameters.*", NULL, NULL, NULL, {
+        {"trace_id", NULL, "@1.trace_id"}, {"name", NULL, "@1.name"}, {"parameter", NULL, "#"},
+        {"value", NULL, "."}, {NULL}}},
+    {"axes", "axes[]", NULL, NULL, NULL, {
+        {"name", NULL, "name"}, {"explained", "fraction", "explained"}, {"label", NULL, "label"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table ensemble_scatter[] = {
+    {"points", "points[]", NULL, NULL, NULL, {
+        {"node", NULL, "node"}, {"path", NULL, "node", ARI_CSV_LOOKUP, "@0.nodes", "path"},
+        {"trace_id", NULL, "trace_id"}, {"run", NULL, "run", ARI_CSV_LOOKUP, "@0.runs", "name"},
+        {"x", NULL, "x"}, {"y", NULL, "y"}, {NULL}}},
+    {"nodes", "nodes[]", NULL, NULL, NULL, {
+        {"id", NULL, "id"}, {"path", NULL, "path"}, {"name", NULL, "name"}, {"module", NULL, "module"},
+        {"present", NULL, "present"}, {"n", NULL, "fit.n"}, {"r", NULL, "fit.r"}, {"r2", NULL, "fit.r2"},
+        {"slope", NULL, "fit.slope"}, {"intercept", NULL, "fit.intercept"}, {NULL}}},
+    {NULL}};
+
 static const ari_csv_view views[] = {
     {"/api/v1/traces/{}/gantt", "gantt", gantt},
     {"/api/v1/traces/{}/states", "states", states},
@@ -375,6 +456,13 @@ static const ari_csv_view views[] = {
     {"/api/v1/traces/{}/metric-series", "metric_series", metric_series},
     {"/api/v1/ensembles/{}/stats", "ensemble_stats", ensemble_stats},
     {"/api/v1/ensembles/{}/scaling", "ensemble_scaling", ensemble_scaling},
+    {"/api/v1/ensembles/{}/supergraph", "ensemble_supergraph", ensemble_supergraph},
+    {"/api/v1/ensembles/{}/nodes/{}/histogram", "ensemble_node_histogram", ensemble_node_histogram},
+    {"/api/v1/ensembles/{}/nodes/{}/boxplots", "ensemble_node_boxplots", ensemble_node_boxplots},
+    {"/api/v1/ensembles/{}/nodes/{}/gradients", "ensemble_node_gradients", ensemble_node_gradients},
+    {"/api/v1/ensembles/{}/diff", "ensemble_diff", ensemble_diff},
+    {"/api/v1/ensembles/{}/projection", "ensemble_projection", ensemble_projection},
+    {"/api/v1/ensembles/{}/scatter", "ensemble_scatter", ensemble_scatter},
 };
 // clang-format on
 

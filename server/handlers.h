@@ -84,5 +84,15 @@ enum MHD_Result api_ensemble_parameters_csv(ari_request *r);
 /* api_ensemble_stats.c: statistics and scaling models across an ensemble */
 enum MHD_Result api_ensemble_stats(ari_request *r);
 enum MHD_Result api_ensemble_scaling(ari_request *r);
+/* api_ensemble_projection.c: parameter projection (MDS + k-means) and metric scatter of an ensemble */
+enum MHD_Result api_ensemble_projection(ari_request *r);
+enum MHD_Result api_ensemble_scatter(ari_request *r);
+/* api_ensemble_supergraph.c, api_ensemble_nodes.c, api_ensemble_diff.c: the ensemble super
+ * graph, its nodes' histograms, boxplots and gradients, and the diff of two members */
+enum MHD_Result api_ensemble_supergraph(ari_request *r);
+enum MHD_Result api_ensemble_node_histogram(ari_request *r);
+enum MHD_Result api_ensemble_node_boxplots(ari_request *r);
+enum MHD_Result api_ensemble_node_gradients(ari_request *r);
+enum MHD_Result api_ensemble_diff(ari_request *r);
 
 #endif

@@ -1,4 +1,8 @@
-/* jobs.c: the worker thread that runs import jobs. */
+/* jobs.c: the worker thread that runs import jobs. An upload with an
+ * `ensemble` name (upload.h) also makes the ensemble of its imported
+ * profiles right after the import's transaction commits; when that fails
+ * the job is marked failed with the code "ensemble_failed", a message
+ * saying why, and the imported trace ids (the traces stay). */
 #include "jobs.h"
 
 #include <errno.h>
@@ -10,6 +14,7 @@
 
 #include "import/import.h"
 #include "stall_hook.h"
+#include "store/store_ensembles.h"
 #include "util/log.h"
 
 typedef struct job_item {
@@ -59,6 +64,61 @@ static void record_outcome(ari_jobs *j, int64_t id, const ari_import_result *res
         ari_log(ARI_LOG_ERROR, "job %lld: cannot record skipped files: %s", (long long)id, err.message);
 }
 
+/* "[1,2,3]" and "1, 2, 3" of the imported traces (malloc'd; NULL on nomem). */
+static int trace_lists(const ari_import_result *res, char **json, char **text)
+{
+    size_t cap = 24 * (res->ntraces + 1);
+    *json = malloc(cap);
+    *text = malloc(cap);
+    if (!*json || !*text)
+        return -1;
+    size_t a = (size_t)snprintf(*json, cap, "["), b = 0;
+    (*text)[0] = '\0';
+    for (size_t i = 0; i < res->ntraces; i++) {
+        a += (size_t)snprintf(*json + a, cap - a, i ? ",%lld" : "%lld", (long long)res->traces[i].id);
+        b += (size_t)snprintf(*text + b, cap - b, i ? ", %lld" : "%lld", (long long)res->traces[i].id);
+    }
+    snprintf(*json + a, cap - a, "]");
+    return 0;
+}
+
+static void fail_ensemble(ari_jobs *j, int64_t id, const char *name, const ari_import_result *res,
+                          const ari_error *why)
+{
+    char *json = NULL, *text = NULL, *msg = NULL;
+    ari_error err = {0};
+    if (trace_lists(res, &json, &text) == 0 &&
+        asprintf(&msg, "the upload was imported (trace%s %s) but the ensemble '%s' could not be made: %s (%s)",
+                 res->ntraces == 1 ? "" : "s", text, name, why->message, why->code) < 0)
+        msg = NULL;
+    if (ari_jobs_finish(j->db, id, 0, json, "ensemble_failed", msg ? msg : why->message, &err) < 0)
+        ari_log(ARI_LOG_ERROR, "job %lld: cannot record failure: %s", (long long)id, err.message);
+    free(json);
+    free(text);
+    free(msg);
+}
+
+/* Makes the ensemble `name` of the imported profiles (other kinds left out). */
+static void make_ensemble(ari_jobs *j, int64_t id, const char *name, const ari_import_result *res)
+{
+    int64_t *ids = calloc(res->ntraces + 1, sizeof *ids), eid = 0;
+    size_t n = 0;
+    ari_error err = {0};
+    for (size_t i = 0; ids && i < res->ntraces; i++)
+        if (strcmp(res->traces[i].kind, "profile") == 0)
+            ids[n++] = res->traces[i].id;
+    int rc = !ids ? ari_error_set(&err, ARI_E_NOMEM, "out of memory")
+             : n  ? ari_ensemble_create_for_job(j->db, id, name, ids, n, &eid, &err)
+                  : ari_error_set(&err, ARI_E_INVALID_INPUT, "the upload holds no profile to make the ensemble of");
+    free(ids);
+    if (rc < 0) {
+        ari_log(ARI_LOG_WARN, "job %lld: ensemble failed: %s", (long long)id, err.message);
+        fail_ensemble(j, id, name, res, &err);
+    } else {
+        ari_log(ARI_LOG_INFO, "job %lld: made ensemble %lld of %zu profile(s)", (long long)id, (long long)eid, n);
+    }
+}
+
 static void run_job(ari_jobs *j, job_item *it)
 {
     ari_upload *u = it->upload;
@@ -91,6 +151,8 @@ static void run_job(ari_jobs *j, job_item *it)
         record_outcome(j, it->id, &res);
     } else {
         ari_log(ARI_LOG_INFO, "job %lld: imported %zu trace(s)", (long long)it->id, res.ntraces);
+        if (u->ensemble_name[0])
+            make_ensemble(j, it->id, u->ensemble_name, &res);
     }
     ari_import_result_free(&res);
     for (size_t i = 0; i < u->nfiles; i++)

@@ -151,6 +151,17 @@ static void write_data(ari_upload *u, const char *data, size_t size)
     }
 }
 
+/* Appends a chunk of a text field at offset off into buf (size bytes),
+ * cutting what does not fit; the text stays NUL-terminated. */
+static void field_append(char *buf, size_t bufsize, uint64_t off, const char *data, size_t size)
+{
+    size_t have = off < bufsize ? (size_t)off : bufsize - 1;
+    size_t room = bufsize - 1 - have;
+    size_t n = size < room ? size : room;
+    memcpy(buf + have, data, n);
+    buf[have + n] = '\0';
+}
+
 static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key,
                                const char *filename, const char *content_type,
                                const char *transfer_encoding, const char *data,
@@ -172,11 +183,9 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
         }
         write_data(u, data, size);
     } else if (strcmp(key, "name") == 0) {
-        size_t have = off < sizeof u->trace_name ? (size_t)off : sizeof u->trace_name - 1;
-        size_t room = sizeof u->trace_name - 1 - have;
-        size_t n = size < room ? size : room;
-        memcpy(u->trace_name + have, data, n);
-        u->trace_name[have + n] = '\0';
+        field_append(u->trace_name, sizeof u->trace_name, off, data, size);
+    } else if (strcmp(key, "ensemble") == 0) {
+        field_append(u->ensemble_name, sizeof u->ensemble_name, off, data, size);
     }
     return MHD_YES;
 }
@@ -215,6 +224,9 @@ ari_upload *ari_upload_begin(ari_request *r, ari_error *err)
     const char *name = ari_param(r, "name");
     if (name)
         snprintf(u->trace_name, sizeof u->trace_name, "%s", name);
+    const char *ensemble = ari_param(r, "ensemble");
+    if (ensemble)
+        snprintf(u->ensemble_name, sizeof u->ensemble_name, "%s", ensemble);
     return u;
 }
 
@@ -244,6 +256,8 @@ void ari_upload_end(ari_upload *u)
     char raw[sizeof u->trace_name]; /* as sent: maybe not UTF-8, maybe cut in a character */
     memcpy(raw, u->trace_name, sizeof raw);
     ari_utf8_copy(u->trace_name, sizeof u->trace_name, raw);
+    memcpy(raw, u->ensemble_name, sizeof raw);
+    ari_utf8_copy(u->ensemble_name, sizeof u->ensemble_name, raw);
 }
 
 void ari_upload_free(ari_upload *u, int keep_files)

@@ -1,5 +1,5 @@
 /* upload.h: receiving POST /traces bodies. A multipart/form-data body is
- * split into its file parts (and the optional `name` field); any other body
+ * split into its file parts (and the optional `name` and `ensemble` fields); any other body
  * is one file. Files stream into a fresh spool directory, never into
  * memory, and the total size is capped. The names that the client gave
  * (file names, the `name` field) are kept apart from the spool's file
@@ -25,6 +25,9 @@ struct ari_upload {
     char *client_names[ARI_UPLOAD_MAX_FILES]; /* as the client named them, valid UTF-8 */
     size_t nfiles;
     char trace_name[256];          /* the `name` field; valid UTF-8 once ended */
+    char ensemble_name[256];       /* the `ensemble` field or query parameter: make the imported
+                                      profiles an ensemble of that name; "" for none; valid UTF-8
+                                      once ended */
     char time_unit[8];             /* the `time_unit` query parameter (checked), "" if none */
     int allow_duplicate;           /* the `allow_duplicate` query parameter (default false) */
     uint64_t bytes, max_bytes;

@@ -182,6 +182,30 @@ int ari_ensemble_create(ari_store *s, const char *name, const int64_t *trace_ids
     return in_transaction(s, create_body, &c, err);
 }
 
+typedef struct job_ctx {
+    members_ctx create;
+    int64_t job_id;
+} job_ctx;
+
+static int create_for_job_body(ari_store *s, const void *ctx, ari_error *err)
+{
+    const job_ctx *c = ctx;
+    if (create_body(s, &c->create, err) < 0)
+        return -1;
+    ari_arg args[] = {ari_arg_int(c->job_id), ari_arg_int(*c->create.id_out)};
+    return ari_store_run(s, "UPDATE jobs SET params_json = json_set(params_json, '$.ensemble_id', ?2) WHERE id = ?1",
+                         args, 2, "record the job's ensemble", err);
+}
+
+int ari_ensemble_create_for_job(ari_store *s, int64_t job_id, const char *name, const int64_t *trace_ids, size_t n,
+                                int64_t *id_out, ari_error *err)
+{
+    if (check_text("the ensemble's name", name, ARI_ENSEMBLE_NAME_MAX, err) < 0 || check_count(n, err) < 0)
+        return -1;
+    job_ctx c = {{.trace_ids = trace_ids, .n = n, .name = name, .id_out = id_out}, job_id};
+    return in_transaction(s, create_for_job_body, &c, err);
+}
+
 int ari_ensemble_rename(ari_store *s, int64_t id, const char *name, ari_error *err)
 {
     if (check_text("the ensemble's name", name, ARI_ENSEMBLE_NAME_MAX, err) < 0)

@@ -80,6 +80,11 @@ void ari_ensemble_infos_free(ari_ensemble_info *infos, size_t n);
  * metadata. *id_out gets its id. One transaction. */
 int ari_ensemble_create(ari_store *s, const char *name, const int64_t *trace_ids, size_t n, int64_t *id_out,
                         ari_error *err);
+/* ari_ensemble_create for an upload (server/jobs.c): also records the new
+ * ensemble's id in import job job_id's params_json ("ensemble_id"), in the
+ * same transaction. */
+int ari_ensemble_create_for_job(ari_store *s, int64_t job_id, const char *name, const int64_t *trace_ids, size_t n,
+                                int64_t *id_out, ari_error *err);
 /* Renames ensemble id (not a transaction of its own: one statement).
  * 0, or -1 (ARI_E_NOT_FOUND if absent). */
 int ari_ensemble_rename(ari_store *s, int64_t id, const char *name, ari_error *err);

@@ -3,10 +3,16 @@
 // one from the ticked profiles (makeEnsemble), and the ensemble page
 // #/ensembles/{id}: its members and their execution parameters in a table,
 // with per-member editing (PATCH, source "user"), member removal, rename,
-// delete, and a CSV of run -> parameters (POST .../parameters, text/csv).
+// delete, and a CSV of run -> parameters (POST .../parameters, text/csv);
+// adding members picked from the stored profiles (POST .../members); the
+// parameter projection of the runs (GET .../projection?k=: classical MDS,
+// k-means clusters) as a d3 scatter coloured by cluster, with a k selector.
 // API: docs/api.md, "Ensembles of profiles".
 import { api, apiUrl, getToken, ApiError } from './api.js';
+import { TYPE_PALETTE } from './colors.js';
+import { getD3 } from './d3.js';
 import { h, clear, modal, confirmDialog } from './dom.js';
+import { createTooltip, d3Tip, tipContent } from './lib/tooltip.js';
 import { formatDate, formatNumber } from './lib/format.js';
 import { navigate } from './router.js';
 import { errorBox } from './settings.js';
@@ -99,11 +105,13 @@ function draw(page) {
         h('p', { class: 'page-subtitle' }, `Ensemble of ${ens.member_count} profile${ens.member_count === 1 ? '' : 's'}`
           + ` · created ${formatDate(ens.created_at)}`)),
       h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'btn btn-small', onclick: () => addMembers(page) }, 'Add members'),
         h('button', { type: 'button', class: 'btn btn-small', onclick: () => renameEnsemble(page) }, 'Rename'),
         h('button', { type: 'button', class: 'btn btn-small btn-danger-outline', onclick: () => deleteEnsemble(page) },
           'Delete'),
         h('a', { class: 'btn btn-small', href: '#/traces' }, 'All traces'))),
     parameterTable(page),
+    projectionPanel(page),
     csvPanel(page));
 }
 
@@ -296,4 +304,131 @@ function csvOutcome(res) {
     + `${res.parameters_set} values set.`,
   unknown.length ? h('span', { class: 'text-error' }, ` Unknown runs: ${unknown.map((u) =>
     `${u.run} (line ${u.line})`).join(', ')}.`) : null);
+}
+
+// ---- adding members ----
+
+// A dialog listing the stored profiles that are not members yet; the ticked
+// ones are added (POST /ensembles/{id}/members {trace_ids}).
+async function addMembers(page) {
+  let traces;
+  try {
+    traces = (await api.get('/traces', { kind: 'profile', limit: 1000, sort: 'name' })).traces;
+  } catch (e) {
+    await modal({ title: 'Add members', body: errorBox(e, 'list the profiles'), buttons: [{ label: 'Close', value: null }] });
+    return;
+  }
+  const members = new Set(page.ens.members.map((m) => m.trace_id));
+  const free = traces.filter((t) => !members.has(t.id));
+  const boxes = free.map((t) => h('input', { type: 'checkbox', value: String(t.id), id: `add-member-${t.id}` }));
+  const body = free.length === 0
+    ? h('p', { class: 'muted' }, 'Every stored profile is a member already.')
+    : h('div', { class: 'add-members-list', style: 'max-height: 50vh; overflow: auto' },
+      h('p', { class: 'muted small' }, 'Tick the profiles to add; their parameters are read from their metadata.'),
+      h('ul', { class: 'plain-list', 'aria-label': 'Profiles' }, free.map((t, i) => h('li', {}, boxes[i],
+        h('label', { for: `add-member-${t.id}` }, ` ${t.name} `, h('span', { class: 'muted small' }, `#${t.id}`))))));
+  const done = await modal({
+    title: 'Add members',
+    body,
+    buttons: free.length ? [{ label: 'Cancel', value: null }, { label: 'Add', value: 'ok', primary: true }]
+      : [{ label: 'Close', value: null }],
+    onSubmit: async () => {
+      const ids = boxes.filter((b) => b.checked).map((b) => Number(b.value));
+      if (!ids.length) return 'Tick at least one profile.';
+      try {
+        await api.post(`/ensembles/${page.ens.id}/members`, { trace_ids: ids });
+        return true;
+      } catch (e) {
+        return e.message;
+      }
+    },
+  });
+  if (done === 'ok') await refresh(page);
+}
+
+// ---- the parameter projection ----
+
+const PROJ = { width: 720, height: 380, margin: { top: 16, right: 170, bottom: 44, left: 56 } };
+// A dot's label: the run's name, or its trace id when the name is long.
+const runLabel = (r) => (r.name.length <= 16 ? r.name : `#${r.trace_id}`);
+
+// The panel: a k selector and the scatter, loaded after the page draws.
+function projectionPanel(page) {
+  const plot = h('div', { class: 'projection-plot', style: 'position: relative' });
+  const k = page.projectionK || 3;
+  const select = h('select', { id: 'projection-k', class: 'input', style: 'width: auto',
+    onchange: (e) => { page.projectionK = Number(e.target.value); loadProjection(page, plot); } },
+  [1, 2, 3, 4, 5, 6, 7, 8].map((v) => h('option', { value: String(v), selected: v === k }, String(v))));
+  const el = h('section', { class: 'panel', 'aria-label': 'Parameter projection' },
+    h('h2', { class: 'section-title' }, 'Parameter projection'),
+    h('p', { class: 'muted small' }, 'Each dot is a run: classical MDS of its per-call-site times and numeric '
+      + 'parameters, each scaled to [0, 1]; colours are k-means clusters. Runs close together behave alike.'),
+    h('div', { style: 'display: flex; gap: .5rem; align-items: center; justify-content: flex-start' },
+      h('label', { for: 'projection-k' }, 'Clusters (k)'), select),
+    plot);
+  if (page.ens.members.length > 0) loadProjection(page, plot);
+  return el;
+}
+
+async function loadProjection(page, plot) {
+  clear(plot).appendChild(h('p', { class: 'muted small' }, 'Computing the projection…'));
+  try {
+    const proj = await api.get(`/ensembles/${page.ens.id}/projection`, { k: page.projectionK || 3 });
+    drawProjection(clear(plot), proj);
+  } catch (e) {
+    clear(plot).appendChild(errorBox(e, 'compute the projection'));
+  }
+}
+
+function extent(d3, values) {
+  const [lo, hi] = d3.extent(values);
+  const pad = hi > lo ? (hi - lo) * 0.08 : 1;
+  return [lo - pad, hi + pad];
+}
+
+function drawProjection(plot, proj) {
+  const d3 = getD3();
+  const { width, height, margin } = PROJ;
+  const x = d3.scaleLinear().domain(extent(d3, proj.runs.map((r) => r.x))).range([margin.left, width - margin.right]);
+  const y = d3.scaleLinear().domain(extent(d3, proj.runs.map((r) => r.y))).range([height - margin.bottom, margin.top]);
+  const color = (c) => TYPE_PALETTE[c % TYPE_PALETTE.length];
+  const svg = d3.select(plot).append('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('role', 'img')
+    .attr('aria-label', `Parameter projection of ${proj.runs.length} runs in ${proj.clusters} clusters`)
+    .style('max-width', `${width}px`).style('width', '100%');
+  svg.append('g').attr('transform', `translate(0,${height - margin.bottom})`).call(d3.axisBottom(x).ticks(6));
+  svg.append('g').attr('transform', `translate(${margin.left},0)`).call(d3.axisLeft(y).ticks(6));
+  svg.append('text').attr('class', 'axis-label').attr('x', (margin.left + width - margin.right) / 2)
+    .attr('y', height - 8).attr('text-anchor', 'middle').text(proj.axes[0].label);
+  svg.append('text').attr('class', 'axis-label').attr('transform', 'rotate(-90)')
+    .attr('x', -(margin.top + height - margin.bottom) / 2).attr('y', 14).attr('text-anchor', 'middle')
+    .text(proj.axes[1].label);
+  const tip = createTooltip(plot);
+  svg.append('g').selectAll('circle').data(proj.runs).join('circle')
+    .attr('cx', (r) => x(r.x)).attr('cy', (r) => y(r.y)).attr('r', 6)
+    .attr('fill', (r) => color(r.cluster)).attr('stroke', '#fff').attr('stroke-width', 1.5)
+    .attr('data-trace-id', (r) => r.trace_id)
+    .call(d3Tip, tip, (r) => tipContent(r.name, [['Cluster', String(r.cluster + 1)], ['Trace', `#${r.trace_id}`],
+      ...Object.entries(r.parameters).slice(0, 8)], null, `${proj.axes[0].name} ${r.x.toPrecision(3)} · `
+      + `${proj.axes[1].name} ${r.y.toPrecision(3)}`));
+  if (proj.runs.length <= 24) { // names beside the dots while they stay readable
+    svg.append('g').attr('class', 'run-labels').selectAll('text').data(proj.runs).join('text')
+      .attr('x', (r) => x(r.x) + 9).attr('y', (r) => y(r.y) + 4).attr('font-size', 11).attr('fill', '#374151')
+      .text(runLabel);
+  }
+  drawLegend(svg, proj, color, width - margin.right + 16, margin.top);
+  plot.appendChild(h('p', { class: 'muted small' }, `Features: ${proj.features.call_sites} call sites (${proj.metric})`
+    + (proj.features.call_sites_dropped ? `, ${proj.features.call_sites_dropped} left out (absent from some runs)` : '')
+    + `, parameters: ${proj.features.parameters.join(', ') || 'none'}. Seed ${proj.method.seed}.`));
+}
+
+function drawLegend(svg, proj, color, x0, y0) {
+  const counts = new Map();
+  for (const r of proj.runs) counts.set(r.cluster, (counts.get(r.cluster) || 0) + 1);
+  const g = svg.append('g').attr('class', 'legend').attr('transform', `translate(${x0},${y0})`);
+  [...counts.keys()].sort((a, b) => a - b).forEach((c, i) => {
+    const row = g.append('g').attr('transform', `translate(0,${i * 20})`);
+    row.append('circle').attr('cx', 6).attr('cy', 6).attr('r', 6).attr('fill', color(c));
+    row.append('text').attr('x', 18).attr('y', 10).attr('font-size', 12)
+      .text(`Cluster ${c + 1} (${counts.get(c)} run${counts.get(c) === 1 ? '' : 's'})`);
+  });
 }

@@ -7,7 +7,9 @@
 // upload) replaces it with a name derived from them, so an upload is never
 // stored under the previous one's name. The outcome lists the files the
 // import skipped, and an upload identical to a stored trace offers that
-// trace, or to import anyway (?allow_duplicate=true).
+// trace, or to import anyway (?allow_duplicate=true). With several files
+// chosen, an optional "as an ensemble named ..." field sends ?ensemble=NAME:
+// the imported profiles become that ensemble (linked in the outcome).
 import { api, uploadTraces } from './api.js';
 import { h, clear } from './dom.js';
 import { formatBytes, formatDate } from './lib/format.js';
@@ -19,6 +21,7 @@ const FAILURE_TITLES = {
   io_error: 'The server could not store the file',
   too_large: 'The upload is too large',
   duplicate_trace: 'This trace is already on the server',
+  ensemble_failed: 'The files were imported, but the ensemble could not be made',
 };
 
 const ARCHIVE = /\.(tar|tgz|zip|tar\.(gz|zst|xz|bz2))$/i;
@@ -107,9 +110,16 @@ function buildForm() {
   const folderLink = h('label', { class: 'folder-pick small', for: 'upload-folder' },
     'or choose a whole folder (a StarPU output folder: files ariadne does not read are skipped and listed)',
     folderInput);
+  // Several files: optionally "as an ensemble named ..." (POST /traces?ensemble=).
+  const ensembleInput = h('input', { id: 'upload-ensemble', name: 'ensemble', class: 'input', maxlength: 200,
+    autocomplete: 'off', placeholder: 'Leave empty for separate traces' });
+  const ensembleField = h('div', { class: 'field', hidden: true },
+    h('label', { for: 'upload-ensemble' }, 'As an ensemble named (optional)'), ensembleInput,
+    h('span', { class: 'muted small' }, 'The imported profiles become an ensemble of runs of that name.'));
   const form = h('form', { class: 'panel upload-form', 'aria-label': 'Upload traces' },
     drop, folderLink, fileList,
     h('div', { class: 'field' }, h('label', { for: 'upload-name' }, 'Trace name (optional)'), nameInput),
+    ensembleField,
     h('div', { class: 'form-actions' }, submit, cancel),
     status);
 
@@ -118,6 +128,8 @@ function buildForm() {
   const choose = (files) => {
     chosen = [...files];
     nameInput.value = nameFromFiles(chosen);
+    ensembleField.hidden = chosen.length < 2;
+    if (ensembleField.hidden) ensembleInput.value = '';
     showFiles();
   };
   const showFiles = () => {
@@ -159,12 +171,14 @@ function buildForm() {
       fileInput.disabled = on;
       folderInput.disabled = on;
       nameInput.disabled = on;
+      ensembleInput.disabled = on;
       cancel.hidden = !on;
     };
     busy(true);
     let done = false;
     try {
-      done = await runUpload(files, nameInput.value.trim(), status, cancel, {});
+      const ensemble = ensembleInput.value.trim();
+      done = await runUpload(files, nameInput.value.trim(), status, cancel, ensemble ? { ensemble } : {});
     } finally {
       busy(false);
       if (done) { // the next upload starts afresh: no files, no name
@@ -235,14 +249,29 @@ async function runUpload(files, name, status, cancel, query) {
     imp.text.textContent = 'Done';
     imp.el.classList.add('done');
     outcome.appendChild(await successBox(job));
+    if (query.ensemble) outcome.appendChild(await ensembleLink(query.ensemble, job));
   } else {
     const duplicate = job.error?.code === 'duplicate_trace';
     imp.text.textContent = duplicate ? 'Not imported: already on the server' : 'Failed';
     imp.el.classList.add('failed');
-    const again = () => runUpload(files, name, status, cancel, { allow_duplicate: true });
+    const again = () => runUpload(files, name, status, cancel, { ...query, allow_duplicate: true });
     outcome.appendChild(duplicate ? duplicateBox(job, again) : failureBox(job));
   }
   return true;
+}
+
+// The ensemble an upload made: the newest ensemble of that name (the job
+// does not carry its id yet), linked to its page.
+async function ensembleLink(name, job) {
+  try {
+    const { ensembles } = await api.get('/ensembles');
+    const e = ensembles.find((x) => x.name === name);
+    if (e) {
+      return h('p', { class: 'ensemble-made' }, 'Ensemble ', h('a', { href: `#/ensembles/${e.id}` }, e.name),
+        ` made of ${e.member_count} profile${e.member_count === 1 ? '' : 's'}.`);
+    }
+  } catch { /* said below */ }
+  return h('p', { class: 'muted' }, `The ensemble "${name}" was not found after job #${job.id}.`);
 }
 
 // Polls the job until it succeeds or fails, calling onUpdate each time.

@@ -3,7 +3,11 @@
 // 10 trials made by `ariadned import --ensemble` when the shared data is
 // present), profiles ticked in the list become an ensemble ("Make an
 // ensemble"), whose page lists the members and their parameters; a
-// parameter is edited in the dialog and others set from a CSV file.
+// parameter is edited in the dialog and others set from a CSV file; a
+// member is added from the stored profiles ("Add members"); the parameter
+// projection draws a dot per run coloured by cluster, with the axes'
+// shares of variance, and the k selector redraws it; the upload form's
+// "as an ensemble named" field (shown for several files) makes an ensemble.
 // Screenshots at 1366x768 go to tests/browser/screenshots/ensemble-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -97,6 +101,53 @@ test('edit a parameter in the dialog and set others from a CSV', async () => {
   await page.screenshot({ path: join(shots, 'ensemble-page.png'), fullPage: true });
 });
 
+test('add a member, then the projection draws a dot per run coloured by cluster', async () => {
+  await page.click('button:text("Add members")');
+  const labels0 = await page.locator('dialog label').allTextContents();
+  assert.ok(!labels0.some((l) => /run-8|run-64/.test(l)), `members are not offered: ${labels0}`);
+  await page.check('dialog li:has-text("run-27") input[type="checkbox"]');
+  await page.click('dialog button[value="ok"]');
+  await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Members"] tbody tr').length === 3);
+  await page.waitForSelector('.projection-plot svg circle[data-trace-id]');
+  assert.equal(await page.locator('.projection-plot circle[data-trace-id]').count(), 3);
+  const labels = await page.locator('.projection-plot .axis-label').allTextContents();
+  assert.match(labels[0], /^MDS 1 \(\d+% of variance\)$/);
+  assert.match(labels[1], /^MDS 2 \(\d+% of variance\)$/);
+  assert.equal(await page.locator('.projection-plot .legend text').count(), 3); // 3 runs, k = 3
+  const fills = await page.locator('.projection-plot circle[data-trace-id]').evaluateAll((cs) => cs.map((c) => c.getAttribute('fill')));
+  assert.equal(new Set(fills).size, 3);
+  await page.locator('.projection-plot circle[data-trace-id]').first().hover();
+  await page.waitForSelector('.ari-tooltip:not([hidden]) .tt-title');
+  await page.selectOption('#projection-k', '2');
+  await page.waitForFunction(() => document.querySelectorAll('.projection-plot .legend text').length === 2);
+  await page.evaluate(() => document.querySelector('section[aria-label="Parameter projection"]').scrollIntoView());
+  await page.screenshot({ path: join(shots, 'ensemble-projection.png') });
+});
+
+test('the upload form makes an ensemble of several files', async () => {
+  await page.goto(`${daemon.url}/#/upload`);
+  await page.waitForSelector('#upload-files');
+  assert.equal(await page.locator('#upload-ensemble').isVisible(), false);
+  // two json-split profiles not stored yet (a stored one would be a duplicate)
+  await page.setInputFiles('#upload-files', [8, 16].map((p) => ({
+    name: `p${p}.json`, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({
+      data: [[3 + p, 0, 3, 0], [p, 0, p, 1]],
+      columns: ['inclusive#sum#time.duration', 'mpi.rank', 'sum#time.duration', 'path'],
+      column_metadata: [{ is_value: true }, { is_value: false }, { is_value: true }, { is_value: false }],
+      nodes: [{ label: 'main', column: 'path' }, { label: 'work', column: 'path', parent: 0 }],
+      'mpi.world.size': p,
+    })),
+  })));
+  assert.equal(await page.locator('#upload-ensemble').isVisible(), true);
+  await page.fill('#upload-ensemble', 'uploaded pair');
+  await page.click('form[aria-label="Upload traces"] button[type="submit"]');
+  await page.waitForSelector('.ensemble-made a');
+  await page.click('.ensemble-made a');
+  await page.waitForSelector('table[aria-label="Members"]');
+  assert.equal(await page.locator('h1').textContent(), 'uploaded pair');
+  assert.equal(await page.locator('table[aria-label="Members"] tbody tr').count(), 2);
+});
+
 test('the RAJAPerf ensemble page lists its 10 trials with their metadata',
   { skip: !haveRaja && 'no shared data (thicket)' }, async () => {
     await page.goto(`${daemon.url}/#/traces`);
@@ -107,5 +158,9 @@ test('the RAJAPerf ensemble page lists its 10 trials with their metadata',
     const heads = await page.locator('table[aria-label="Members"] th').allTextContents();
     for (const k of ['ProblemSizeRunParam', 'variant', 'tuning', 'compiler']) assert.ok(heads.includes(k), k);
     await page.screenshot({ path: join(shots, 'ensemble-rajaperf.png') });
+    await page.waitForSelector('.projection-plot svg circle[data-trace-id]');
+    assert.equal(await page.locator('.projection-plot circle[data-trace-id]').count(), 10);
+    await page.evaluate(() => document.querySelector('section[aria-label="Parameter projection"]').scrollIntoView());
+    await page.screenshot({ path: join(shots, 'ensemble-rajaperf-projection.png') });
     assert.deepEqual(problems, []);
   });

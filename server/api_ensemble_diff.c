@@ -1,0 +1,133 @@
+/* api_ensemble_diff.c: GET /api/v1/ensembles/{id}/diff?baseline=&comparison=
+ * &value=exc|inc&bins= (+ the super graph parameters and runs=): the
+ * target-target difference on the ensemble super graph (spec_callflow.md
+ * 2.9): per node delta = mean_r x_baseline,r - mean_r x_comparison,r
+ * (negative: the comparison is slower), the per-rank differences'
+ * histogram (summing to the number of processes of the union of both
+ * members), and a colour domain symmetric about 0. The formula lives in
+ * analysis/ensemble_diff.c, the graph in analysis/ensemble_supergraph.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cct_ops.h"
+#include "analysis/ensemble_diff.h"
+#include "ensemble_ctx.h"
+#include "handlers.h"
+#include "params.h"
+#include "reply.h"
+
+typedef struct diff_req {
+    int a, b; /* member indices */
+    int exclusive;
+    double *d;   /* [match.n] scratch */
+    int *counts; /* [bins] scratch */
+    ari_ediff_match match;
+} diff_req;
+
+/* A member's per-process row of node j, or NULL when it lacks the node. */
+static const double *row_of(const esg_ctx *c, const diff_req *q, int m, int64_t j)
+{
+    const ari_esg *s = &c->s;
+    if (isnan(s->inc[j * s->nmembers + m]))
+        return NULL;
+    const double *base = q->exclusive ? s->g.exc : s->g.inc;
+    return base + j * s->g.nprocs + s->proc_first[m];
+}
+
+static json_t *node_json(const esg_ctx *c, diff_req *q, int64_t j, double *maxabs)
+{
+    const ari_esg *s = &c->s;
+    int nm = s->nmembers, nb = c->q.bins;
+    const double *mv = q->exclusive ? s->exc : s->inc;
+    double ma = mv[j * nm + q->a], mb = mv[j * nm + q->b], delta = ari_ediff_delta(ma, mb);
+    if (isfinite(delta) && fabs(delta) > *maxabs)
+        *maxabs = fabs(delta);
+    ari_ediff_ranks(&q->match, row_of(c, q, q->a, j), row_of(c, q, q->b, j), q->d);
+    double lo = NAN, hi = NAN;
+    memset(q->counts, 0, (size_t)nb * sizeof *q->counts);
+    if (q->match.n > 0)
+        ari_histogram(q->d, q->match.n, NULL, nb, q->counts, &lo, &hi);
+    json_t *counts = json_array();
+    for (int k = 0; k < nb; k++)
+        json_array_append_new(counts, json_integer(q->counts[k]));
+    char key[17];
+    esg_node_key(s->g.nodes[j].id, key);
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o}}", "id", s->g.nodes[j].id, "key", key,
+                     "name", s->g.nodes[j].label, "delta", esg_num(delta), "mean_baseline", esg_num(ma),
+                     "mean_comparison", esg_num(mb), "ranks", "min", esg_num(lo), "max", esg_num(hi),
+                     "counts", counts);
+}
+
+static json_t *edges_json(const esg_ctx *c)
+{
+    const ari_esg *s = &c->s;
+    json_t *a = json_array();
+    for (int64_t x = 0; x < s->g.nedges; x++) {
+        ari_esg_range r;
+        ari_esg_range_of(s->weight + x * s->nmembers, s->nmembers, 1, &r);
+        json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "source", s->g.nodes[s->g.edges[x].source].id,
+                                           "target", s->g.nodes[s->g.edges[x].target].id, "weight",
+                                           esg_num(r.max)));
+    }
+    return a;
+}
+
+static json_t *diff_json(const esg_ctx *c, diff_req *q)
+{
+    json_t *nodes = json_array();
+    double m = 0;
+    for (int64_t j = 0; j < c->s.g.nnodes; j++)
+        json_array_append_new(nodes, node_json(c, q, j, &m));
+    return json_pack(
+        "{s:I, s:I, s:I, s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:[f, f]}", "ensemble_id", (json_int_t)c->id,
+        "baseline", (json_int_t)esg_ctx_trace(c, q->a), "comparison", (json_int_t)esg_ctx_trace(c, q->b),
+        "value", q->exclusive ? "exc" : "inc", "metric", c->ecct.metrics[c->metric].name, "sign",
+        "baseline - comparison: negative = comparison slower (red), positive = faster (green)", "processes",
+        q->match.n, "bins", c->q.bins, "nodes", nodes, "edges", edges_json(c), "domain", -m, m);
+}
+
+static enum MHD_Result run(ari_request *r, esg_ctx *c, diff_req *q)
+{
+    static const char *const values[] = {"exc", "inc", NULL};
+    const char *v = NULL;
+    if (ari_param_choice(r, "value", values, &v) < 0)
+        return MHD_YES;
+    q->exclusive = !v || strcmp(v, "exc") == 0;
+    q->a = esg_ctx_member_param(r, c, "baseline");
+    if (q->a == -1)
+        return MHD_YES;
+    q->b = q->a >= 0 ? esg_ctx_member_param(r, c, "comparison") : -2;
+    if (q->b == -1)
+        return MHD_YES;
+    if (q->a < 0 || q->b < 0)
+        return ari_reply_error(r, 400, "invalid_parameter",
+                               "baseline and comparison (member trace ids) are required");
+    const ari_cct *ca = c->ecct.members[q->a].cct, *cb = c->ecct.members[q->b].cct;
+    ari_error err = {0};
+    if (ari_ediff_match_build(ca->proc_rank, ca->proc_thread, ca->nprocs, cb->proc_rank, cb->proc_thread,
+                              cb->nprocs, &q->match, &err) < 0)
+        return ari_reply_from_error(r, &err);
+    q->d = malloc(((size_t)q->match.n + 1) * sizeof *q->d);
+    q->counts = malloc((size_t)c->q.bins * sizeof *q->counts);
+    if (!q->d || !q->counts)
+        return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+    return esg_reply_doc(r, diff_json(c, q));
+}
+
+enum MHD_Result api_ensemble_diff(ari_request *r)
+{
+    esg_ctx c;
+    if (esg_ctx_open(r, &c) < 0) {
+        esg_ctx_free(&c);
+        return MHD_YES;
+    }
+    diff_req q;
+    memset(&q, 0, sizeof q);
+    enum MHD_Result res = run(r, &c, &q);
+    ari_ediff_match_free(&q.match);
+    free(q.d);
+    free(q.counts);
+    esg_ctx_free(&c);
+    return res;
+}

@@ -1,0 +1,265 @@
+/* test_ensemble_supergraph.c: the ensemble super graph
+ * (src/analysis/ensemble_supergraph.c) on the spec's Figure 4.2 worked
+ * example (spec_callflow.md 2.7: supernodes' max over runs 40/20/30/35,
+ * edges out of LIB1 20/10/35 summing to 65): ids shared by every member,
+ * absent = NAN, each member's values equal to its own single-run super
+ * graph, flow conserved per member; the gradient histogram's numpy rules;
+ * the per-rank difference of two members (union of ranks, sign). */
+// clang-format off
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+// clang-format on
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ensemble_diff.h"
+#include "analysis/ensemble_supergraph.h"
+
+#define MAXN 64
+#define MAXP 8
+
+/* A hand-built member: metric 0 "time (inc)", metric 1 "time". */
+typedef struct tcct {
+    ari_cct c;
+    int64_t parent[MAXN];
+    const char *name[MAXN], *module[MAXN], *file[MAXN], *kind[MAXN];
+    int line[MAXN];
+    int rank[MAXP], thread[MAXP];
+    ari_cct_metric metrics[2];
+    double inc[MAXN * MAXP], exc[MAXN * MAXP];
+    const double *values[2];
+} tcct;
+
+static void tcct_init(tcct *t, int nprocs)
+{
+    memset(t, 0, sizeof *t);
+    t->c.nprocs = nprocs;
+    for (int p = 0; p < nprocs; p++)
+        t->rank[p] = p;
+    t->metrics[0] = (ari_cct_metric){"time (inc)", "s", 1, 1};
+    t->metrics[1] = (ari_cct_metric){"time", "s", 0, 0};
+    t->values[0] = t->inc;
+    t->values[1] = t->exc;
+    t->c = (ari_cct){.parent = t->parent,
+                     .name = t->name,
+                     .module = t->module,
+                     .file = t->file,
+                     .line = t->line,
+                     .kind = t->kind,
+                     .nprocs = nprocs,
+                     .proc_rank = t->rank,
+                     .proc_thread = t->thread,
+                     .nmetrics = 2,
+                     .metrics = t->metrics,
+                     .values = t->values};
+}
+
+/* Adds a function node with the same exclusive value on every process. */
+static int64_t add(tcct *t, int64_t parent, const char *name, double exc)
+{
+    int64_t i = t->c.nnodes++;
+    t->parent[i] = parent;
+    t->name[i] = name;
+    t->module[i] = name;
+    t->file[i] = "";
+    t->kind[i] = "function";
+    for (int p = 0; p < t->c.nprocs; p++)
+        t->exc[i * t->c.nprocs + p] = exc;
+    return i;
+}
+
+/* inc = exc + sum of the children's inc, per process. */
+static void fill_inclusive(tcct *t)
+{
+    int np = t->c.nprocs;
+    memcpy(t->inc, t->exc, sizeof t->inc);
+    for (int64_t i = t->c.nnodes - 1; i > 0; i--)
+        for (int p = 0; p < np; p++)
+            if (t->parent[i] >= 0)
+                t->inc[t->parent[i] * np + p] += t->inc[i * np + p];
+}
+
+/* Figure 4.2: three runs; LIB3 is reached from LIB1 and from LIB2. */
+static void build_fig42(tcct t[3])
+{
+    tcct_init(&t[0], 1);
+    int64_t r = add(&t[0], -1, "LIB1", 5), l2 = add(&t[0], r, "LIB2", 0);
+    add(&t[0], l2, "LIB3", 20);
+    add(&t[0], r, "LIB3", 10);
+    add(&t[0], r, "LIB4", 5);
+    tcct_init(&t[1], 1);
+    add(&t[1], add(&t[1], -1, "LIB1", 3), "LIB4", 35);
+    tcct_init(&t[2], 1);
+    r = add(&t[2], -1, "LIB1", 5);
+    add(&t[2], r, "LIB3", 5);
+    add(&t[2], add(&t[2], r, "LIB2", 5), "LIB3", 10);
+    for (int m = 0; m < 3; m++)
+        fill_inclusive(&t[m]);
+}
+
+static ari_esg_params default_params(void)
+{
+    ari_esg_params p;
+    memset(&p, 0, sizeof p);
+    p.metric = 0;
+    p.filter = (ari_cct_filter){0, 0, ARI_COLLAPSE_MEAN};
+    p.sg.group_by = ARI_GROUP_MODULE;
+    p.sg.collapse = ARI_COLLAPSE_MEAN;
+    return p;
+}
+
+static double node_max(const ari_esg *s, const char *id, int exc)
+{
+    int64_t j = ari_supergraph_find(&s->g, id);
+    assert_true(j >= 0);
+    ari_esg_range r;
+    ari_esg_range_of((exc ? s->exc : s->inc) + j * s->nmembers, s->nmembers, 1, &r);
+    return r.max;
+}
+
+static double edge_max(const ari_esg *s, const char *from, const char *to)
+{
+    int64_t u = ari_supergraph_find(&s->g, from), v = ari_supergraph_find(&s->g, to);
+    for (int64_t x = 0; x < s->g.nedges; x++) {
+        if (s->g.edges[x].source == u && s->g.edges[x].target == v) {
+            ari_esg_range r;
+            ari_esg_range_of(s->weight + x * s->nmembers, s->nmembers, 1, &r);
+            return r.max;
+        }
+    }
+    return NAN;
+}
+
+/* Member m's values equal its own single-run super graph's, by id. */
+static void check_member_matches_single(const ari_esg *s, const ari_cct *c, int m)
+{
+    ari_cct_times t;
+    ari_supergraph g;
+    ari_sg_view v;
+    ari_error err = {0};
+    ari_sg_params p = {ARI_GROUP_MODULE, NULL, NULL, 0, ARI_COLLAPSE_MEAN};
+    assert_int_equal(ari_cct_times_init(&t, c, 0, &err), 0);
+    assert_int_equal(ari_supergraph_build(c, &t, NULL, &p, &g, &err), 0);
+    assert_int_equal(ari_sg_view_compute(&g, NULL, ARI_COLLAPSE_MEAN, 1, &v, &err), 0);
+    int present = 0;
+    for (int64_t j = 0; j < s->g.nnodes; j++) {
+        int64_t k = ari_supergraph_find(&g, s->g.nodes[j].id);
+        double x = s->inc[j * s->nmembers + m];
+        assert_true(k >= 0 ? fabs(x - v.inc[k]) < 1e-12 : isnan(x));
+        present += k >= 0;
+    }
+    assert_int_equal(present, g.nnodes);
+    for (int64_t x = 0; x < s->g.nedges; x++) {
+        const char *a = s->g.nodes[s->g.edges[x].source].id, *b = s->g.nodes[s->g.edges[x].target].id;
+        double w = s->weight[x * s->nmembers + m], want = NAN;
+        for (int64_t y = 0; y < g.nedges; y++)
+            if (strcmp(g.nodes[g.edges[y].source].id, a) == 0 &&
+                strcmp(g.nodes[g.edges[y].target].id, b) == 0)
+                want = v.weight[y];
+        assert_true(isnan(want) ? isnan(w) : fabs(w - want) < 1e-12);
+    }
+    ari_sg_view_free(&v);
+    ari_supergraph_free(&g);
+    ari_cct_times_free(&t);
+}
+
+static void test_figure_4_2(void **state)
+{
+    (void)state;
+    static tcct t[3];
+    build_fig42(t);
+    const ari_cct *members[] = {&t[0].c, &t[1].c, &t[2].c};
+    ari_ecct e;
+    ari_esg s;
+    ari_error err = {0};
+    assert_int_equal(ari_ecct_build(members, 3, &e, &err), 0);
+    ari_esg_params p = default_params();
+    assert_int_equal(ari_esg_build(&e, &p, &s, &err), 0);
+    assert_int_equal(s.g.nnodes, 4);
+    assert_true(node_max(&s, "LIB1#0", 0) == 40);
+    assert_true(node_max(&s, "LIB2#0", 0) == 20);
+    assert_true(node_max(&s, "LIB3#0", 0) == 30);
+    assert_true(node_max(&s, "LIB4#0", 0) == 35);
+    double e2 = edge_max(&s, "LIB1#0", "LIB2#0"), e3 = edge_max(&s, "LIB1#0", "LIB3#0"),
+           e4 = edge_max(&s, "LIB1#0", "LIB4#0");
+    assert_true(e2 == 20 && e3 == 10 && e4 == 35 && e2 + e3 + e4 == 65);
+    /* absent: LIB2, LIB3 in run 2 (index 1), LIB4 in run 3 (index 2); never 0 */
+    assert_true(isnan(s.inc[ari_supergraph_find(&s.g, "LIB2#0") * 3 + 1]));
+    assert_true(isnan(s.inc[ari_supergraph_find(&s.g, "LIB4#0") * 3 + 2]));
+    assert_true(isnan(edge_max(&s, "LIB2#0", "LIB4#0")));
+    for (int m = 0; m < 3; m++)
+        check_member_matches_single(&s, members[m], m);
+    ari_esg_free(&s);
+    ari_ecct_free(&e);
+}
+
+static void test_gradient(void **state)
+{
+    (void)state;
+    double v[] = {1, NAN, 3, 2, 5};
+    int counts[4], bin[5];
+    double lo, hi;
+    ari_esg_gradient(v, 5, 1, 4, counts, bin, &lo, &hi);
+    /* numpy: np.histogram([1,3,2,5], 4) -> [2,1,0,1], edges 1,2,3,4,5 */
+    assert_true(lo == 1 && hi == 5);
+    assert_int_equal(counts[0], 1);
+    assert_int_equal(counts[1], 1);
+    assert_int_equal(counts[2], 1);
+    assert_int_equal(counts[3], 1);
+    assert_int_equal(bin[1], -1);
+    assert_int_equal(bin[4], 3);
+    double same[] = {2, 2};
+    ari_esg_gradient(same, 2, 1, 4, counts, bin, &lo, &hi);
+    assert_int_equal(counts[2], 2);
+    assert_int_equal(bin[0], 2);
+}
+
+/* Baseline ranks 0,1,2 against comparison ranks 1,2,3: the union has 4
+ * processes, a missing side counts 0, and the sign is baseline - comparison. */
+static void test_diff_ranks(void **state)
+{
+    (void)state;
+    int ra[] = {2, 0, 1}, rb[] = {1, 2, 3};
+    double xa[] = {12, 10, 11}, xb[] = {12.1, NAN, 5};
+    ari_ediff_match m;
+    ari_error err = {0};
+    assert_int_equal(ari_ediff_match_build(ra, NULL, 3, rb, NULL, 3, &m, &err), 0);
+    assert_int_equal(m.n, 4);
+    double d[4];
+    ari_ediff_ranks(&m, xa, xb, d);
+    int want_rank[] = {0, 1, 2, 3};
+    double want[] = {10, 11 - 12.1, 12, -5};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(m.rank[k], want_rank[k]);
+        assert_true(fabs(d[k] - want[k]) < 1e-12);
+    }
+    ari_ediff_ranks(&m, NULL, xb, d);
+    assert_true(d[0] == 0 && fabs(d[1] + 12.1) < 1e-12);
+    int counts[20];
+    double lo, hi;
+    ari_histogram(d, m.n, NULL, 20, counts, &lo, &hi);
+    int sum = 0;
+    for (int k = 0; k < 20; k++)
+        sum += counts[k];
+    assert_int_equal(sum, 4);
+    assert_true(ari_ediff_delta(11.5, 12.65) < 0);
+    assert_true(ari_ediff_delta(NAN, 0.5) == -0.5);
+    assert_true(isnan(ari_ediff_delta(NAN, NAN)));
+    ari_ediff_match_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_figure_4_2),
+        cmocka_unit_test(test_gradient),
+        cmocka_unit_test(test_diff_ranks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
