@@ -54,8 +54,8 @@ static json_t *node_json(const esg_ctx *c, diff_req *q, int64_t j, double *maxab
     char key[17];
     esg_node_key(s->g.nodes[j].id, key);
     return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o}}", "id", s->g.nodes[j].id, "key", key,
-                     "name", s->g.nodes[j].label, "delta", esg_num(delta), "mean_baseline", esg_num(ma),
-                     "mean_comparison", esg_num(mb), "ranks", "min", esg_num(lo), "max", esg_num(hi),
+                     "name", s->g.nodes[j].label, "delta", ens_num(delta), "mean_baseline", ens_num(ma),
+                     "mean_comparison", ens_num(mb), "ranks", "min", ens_num(lo), "max", ens_num(hi),
                      "counts", counts);
 }
 
@@ -68,7 +68,7 @@ static json_t *edges_json(const esg_ctx *c)
         ari_esg_range_of(s->weight + x * s->nmembers, s->nmembers, 1, &r);
         json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "source", s->g.nodes[s->g.edges[x].source].id,
                                            "target", s->g.nodes[s->g.edges[x].target].id, "weight",
-                                           esg_num(r.max)));
+                                           ens_num(r.max)));
     }
     return a;
 }
@@ -80,9 +80,9 @@ static json_t *diff_json(const esg_ctx *c, diff_req *q)
     for (int64_t j = 0; j < c->s.g.nnodes; j++)
         json_array_append_new(nodes, node_json(c, q, j, &m));
     return json_pack(
-        "{s:I, s:I, s:I, s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:[f, f]}", "ensemble_id", (json_int_t)c->id,
+        "{s:I, s:I, s:I, s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:[f, f]}", "ensemble_id", (json_int_t)c->e.id,
         "baseline", (json_int_t)esg_ctx_trace(c, q->a), "comparison", (json_int_t)esg_ctx_trace(c, q->b),
-        "value", q->exclusive ? "exc" : "inc", "metric", c->ecct.metrics[c->metric].name, "sign",
+        "value", q->exclusive ? "exc" : "inc", "metric", c->e.ecct.metrics[c->metric].name, "sign",
         "baseline - comparison: negative = comparison slower (red), positive = faster (green)", "processes",
         q->match.n, "bins", c->q.bins, "nodes", nodes, "edges", edges_json(c), "domain", -m, m);
 }
@@ -103,7 +103,7 @@ static enum MHD_Result run(ari_request *r, esg_ctx *c, diff_req *q)
     if (q->a < 0 || q->b < 0)
         return ari_reply_error(r, 400, "invalid_parameter",
                                "baseline and comparison (member trace ids) are required");
-    const ari_cct *ca = c->ecct.members[q->a].cct, *cb = c->ecct.members[q->b].cct;
+    const ari_cct *ca = c->e.ecct.members[q->a].cct, *cb = c->e.ecct.members[q->b].cct;
     ari_error err = {0};
     if (ari_ediff_match_build(ca->proc_rank, ca->proc_thread, ca->nprocs, cb->proc_rank, cb->proc_thread,
                               cb->nprocs, &q->match, &err) < 0)
@@ -112,7 +112,7 @@ static enum MHD_Result run(ari_request *r, esg_ctx *c, diff_req *q)
     q->counts = malloc((size_t)c->q.bins * sizeof *q->counts);
     if (!q->d || !q->counts)
         return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-    return esg_reply_doc(r, diff_json(c, q));
+    return ari_reply_doc(r, diff_json(c, q), 17);
 }
 
 enum MHD_Result api_ensemble_diff(ari_request *r)

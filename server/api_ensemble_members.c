@@ -26,9 +26,7 @@ static const ari_body_field add_body[] = {
 enum MHD_Result api_ensemble_members_add(ari_request *r)
 {
     int64_t id;
-    if (ari_path_id(r, 0, &id) < 0)
-        return MHD_YES;
-    json_t *body = ari_body_object(r);
+    json_t *body = ari_path_id_body(r, &id);
     if (!body)
         return MHD_YES;
     enum MHD_Result res = MHD_YES;

@@ -92,7 +92,7 @@ static int collect(const esg_ctx *c, int64_t j, const char *mode, int exc, sampl
         for (int p = p0; strcmp(mode, "rank") == 0 && p < p1; p++)
             push(s, (exc ? g->g.exc : g->g.inc)[j * np + p], m, p - p0);
         for (int64_t i = 0; strcmp(mode, "callsite") == 0 && i < g->g.cct_nodes; i++) {
-            if (g->g.group[i] != j || !ari_ecct_present(&c->ecct, m, i))
+            if (g->g.group[i] != j || !ari_ecct_present(&c->e.ecct, m, i))
                 continue;
             const double *row = (exc ? g->t.exc : g->t.inc) + i * np + p0;
             push(s, ari_collapse_row(row, p1 - p0, NULL, c->q.collapse, scratch), m, (int)i);
@@ -131,7 +131,7 @@ static json_t *histogram_json(const esg_ctx *c, int64_t j, const char *mode, int
     esg_node_key(c->s.g.nodes[j].id, key);
     return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "id", c->s.g.nodes[j].id,
                      "key", key, "mode", mode, "value", exc ? "exc" : "inc", "bins", nb, "samples", s->n,
-                     "min", esg_num(lo), "max", esg_num(hi), "edges", edges, "counts",
+                     "min", ens_num(lo), "max", ens_num(hi), "edges", edges, "counts",
                      s->n ? counts_of(s, -1, lo, hi, nb) : json_array(), "target_counts",
                      target >= 0 && s->n ? counts_of(s, target, lo, hi, nb) : json_null());
 }
@@ -151,7 +151,7 @@ enum MHD_Result api_ensemble_node_histogram(ari_request *r)
         if (collect(&c, j, mode ? mode : "rank", exc, &s) < 0)
             res = ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
         else
-            res = esg_reply_doc(r, histogram_json(&c, j, mode ? mode : "rank", exc, target, &s));
+            res = ari_reply_doc(r, histogram_json(&c, j, mode ? mode : "rank", exc, target, &s), 17);
         samples_free(&s);
     }
     esg_ctx_free(&c);
@@ -174,13 +174,14 @@ enum MHD_Result api_ensemble_node_gradients(ari_request *r)
             char t[24];
             snprintf(t, sizeof t, "%lld", (long long)esg_ctx_trace(&c, m));
             json_object_set_new(means, t,
-                                json_pack("{s:o, s:o}", "inclusive", esg_num(c.s.inc[j * nm + m]),
-                                          "exclusive", esg_num(c.s.exc[j * nm + m])));
+                                json_pack("{s:o, s:o}", "inclusive", ens_num(c.s.inc[j * nm + m]),
+                                          "exclusive", ens_num(c.s.exc[j * nm + m])));
         }
-        res = esg_reply_doc(
+        res = ari_reply_doc(
             r, json_pack("{s:s, s:s, s:i, s:o?, s:o?, s:o}", "id", c.s.g.nodes[j].id, "key", key, "bins",
                          c.q.bins, "inclusive", esg_gradient_json(&c, c.s.inc + j * nm, c.q.bins),
-                         "exclusive", esg_gradient_json(&c, c.s.exc + j * nm, c.q.bins), "run_means", means));
+                         "exclusive", esg_gradient_json(&c, c.s.exc + j * nm, c.q.bins), "run_means", means),
+            17);
     }
     esg_ctx_free(&c);
     return res;
@@ -219,11 +220,11 @@ static int callsite_values(const esg_ctx *c, int64_t j, const char *name, int ex
         for (int p = p0; p < p1; p++)
             s->v[s->n + p - p0] = 0;
         for (int64_t i = 0; i < g->g.cct_nodes; i++) {
-            int64_t pa = c->ecct.parent[i];
-            if (g->g.group[i] != j || strcmp(c->ecct.name[i], name) != 0 || !ari_ecct_present(&c->ecct, m, i))
+            int64_t pa = c->e.ecct.parent[i];
+            if (g->g.group[i] != j || strcmp(c->e.ecct.name[i], name) != 0 || !ari_ecct_present(&c->e.ecct, m, i))
                 continue;
             any = 1;
-            if (!exc && pa >= 0 && g->g.group[pa] == j && strcmp(c->ecct.name[pa], name) == 0)
+            if (!exc && pa >= 0 && g->g.group[pa] == j && strcmp(c->e.ecct.name[pa], name) == 0)
                 continue;
             const double *row = (exc ? g->t.exc : g->t.inc) + i * np;
             for (int p = p0; p < p1; p++)
@@ -243,7 +244,7 @@ static json_t *outliers_json(const esg_ctx *c, const sample_set *s, double lo, d
     for (int k = 0; k < s->n; k++) {
         if (s->v[k] >= lo && s->v[k] <= hi)
             continue;
-        const ari_cct *mc = c->ecct.members[s->member[k]].cct;
+        const ari_cct *mc = c->e.ecct.members[s->member[k]].cct;
         json_array_append_new(vals, json_real(s->v[k]));
         json_array_append_new(ranks, json_integer(mc->proc_rank ? mc->proc_rank[s->proc[k]] : s->proc[k]));
         json_array_append_new(runs, json_integer(esg_ctx_trace(c, s->member[k])));
@@ -313,8 +314,8 @@ static json_t *callsites_json(const esg_ctx *c, int64_t j, int exc, int target, 
     for (int64_t i = 0; i < n; i++) {
         int seen = c->s.g.group[i] != j;
         for (int64_t h = 0; !seen && h < i; h++)
-            seen = c->s.g.group[h] == j && strcmp(c->ecct.name[h], c->ecct.name[i]) == 0;
-        if (!seen && (items[k] = callsite_json(c, j, c->ecct.name[i], exc, target, iqr)))
+            seen = c->s.g.group[h] == j && strcmp(c->e.ecct.name[h], c->e.ecct.name[i]) == 0;
+        if (!seen && (items[k] = callsite_json(c, j, c->e.ecct.name[i], exc, target, iqr)))
             k++;
     }
     qsort(items, (size_t)k, sizeof *items, cmp_box);
@@ -338,10 +339,11 @@ enum MHD_Result api_ensemble_node_boxplots(ari_request *r)
     else if (target != -1) {
         char key[17];
         esg_node_key(c.s.g.nodes[j].id, key);
-        res = esg_reply_doc(r, json_pack("{s:s, s:s, s:s, s:f, s:o, s:o?}", "id", c.s.g.nodes[j].id, "key",
+        res = ari_reply_doc(r, json_pack("{s:s, s:s, s:s, s:f, s:o, s:o?}", "id", c.s.g.nodes[j].id, "key",
                                          key, "value", exc ? "exc" : "inc", "iqr", iqr, "target",
                                          target < 0 ? json_null() : json_integer(esg_ctx_trace(&c, target)),
-                                         "callsites", callsites_json(&c, j, exc, target, iqr)));
+                                         "callsites", callsites_json(&c, j, exc, target, iqr)),
+                            17);
     }
     esg_ctx_free(&c);
     return res;

@@ -3,9 +3,8 @@
  * 3.3 items 4 and 6):
  *   GET /api/v1/ensembles/{id}/projection?k=3&seed=&runs=&metric=
  *   GET /api/v1/ensembles/{id}/scatter?x=&y=&runs=
- * The ensemble and its members' CCTs are loaded as api_ensemble_stats.c
- * does (its ctx_open, copied: a shared request context is left for the
- * next session); the features, MDS and k-means come from analysis/mds.c
+ * The ensemble, the runs chosen by runs= and their unified CCT come from
+ * ensemble_load.h; the features, MDS and k-means come from analysis/mds.c
  * and kmeans.c, the fits from analysis/profile_stats.c (ari_least_squares).
  * This file reads the parameters, builds the feature matrix, encodes the
  * JSON (absent values as null, never 0) and maps errors. */
@@ -13,97 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/ensemble_cct.h"
 #include "analysis/kmeans.h"
 #include "analysis/mds.h"
 #include "analysis/profile_stats.h"
+#include "ensemble_load.h"
 #include "handlers.h"
 #include "params.h"
 #include "reply.h"
-#include "store/ensemble_profiles.h"
-#include "store/store_ensembles.h"
 
 #define DEFAULT_SEED 20150101 /* CallFlow's random_state */
 
-typedef struct ens_ctx {
-    int64_t id;
-    ari_ensemble ens;
-    ari_ensemble_profiles prof;
-    ari_ecct ecct;
-} ens_ctx;
-
-static void ctx_free(ens_ctx *c)
-{
-    ari_ecct_free(&c->ecct);
-    ari_ensemble_profiles_free(&c->prof);
-    ari_ensemble_free(&c->ens);
-}
-
-/* runs=: a subset of member trace ids; *n = 0 when absent. 400 answered. */
-static int parse_runs(ari_request *r, int64_t **ids, int *n)
-{
-    *ids = NULL;
-    *n = 0;
-    if (!ari_param(r, "runs"))
-        return 0;
-    *ids = malloc(ARI_ENSEMBLE_MAX_MEMBERS * sizeof **ids);
-    if (!*ids) {
-        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-        return -1;
-    }
-    return ari_param_id_list(r, "runs", "trace", 1, ARI_ENSEMBLE_MAX_MEMBERS, *ids, n);
-}
-
-static int build_ecct(ens_ctx *c, ari_error *err)
-{
-    const ari_cct **members = malloc((c->prof.n ? (size_t)c->prof.n : 1) * sizeof *members);
-    if (!members)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (int k = 0; k < c->prof.n; k++)
-        members[k] = &c->prof.ccts[k];
-    int rc = ari_ecct_build(members, c->prof.n, &c->ecct, err);
-    free((void *)members);
-    return rc;
-}
-
-/* Loads the ensemble, the selected members' profiles and the unified CCT;
- * on failure the error is answered and -1 returned. */
-static int ctx_open(ari_request *r, ens_ctx *c)
-{
-    memset(c, 0, sizeof *c);
-    int64_t *runs = NULL;
-    int nruns;
-    if (ari_path_id(r, 0, &c->id) < 0 || parse_runs(r, &runs, &nruns) < 0) {
-        free(runs);
-        return -1;
-    }
-    ari_error err = {0};
-    int rc = ari_ensemble_get(r->db, c->id, &c->ens, &err);
-    if (rc == 0)
-        rc = ari_ensemble_profiles_load(r->db, &c->ens, runs, nruns, &c->prof, &err);
-    free(runs);
-    if (rc == 0)
-        rc = build_ecct(c, &err);
-    if (rc == 0)
-        return 0;
-    ari_reply_from_error(r, &err);
-    ctx_free(c);
-    return -1;
-}
-
-/* The metric named by parameter `param`, or by default the inclusive time
- * ("time (inc)", else the first inclusive metric, else the first). 400
- * answered (-1) for an unknown name or no metric at all. */
+/* The metric named by parameter `param`, or by default ens_default_metric.
+ * 400 answered (-1) for an unknown name or no metric at all. */
 static int pick_metric(ari_request *r, const ari_ecct *e, const char *param)
 {
     const char *name = ari_param(r, param);
     char safe[ARI_PRINTABLE_SIZE];
-    int k = name ? ari_ecct_metric_index(e, name) : ari_ecct_metric_index(e, "time (inc)");
-    for (int q = 0; !name && k < 0 && q < e->nmetrics; q++)
-        if (e->metrics[q].inclusive)
-            k = q;
-    if (!name && k < 0 && e->nmetrics > 0)
-        k = 0;
+    int k = name ? ari_ecct_metric_index(e, name) : ens_default_metric(e);
     if (k >= 0)
         return k;
     if (name)
@@ -115,16 +40,6 @@ static int pick_metric(ari_request *r, const ari_ecct *e, const char *param)
     return -1;
 }
 
-static json_t *num_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static const ari_ensemble_member *run_member(const ens_ctx *c, int k)
-{
-    return &c->ens.members[c->prof.member[k]];
-}
-
 static json_t *params_json(const ari_ensemble_member *m)
 {
     json_t *o = json_object();
@@ -133,32 +48,13 @@ static json_t *params_json(const ari_ensemble_member *m)
     return o;
 }
 
-/* Answers the document (taking it), or 500 when building it failed. */
-static enum MHD_Result reply_doc(ari_request *r, json_t *doc)
-{
-    char *json = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
-    json_decref(doc);
-    if (!json)
-        return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-    enum MHD_Result res = ari_reply_text_json(r, 200, json);
-    free(json);
-    return res;
-}
-
 /* ---- /projection ---- */
 
 /* The member's value of key as a finite number: 0, or -1 (absent or not
  * a number). */
 static int param_number(const ari_ensemble_member *m, const char *key, double *out)
 {
-    for (int q = 0; q < m->nparams; q++) {
-        if (strcmp(m->param_keys[q], key) != 0)
-            continue;
-        char *end;
-        *out = strtod(m->param_values[q], &end);
-        return (m->param_values[q][0] && !*end && isfinite(*out)) ? 0 : -1;
-    }
-    return -1;
+    return ari_ensemble_member_number(m, key, out, NULL) == 0 ? 0 : -1;
 }
 
 /* The features: call sites whose metric value is finite in every selected
@@ -189,7 +85,7 @@ static int param_complete(const ens_ctx *c, const char *key)
 {
     double v;
     for (int k = 0; k < c->prof.n; k++)
-        if (param_number(run_member(c, k), key, &v) < 0)
+        if (param_number(ens_ctx_run(c, k), key, &v) < 0)
             return 0;
     return 1;
 }
@@ -216,7 +112,7 @@ static void fill_features(const ens_ctx *c, int metric, features *f)
         for (int s = 0; s < f->nsites; s++)
             row[s] = ari_ecct_value(&c->ecct, k, f->sites[s], metric);
         for (int q = 0; q < f->nparams; q++)
-            param_number(run_member(c, k), f->keys[q], &row[f->nsites + q]);
+            param_number(ens_ctx_run(c, k), f->keys[q], &row[f->nsites + q]);
     }
     ari_minmax_scale(f->x, n, f->p);
 }
@@ -252,7 +148,7 @@ static json_t *projection_runs_json(const ens_ctx *c, const projection *pr)
 {
     json_t *a = json_array();
     for (int k = 0; k < c->prof.n; k++) {
-        const ari_ensemble_member *m = run_member(c, k);
+        const ari_ensemble_member *m = ens_ctx_run(c, k);
         json_array_append_new(a,
                               json_pack("{s:I, s:s, s:f, s:f, s:i, s:o}", "trace_id", (json_int_t)m->trace_id,
                                         "name", m->name, "x", pr->coords[2 * k], "y", pr->coords[2 * k + 1],
@@ -325,23 +221,23 @@ enum MHD_Result api_ensemble_projection(ari_request *r)
         ari_param_int(r, "seed", DEFAULT_SEED, 0, INT64_MAX, &seed) < 0)
         return MHD_YES;
     ens_ctx c;
-    if (ctx_open(r, &c) < 0)
+    if (ens_ctx_open(r, &c) < 0)
         return MHD_YES;
     if (c.prof.n > ARI_MDS_MAX_POINTS) {
-        ctx_free(&c);
+        ens_ctx_free(&c);
         return ari_reply_error(
             r, 400, "invalid_parameter",
             "a projection takes at most %d runs; choose fewer with runs=", ARI_MDS_MAX_POINTS);
     }
     int metric = pick_metric(r, &c.ecct, "metric");
     if (metric < 0) {
-        ctx_free(&c);
+        ens_ctx_free(&c);
         return MHD_YES;
     }
     ari_error err = {0};
     json_t *doc = projection_doc(&c, metric, k, seed, &err);
-    ctx_free(&c);
-    return err.code[0] ? ari_reply_from_error(r, &err) : reply_doc(r, doc);
+    ens_ctx_free(&c);
+    return err.code[0] ? ari_reply_from_error(r, &err) : ari_reply_doc(r, doc, 17);
 }
 
 /* ---- /scatter ---- */
@@ -357,9 +253,9 @@ static int pick_y(ari_request *r, const ari_ecct *e, int x)
 
 static json_t *fit_json(const ari_fit *f)
 {
-    return json_pack("{s:I, s:o, s:o, s:o, s:o}", "n", (json_int_t)f->n, "r", num_or_null(f->r), "r2",
-                     num_or_null(f->r2), "slope", num_or_null(f->slope), "intercept",
-                     num_or_null(f->intercept));
+    return json_pack("{s:I, s:o, s:o, s:o, s:o}", "n", (json_int_t)f->n, "r", ens_num(f->r), "r2",
+                     ens_num(f->r2), "slope", ens_num(f->slope), "intercept",
+                     ens_num(f->intercept));
 }
 
 /* One node's row: identity and the fit across the runs (one point per run
@@ -394,18 +290,9 @@ static json_t *points_json(const ens_ctx *c, int mx, int my, double *xs, double 
             xs[*np] = x;
             ys[(*np)++] = y;
             json_array_append_new(a, json_pack("{s:I, s:i, s:I, s:f, s:f}", "node", (json_int_t)i, "run", m,
-                                               "trace_id", (json_int_t)run_member(c, m)->trace_id, "x", x,
+                                               "trace_id", (json_int_t)ens_ctx_run(c, m)->trace_id, "x", x,
                                                "y", y));
         }
-    return a;
-}
-
-static json_t *scatter_runs_json(const ens_ctx *c)
-{
-    json_t *a = json_array();
-    for (int k = 0; k < c->prof.n; k++)
-        json_array_append_new(a, json_pack("{s:I, s:s}", "trace_id", (json_int_t)run_member(c, k)->trace_id,
-                                           "name", run_member(c, k)->name));
     return a;
 }
 
@@ -430,7 +317,7 @@ static json_t *scatter_doc(const ens_ctx *c, int mx, int my)
         ari_least_squares(xs, ys, np, &all);
         doc = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:I, s:o, s:o}", "ensemble_id", (json_int_t)c->id,
                         "ensemble", c->ens.name, "x", axis_json(&c->ecct.metrics[mx]), "y",
-                        axis_json(&c->ecct.metrics[my]), "runs", scatter_runs_json(c), "overall",
+                        axis_json(&c->ecct.metrics[my]), "runs", ens_runs_json(c), "overall",
                         fit_json(&all), "node_count", (json_int_t)c->ecct.nnodes, "nodes", nodes, "points",
                         points);
     }
@@ -442,11 +329,11 @@ static json_t *scatter_doc(const ens_ctx *c, int mx, int my)
 enum MHD_Result api_ensemble_scatter(ari_request *r)
 {
     ens_ctx c;
-    if (ctx_open(r, &c) < 0)
+    if (ens_ctx_open(r, &c) < 0)
         return MHD_YES;
     int mx = pick_metric(r, &c.ecct, "x");
     int my = mx >= 0 ? pick_y(r, &c.ecct, mx) : -1;
     json_t *doc = my >= 0 ? scatter_doc(&c, mx, my) : NULL;
-    ctx_free(&c);
-    return my < 0 ? MHD_YES : reply_doc(r, doc);
+    ens_ctx_free(&c);
+    return my < 0 ? MHD_YES : ari_reply_doc(r, doc, 17);
 }

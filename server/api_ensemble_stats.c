@@ -2,89 +2,24 @@
  * ensemble of profiles:
  *   GET /api/v1/ensembles/{id}/stats?metric=&percentiles=&ddof=&runs=
  *   GET /api/v1/ensembles/{id}/scaling?parameter=&metric=&runs=
- * The ensemble comes from store/store_ensembles.c (ari_ensemble_get), its
- * members' CCTs from store/ensemble_profiles.c, the unified CCT, the
- * statistics and the models from analysis/ensemble_cct.c,
- * ensemble_stats.c and scaling_model.c; this file reads the parameters,
+ * The ensemble, the runs chosen by runs= and their unified CCT come from
+ * ensemble_load.h, the statistics and the models from
+ * analysis/ensemble_stats.c and scaling_model.c; this file reads the parameters,
  * encodes the JSON (absent values as null, never 0) and maps errors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/ensemble_cct.h"
 #include "analysis/ensemble_stats.h"
 #include "analysis/scaling_model.h"
+#include "ensemble_load.h"
 #include "handlers.h"
 #include "params.h"
 #include "reply.h"
-#include "store/ensemble_profiles.h"
-#include "store/store_ensembles.h"
 
 #define MAX_PERCENTILES 20
 
-/* One request's ensemble: the members chosen by runs, their CCTs and the
- * unified tree. */
-typedef struct ens_ctx {
-    int64_t id;
-    ari_ensemble ens;
-    ari_ensemble_profiles prof;
-    ari_ecct ecct;
-} ens_ctx;
-
-static void ctx_free(ens_ctx *c)
-{
-    ari_ecct_free(&c->ecct);
-    ari_ensemble_profiles_free(&c->prof);
-    ari_ensemble_free(&c->ens);
-}
-
-/* runs=: a subset of member trace ids; *n = 0 when absent. 400 answered. */
-static int parse_runs(ari_request *r, int64_t **ids, int *n)
-{
-    *ids = NULL;
-    *n = 0;
-    if (!ari_param(r, "runs"))
-        return 0;
-    *ids = malloc(ARI_ENSEMBLE_MAX_MEMBERS * sizeof **ids);
-    if (!*ids) {
-        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-        return -1;
-    }
-    return ari_param_id_list(r, "runs", "trace", 1, ARI_ENSEMBLE_MAX_MEMBERS, *ids, n);
-}
-
-/* Loads the ensemble, the selected members' profiles and the unified CCT;
- * on failure the error is answered and -1 returned. */
-static int ctx_open(ari_request *r, ens_ctx *c)
-{
-    memset(c, 0, sizeof *c);
-    int64_t *runs;
-    int nruns;
-    if (ari_path_id(r, 0, &c->id) < 0 || parse_runs(r, &runs, &nruns) < 0) {
-        return -1;
-    }
-    ari_error err = {0};
-    int rc = ari_ensemble_get(r->db, c->id, &c->ens, &err);
-    if (rc == 0)
-        rc = ari_ensemble_profiles_load(r->db, &c->ens, runs, nruns, &c->prof, &err);
-    free(runs);
-    const ari_cct **members = rc == 0 ? malloc((c->prof.n ? (size_t)c->prof.n : 1) * sizeof *members) : NULL;
-    if (rc == 0 && !members)
-        rc = ari_error_set(&err, ARI_E_NOMEM, "out of memory");
-    for (int k = 0; members && k < c->prof.n; k++)
-        members[k] = &c->prof.ccts[k];
-    if (rc == 0)
-        rc = ari_ecct_build(members, c->prof.n, &c->ecct, &err);
-    free((void *)members);
-    if (rc == 0)
-        return 0;
-    ari_reply_from_error(r, &err);
-    ctx_free(c);
-    return -1;
-}
-
-/* metric=: a name of the unified metrics; default the inclusive time
- * ("time (inc)", else the first inclusive metric, else the first). 400
+/* metric=: a name of the unified metrics; default ens_default_metric. 400
  * (answered) for an unknown name; -2 when the ensemble has no metric. */
 static int pick_metric(ari_request *r, const ari_ecct *e)
 {
@@ -97,28 +32,8 @@ static int pick_metric(ari_request *r, const ari_ecct *e)
                             "metric '%s' is not a metric of the selected members", ari_printable(name, safe));
         return k;
     }
-    int k = ari_ecct_metric_index(e, "time (inc)");
-    for (int q = 0; k < 0 && q < e->nmetrics; q++)
-        if (e->metrics[q].inclusive)
-            k = q;
-    return k >= 0 ? k : e->nmetrics > 0 ? 0 : -2;
-}
-
-static json_t *num_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* The selected runs: [{trace_id, name}]. */
-static json_t *runs_json(const ens_ctx *c)
-{
-    json_t *a = json_array();
-    for (int k = 0; k < c->prof.n; k++) {
-        const ari_ensemble_member *m = &c->ens.members[c->prof.member[k]];
-        json_array_append_new(a,
-                              json_pack("{s:I, s:s}", "trace_id", (json_int_t)m->trace_id, "name", m->name));
-    }
-    return a;
+    int k = ens_default_metric(e);
+    return k >= 0 ? k : -2;
 }
 
 /* What every node of both answers has: id, parent, path, name, module,
@@ -188,7 +103,7 @@ static json_t *pct_json(const ari_estats *s, int64_t i)
     for (int q = 0; q < s->npct; q++) {
         char key[32];
         snprintf(key, sizeof key, "%g", s->percentiles[q]);
-        json_object_set_new(o, key, num_or_null(s->pct[i * s->npct + q]));
+        json_object_set_new(o, key, ens_num(s->pct[i * s->npct + q]));
     }
     return o;
 }
@@ -199,12 +114,12 @@ static json_t *stats_node_json(const ari_ecct *e, const ari_estats *s, int64_t i
     const ari_sample_stats *st = &s->stats[i];
     json_t *values = json_array();
     for (int m = 0; m < s->nmembers; m++)
-        json_array_append_new(values, num_or_null(s->values[i * s->nmembers + m]));
+        json_array_append_new(values, ens_num(s->values[i * s->nmembers + m]));
     json_t *more =
         json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "count", st->count, "mean",
-                  num_or_null(st->mean), "median", num_or_null(st->median), "min", num_or_null(st->min),
-                  "max", num_or_null(st->max), "std", num_or_null(st->std), "variance",
-                  num_or_null(st->variance), "percentiles", pct_json(s, i), "values", values);
+                  ens_num(st->mean), "median", ens_num(st->median), "min", ens_num(st->min),
+                  "max", ens_num(st->max), "std", ens_num(st->std), "variance",
+                  ens_num(st->variance), "percentiles", pct_json(s, i), "values", values);
     if (!o || !more || json_object_update(o, more) < 0) {
         json_decref(o);
         o = NULL;
@@ -224,7 +139,7 @@ static json_t *stats_json(const ens_ctx *c, int metric, const ari_estats *s)
     return json_pack("{s:I, s:s, s:s, s:s, s:b, s:s, s:i, s:o, s:o, s:o, s:I, s:o}", "ensemble_id",
                      (json_int_t)c->id, "ensemble", c->ens.name, "metric", m->name, "unit",
                      m->unit ? m->unit : "", "inclusive", m->inclusive, "collapse", "mean", "ddof", s->ddof,
-                     "percentiles", pcts, "metrics", metric_list_json(&c->ecct), "runs", runs_json(c),
+                     "percentiles", pcts, "metrics", metric_list_json(&c->ecct), "runs", ens_runs_json(c),
                      "node_count", (json_int_t)c->ecct.nnodes, "nodes", nodes);
 }
 
@@ -236,7 +151,7 @@ enum MHD_Result api_ensemble_stats(ari_request *r)
     if (parse_percentiles(r, pct, &npct) < 0 || ari_param_int(r, "ddof", 1, 0, 1, &ddof) < 0)
         return MHD_YES;
     ens_ctx c;
-    if (ctx_open(r, &c) < 0)
+    if (ens_ctx_open(r, &c) < 0)
         return MHD_YES;
     json_t *doc = NULL;
     ari_error err = {0};
@@ -244,33 +159,18 @@ enum MHD_Result api_ensemble_stats(ari_request *r)
     metric = pick_metric(r, &c.ecct);
     if (metric == -2)
         doc = json_pack("{s:I, s:s, s:o, s:o, s:I, s:[]}", "ensemble_id", (json_int_t)c.id, "ensemble",
-                        c.ens.name, "metric", json_null(), "runs", runs_json(&c), "node_count", (json_int_t)0,
+                        c.ens.name, "metric", json_null(), "runs", ens_runs_json(&c), "node_count", (json_int_t)0,
                         "nodes");
     else if (metric >= 0 && ari_estats_compute(&c.ecct, metric, (int)ddof, pct, npct, &s, &err) == 0)
         doc = stats_json(&c, metric, &s);
     ari_estats_free(&s);
-    ctx_free(&c);
+    ens_ctx_free(&c);
     if (metric == -1)
         return MHD_YES;
     return err.code[0] ? ari_reply_from_error(r, &err) : ari_reply_doc(r, doc, 17);
 }
 
 /* ---- /scaling ---- */
-
-/* The member's value of parameter key as a number: 0; 1 when the member
- * does not have it; -1 when its text is not a finite number. */
-static int member_param(const ari_ensemble_member *m, const char *key, double *out, const char **text)
-{
-    for (int k = 0; k < m->nparams; k++) {
-        if (strcmp(m->param_keys[k], key) != 0)
-            continue;
-        char *end;
-        const char *s = *text = m->param_values[k];
-        *out = strtod(s, &end);
-        return (*s && !*end && isfinite(*out)) ? 0 : -1;
-    }
-    return 1;
-}
 
 static int count_distinct(const double *p, int n)
 {
@@ -292,7 +192,7 @@ static int parameter_values(ari_request *r, const ens_ctx *c, const char *key, d
     for (int k = 0; k < c->prof.n; k++) {
         const ari_ensemble_member *m = &c->ens.members[c->prof.member[k]];
         const char *text = "";
-        int rc = member_param(m, key, &p[k], &text);
+        int rc = ari_ensemble_member_number(m, key, &p[k], &text);
         if (rc < 0) {
             ari_reply_error(r, 400, "invalid_parameter", "parameter '%s' is not numeric: run '%s' has '%s'",
                             ari_printable(key, safe), ari_printable(m->name, safe2),
@@ -333,10 +233,10 @@ static json_t *scaling_node_json(const ari_ecct *e, const ari_scaling_fit *f, in
         json_pack("{s:i, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "points",
                   f->npoints, "model", f->valid ? json_string(text) : json_null(), "constant", f->constant,
                   "a", f->valid ? exponent_json(f->a_num, f->a_den) : json_null(), "a_value",
-                  num_or_null(f->valid ? f->a : NAN), "b", f->valid ? json_integer(f->b) : json_null(), "c0",
-                  num_or_null(f->c0), "c1", num_or_null(f->c1), "cv_smape", num_or_null(f->cv_smape), "r2",
-                  num_or_null(f->r2), "rss", num_or_null(f->rss), "f_min", num_or_null(f->fmin), "f_max",
-                  num_or_null(f->fmax), "growth", num_or_null(f->growth), "rank", (json_int_t)rank);
+                  ens_num(f->valid ? f->a : NAN), "b", f->valid ? json_integer(f->b) : json_null(), "c0",
+                  ens_num(f->c0), "c1", ens_num(f->c1), "cv_smape", ens_num(f->cv_smape), "r2",
+                  ens_num(f->r2), "rss", ens_num(f->rss), "f_min", ens_num(f->fmin), "f_max",
+                  ens_num(f->fmax), "growth", ens_num(f->growth), "rank", (json_int_t)rank);
     if (!o || !more || json_object_update(o, more) < 0) {
         json_decref(o);
         o = NULL;
@@ -367,13 +267,13 @@ static json_t *search_space_json(void)
 static json_t *scaling_json(const ens_ctx *c, const char *key, int metric, const double *p,
                             const ari_scaling_fit *fits, const int64_t *order, const int64_t *rank)
 {
-    json_t *nodes = json_array(), *ranking = json_array(), *runs = runs_json(c);
+    json_t *nodes = json_array(), *ranking = json_array(), *runs = ens_runs_json(c);
     for (int64_t i = 0; i < c->ecct.nnodes; i++) {
         json_array_append_new(nodes, scaling_node_json(&c->ecct, &fits[i], i, rank[i]));
         json_array_append_new(ranking, json_integer(order[i]));
     }
     for (int k = 0; k < c->prof.n; k++)
-        json_object_set_new(json_array_get(runs, (size_t)k), "value", num_or_null(p[k]));
+        json_object_set_new(json_array_get(runs, (size_t)k), "value", ens_num(p[k]));
     return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:o, s:o}", "ensemble_id", (json_int_t)c->id,
                      "ensemble", c->ens.name, "parameter", key, "metric", c->ecct.metrics[metric].name,
                      "collapse", "mean", "search_space", search_space_json(), "runs", runs, "node_count",
@@ -406,7 +306,7 @@ enum MHD_Result api_ensemble_scaling(ari_request *r)
         return ari_reply_error(r, 400, "invalid_parameter",
                                "parameter is required: a numeric execution parameter of the ensemble's runs");
     ens_ctx c;
-    if (ctx_open(r, &c) < 0)
+    if (ens_ctx_open(r, &c) < 0)
         return MHD_YES;
     double *p = malloc((c.prof.n ? (size_t)c.prof.n : 1) * sizeof *p);
     int metric = pick_metric(r, &c.ecct);
@@ -421,6 +321,6 @@ enum MHD_Result api_ensemble_scaling(ari_request *r)
     if (!answered && p)
         doc = scaling_doc(&c, key, metric, p);
     free(p);
-    ctx_free(&c);
+    ens_ctx_free(&c);
     return answered ? MHD_YES : ari_reply_doc(r, doc, 17);
 }

@@ -20,7 +20,7 @@ static json_t *values_json(const double *v, int n)
 {
     json_t *a = json_array();
     for (int m = 0; m < n; m++)
-        json_array_append_new(a, esg_num(v[m]));
+        json_array_append_new(a, ens_num(v[m]));
     return a;
 }
 
@@ -28,8 +28,8 @@ static json_t *stat_json(const double *v, int n)
 {
     ari_esg_range r;
     ari_esg_range_of(v, n, 1, &r);
-    return json_pack("{s:o, s:o, s:o, s:i, s:o}", "max", esg_num(r.max), "min", esg_num(r.min), "mean",
-                     esg_num(r.mean), "present", r.npresent, "runs", values_json(v, n));
+    return json_pack("{s:o, s:o, s:o, s:i, s:o}", "max", ens_num(r.max), "min", ens_num(r.min), "mean",
+                     ens_num(r.mean), "present", r.npresent, "runs", values_json(v, n));
 }
 
 static json_t *node_json(const esg_ctx *c, int64_t j, int target)
@@ -54,8 +54,8 @@ static json_t *node_json(const esg_ctx *c, int64_t j, int target)
                                   esg_gradient_json(c, exc, nb)));
     json_object_set_new(o, "target",
                         target < 0 ? json_null()
-                                   : json_pack("{s:o, s:o}", "inclusive", esg_num(inc[target]), "exclusive",
-                                               esg_num(exc[target])));
+                                   : json_pack("{s:o, s:o}", "inclusive", ens_num(inc[target]), "exclusive",
+                                               ens_num(exc[target])));
     return o;
 }
 
@@ -67,9 +67,9 @@ static json_t *edge_json(const esg_ctx *c, int64_t x, int target)
     ari_esg_range r;
     ari_esg_range_of(w, nm, 1, &r);
     return json_pack("{s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:o}", "source", g->nodes[g->edges[x].source].id,
-                     "target", g->nodes[g->edges[x].target].id, "weight", esg_num(r.max), "weight_min",
-                     esg_num(r.min), "weight_mean", esg_num(r.mean), "present", r.npresent, "runs",
-                     values_json(w, nm), "target_weight", target < 0 ? json_null() : esg_num(w[target]));
+                     "target", g->nodes[g->edges[x].target].id, "weight", ens_num(r.max), "weight_min",
+                     ens_num(r.min), "weight_mean", ens_num(r.mean), "present", r.npresent, "runs",
+                     values_json(w, nm), "target_weight", target < 0 ? json_null() : ens_num(w[target]));
 }
 
 /* meta.domain: [min, max] of the members' values over all nodes. */
@@ -77,7 +77,7 @@ static json_t *domain_json(const double *v, int64_t n)
 {
     ari_esg_range r;
     ari_esg_range_of(v, (int)n, 1, &r);
-    return json_pack("[o, o]", esg_num(r.min), esg_num(r.max));
+    return json_pack("[o, o]", ens_num(r.min), ens_num(r.max));
 }
 
 static json_t *graph_json(const esg_ctx *c, int target)
@@ -92,10 +92,10 @@ static json_t *graph_json(const esg_ctx *c, int target)
     return json_pack(
         "{s:I, s:o, s:s, s:s, s:s, s:{s:f, s:s, s:I, s:I}, s:o, s:o, s:o, s:i,"
         " s:{s:i, s:{s:o, s:o}}, s:i}",
-        "ensemble_id", (json_int_t)c->id, "runs", esg_runs_json(c), "metric", c->ecct.metrics[c->metric].name,
+        "ensemble_id", (json_int_t)c->e.id, "runs", ens_runs_json(&c->e), "metric", c->e.ecct.metrics[c->metric].name,
         "group_by", c->q.group_by_name, "collapse", ari_collapse_name(c->q.collapse), "filter", "percent",
         c->q.filter_percent, "by", c->q.filter_exclusive ? "exc" : "inc", "kept", (json_int_t)s->kept,
-        "total", (json_int_t)c->ecct.nnodes, "target",
+        "total", (json_int_t)c->e.ecct.nnodes, "target",
         target < 0 ? json_null() : json_integer(esg_ctx_trace(c, target)), "nodes", nodes, "edges", edges,
         "bins", c->q.bins, "meta", "bins", c->q.bins, "domain", "inclusive", domain_json(s->inc, nv),
         "exclusive", domain_json(s->exc, nv), "duplicates", s->g.duplicates);
@@ -111,7 +111,7 @@ enum MHD_Result api_ensemble_supergraph(ari_request *r)
     int target = esg_ctx_member_param(r, &c, "target");
     enum MHD_Result res = MHD_YES;
     if (target != -1)
-        res = esg_reply_doc(r, graph_json(&c, target));
+        res = ari_reply_doc(r, graph_json(&c, target), 17);
     esg_ctx_free(&c);
     return res;
 }

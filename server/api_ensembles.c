@@ -310,9 +310,7 @@ static int read_patch(ari_request *r, json_t *body, patch_build *b)
 enum MHD_Result api_ensembles_patch(ari_request *r)
 {
     int64_t id;
-    if (ari_path_id(r, 0, &id) < 0)
-        return MHD_YES;
-    json_t *body = ari_body_object(r);
+    json_t *body = ari_path_id_body(r, &id);
     if (!body)
         return MHD_YES;
     patch_build b = {0};

@@ -115,9 +115,7 @@ static int patch_fields(ari_request *r, json_t *body, const char **name, const c
 enum MHD_Result api_traces_patch(ari_request *r)
 {
     int64_t id;
-    if (ari_path_id(r, 0, &id) < 0)
-        return MHD_YES;
-    json_t *body = ari_body_object(r);
+    json_t *body = ari_path_id_body(r, &id);
     if (!body)
         return MHD_YES;
     const char *name, *description, *unit;

@@ -15,61 +15,18 @@ void esg_ctx_free(esg_ctx *c)
 {
     ari_esg_free(&c->s);
     ari_module_map_free(c->map);
-    ari_ecct_free(&c->ecct);
-    ari_ensemble_profiles_free(&c->prof);
-    ari_ensemble_free(&c->ens);
+    ens_ctx_free(&c->e);
     sg_request_free(&c->q);
     memset(c, 0, sizeof *c);
 }
 
-/* runs=: a subset of member trace ids; *n = 0 when absent. 400 answered. */
-static int parse_runs(ari_request *r, int64_t **ids, int *n)
-{
-    *ids = NULL;
-    *n = 0;
-    if (!ari_param(r, "runs"))
-        return 0;
-    *ids = malloc(ARI_ENSEMBLE_MAX_MEMBERS * sizeof **ids);
-    if (!*ids) {
-        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-        return -1;
-    }
-    return ari_param_id_list(r, "runs", "trace", 1, ARI_ENSEMBLE_MAX_MEMBERS, *ids, n);
-}
-
-static int load(ari_request *r, esg_ctx *c, ari_error *err)
-{
-    int64_t *runs;
-    int nruns;
-    if (parse_runs(r, &runs, &nruns) < 0)
-        return -2;
-    int rc = ari_ensemble_get(r->db, c->id, &c->ens, err);
-    if (rc == 0)
-        rc = ari_ensemble_profiles_load(r->db, &c->ens, runs, nruns, &c->prof, err);
-    free(runs);
-    const ari_cct **members = rc == 0 ? malloc((c->prof.n ? (size_t)c->prof.n : 1) * sizeof *members) : NULL;
-    if (rc == 0 && !members)
-        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (int k = 0; members && k < c->prof.n; k++)
-        members[k] = &c->prof.ccts[k];
-    if (rc == 0)
-        rc = ari_ecct_build(members, c->prof.n, &c->ecct, err);
-    free((void *)members);
-    return rc == 0 ? 0 : -1;
-}
-
-/* metric=: a unified metric name; default "time (inc)", else the first
- * inclusive metric, else the first. -1 (400 answered) when unknown. */
+/* metric=: a unified metric name; default ens_default_metric. -1 (400
+ * answered) when unknown or when there is no metric. */
 static int pick_metric(ari_request *r, esg_ctx *c)
 {
-    const ari_ecct *e = &c->ecct;
+    const ari_ecct *e = &c->e.ecct;
     const char *name = c->q.metric;
-    int k = name ? ari_ecct_metric_index(e, name) : ari_ecct_metric_index(e, "time (inc)");
-    for (int q = 0; !name && k < 0 && q < e->nmetrics; q++)
-        if (e->metrics[q].inclusive)
-            k = q;
-    if (!name && k < 0 && e->nmetrics > 0)
-        k = 0;
+    int k = name ? ari_ecct_metric_index(e, name) : ens_default_metric(e);
     if (k < 0) {
         char safe[ARI_PRINTABLE_SIZE];
         ari_reply_error(r, 400, "invalid_parameter", "metric '%s' is not a metric of the selected members",
@@ -82,20 +39,17 @@ static int pick_metric(ari_request *r, esg_ctx *c)
 int esg_ctx_open(ari_request *r, esg_ctx *c)
 {
     memset(c, 0, sizeof *c);
-    if (ari_path_id(r, 0, &c->id) < 0 || sg_request_parse(r, &c->q) < 0)
+    if (ari_path_id(r, 0, &c->e.id) < 0 || sg_request_parse(r, &c->q) < 0 || ens_ctx_load(r, &c->e) < 0 ||
+        pick_metric(r, c) < 0)
         return -1;
     ari_error err = {0};
-    int rc = load(r, c, &err);
-    if (rc == -2)
-        return -1;
-    if (rc == 0 && pick_metric(r, c) < 0)
-        return -1;
-    if (rc == 0 && c->q.map_text && !(c->map = ari_module_map_from_json(c->q.map_text, &err)))
+    int rc = 0;
+    if (c->q.map_text && !(c->map = ari_module_map_from_json(c->q.map_text, &err)))
         rc = -1;
     ari_esg_params p = {c->metric,
                         {c->q.filter_percent / 100.0, c->q.filter_exclusive, c->q.collapse},
                         {c->q.group_by, c->map, c->q.splits, c->q.nsplits, c->q.collapse}};
-    if (rc == 0 && ari_esg_build(&c->ecct, &p, &c->s, &err) < 0)
+    if (rc == 0 && ari_esg_build(&c->e.ecct, &p, &c->s, &err) < 0)
         rc = -1;
     if (rc == 0)
         return 0;
@@ -105,7 +59,7 @@ int esg_ctx_open(ari_request *r, esg_ctx *c)
 
 int64_t esg_ctx_trace(const esg_ctx *c, int m)
 {
-    return c->ens.members[c->prof.member[m]].trace_id;
+    return ens_ctx_run(&c->e, m)->trace_id;
 }
 
 int esg_ctx_member_param(ari_request *r, const esg_ctx *c, const char *name)
@@ -115,7 +69,7 @@ int esg_ctx_member_param(ari_request *r, const esg_ctx *c, const char *name)
         return -2;
     int64_t id;
     if (ari_parse_int64(s, &id) == 0)
-        for (int m = 0; m < c->prof.n; m++)
+        for (int m = 0; m < c->e.prof.n; m++)
             if (esg_ctx_trace(c, m) == id)
                 return m;
     char safe[ARI_PRINTABLE_SIZE];
@@ -161,33 +115,6 @@ json_t *esg_edges_json(double lo, double hi, int nbins)
     return a;
 }
 
-json_t *esg_num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-json_t *esg_runs_json(const esg_ctx *c)
-{
-    json_t *a = json_array();
-    for (int k = 0; k < c->prof.n; k++) {
-        const ari_ensemble_member *m = &c->ens.members[c->prof.member[k]];
-        json_array_append_new(a,
-                              json_pack("{s:I, s:s}", "trace_id", (json_int_t)m->trace_id, "name", m->name));
-    }
-    return a;
-}
-
-enum MHD_Result esg_reply_doc(ari_request *r, json_t *doc)
-{
-    char *json = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
-    json_decref(doc);
-    if (!json)
-        return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-    enum MHD_Result res = ari_reply_text_json(r, 200, json);
-    free(json);
-    return res;
-}
-
 /* {min, max, counts, edges, run_bin, bin_runs}: bins over the members. */
 json_t *esg_gradient_json(const esg_ctx *c, const double *v, int nbins)
 {
@@ -215,6 +142,6 @@ json_t *esg_gradient_json(const esg_ctx *c, const double *v, int nbins)
     }
     free(counts);
     free(bin);
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "min", esg_num(lo), "max", esg_num(hi), "counts", cj,
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "min", ens_num(lo), "max", ens_num(hi), "counts", cj,
                      "edges", edges, "run_bin", rb, "bin_runs", br);
 }

@@ -1,27 +1,21 @@
 /* ensemble_ctx.h: one request's ensemble super graph, shared by the
  * ensemble super graph, node and diff endpoints (api_ensemble_supergraph.c,
- * api_ensemble_nodes.c, api_ensemble_diff.c): loads the ensemble and the
- * members chosen by runs=, unifies their CCTs, reads the super graph
- * parameters (supergraph_params.h) and builds analysis/ensemble_supergraph.
- * (api_ensemble_stats.c has its own copy of the loading part; it can move
- * here.) */
+ * api_ensemble_nodes.c, api_ensemble_diff.c): reads the super graph
+ * parameters (supergraph_params.h), loads the ensemble, the members chosen
+ * by runs= and their unified CCT (ensemble_load.h, the loading every
+ * ensemble endpoint shares) and builds analysis/ensemble_supergraph. */
 #ifndef ARIADNE_ENSEMBLE_CTX_H
 #define ARIADNE_ENSEMBLE_CTX_H
 
 #include <jansson.h>
 
-#include "analysis/ensemble_cct.h"
 #include "analysis/ensemble_supergraph.h"
+#include "ensemble_load.h"
 #include "server.h"
-#include "store/ensemble_profiles.h"
-#include "store/store_ensembles.h"
 #include "supergraph_params.h"
 
 typedef struct esg_ctx {
-    int64_t id;
-    ari_ensemble ens;
-    ari_ensemble_profiles prof;
-    ari_ecct ecct;
+    ens_ctx e; /* the ensemble, the selected runs, the unified CCT */
     sg_request q;
     int metric; /* unified metric index */
     ari_module_map *map;
@@ -41,16 +35,12 @@ int64_t esg_ctx_trace(const esg_ctx *c, int m);
 int64_t esg_ctx_path_node(ari_request *r, const esg_ctx *c);
 /* The 16 hex digits of FNV-1a 64 of a supernode id: a path-safe handle. */
 void esg_node_key(const char *id, char out[17]);
-json_t *esg_num(double v);
 /* numpy's bin edges: linspace(min, max, nbins + 1), (min - 0.5, max + 0.5)
  * when max == min; [] when there is no value (min NAN). */
 json_t *esg_edges_json(double lo, double hi, int nbins);
-json_t *esg_runs_json(const esg_ctx *c);
 /* The gradient histogram (spec 2.8) of one value per member (v[m], NAN
  * absent): {min, max, counts, edges (numpy's), run_bin {trace id: bin or
  * null}, bin_runs [[trace ids]]}; NULL when out of memory. */
 json_t *esg_gradient_json(const esg_ctx *c, const double *v, int nbins);
-/* Answers the document (taking it), or 500 when building it failed. */
-enum MHD_Result esg_reply_doc(ari_request *r, json_t *doc);
 
 #endif

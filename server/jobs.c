@@ -147,8 +147,8 @@ static void run_job(ari_jobs *j, job_item *it)
     if (rc < 0 || ari_jobs_set_running(j->db, it->id, &err) < 0 ||
         ari_import(j->db, &req, &res, &err) < 0) {
         ari_log(ARI_LOG_WARN, "job %lld failed: %s: %s", (long long)it->id, err.code, err.message);
+        record_outcome(j, it->id, &res); /* before: a client seeing `failed` sees `skipped` too */
         fail_job(j, it->id, &err);
-        record_outcome(j, it->id, &res);
     } else {
         ari_log(ARI_LOG_INFO, "job %lld: imported %zu trace(s)", (long long)it->id, res.ntraces);
         if (u->ensemble_name[0])

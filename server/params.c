@@ -311,6 +311,11 @@ json_t *ari_body_object(ari_request *r)
     return body;
 }
 
+json_t *ari_path_id_body(ari_request *r, int64_t *id)
+{
+    return ari_path_id(r, 0, id) < 0 ? NULL : ari_body_object(r);
+}
+
 static const ari_body_field *body_field(const ari_body_field *fields, const char *key)
 {
     for (; fields->name; fields++) {

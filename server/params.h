@@ -95,6 +95,10 @@ const char *ari_printable(const char *s, char *buf);
 /* Parses the JSON object body; 415/400 on a wrong type or bad JSON. The
  * caller owns the result (json_decref). */
 json_t *ari_body_object(ari_request *r);
+/* Path parameter 0 as an id (ari_path_id) then the JSON object body
+ * (ari_body_object): the body, owned by the caller, or NULL with the error
+ * answered (the id's first). */
+json_t *ari_path_id_body(ari_request *r, int64_t *id);
 
 typedef enum ari_body_type {
     ARI_BODY_STRING,

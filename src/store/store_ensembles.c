@@ -469,21 +469,30 @@ static const char *member_value(const ari_ensemble_member *m, const char *key)
     return NULL;
 }
 
-static int parses_whole(const char *v)
+int ari_ensemble_member_number(const ari_ensemble_member *m, const char *key, double *out, const char **text)
 {
+    const char *v = member_value(m, key);
+    if (!v)
+        return 1;
+    if (text)
+        *text = v;
     char *end = NULL;
     double x = strtod(v, &end);
-    return *v && end && *end == '\0' && isfinite(x);
+    if (!*v || !end || *end != '\0' || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
 }
 
 int ari_ensemble_param_numeric(const ari_ensemble *e, const char *key)
 {
     int seen = 0;
     for (int i = 0; i < e->nmembers; i++) {
-        const char *v = member_value(&e->members[i], key);
-        if (v && !parses_whole(v))
+        double x;
+        int rc = ari_ensemble_member_number(&e->members[i], key, &x, NULL);
+        if (rc < 0)
             return 0;
-        seen |= v != NULL;
+        seen |= rc == 0;
     }
     return seen;
 }

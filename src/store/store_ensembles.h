@@ -59,6 +59,11 @@ void ari_ensemble_free(ari_ensemble *e);
  * every value it has parses whole with strtod to a finite number (members
  * without the key do not count). */
 int ari_ensemble_param_numeric(const ari_ensemble *e, const char *key);
+/* Member m's value of parameter `key` as a number: 0 when its whole text
+ * parses with strtod to a finite number (*out); 1 when m does not have the
+ * key; -1 when its text is not such a number. When text is not NULL and m
+ * has the key, *text = its value's text (borrowed from m). */
+int ari_ensemble_member_number(const ari_ensemble_member *m, const char *key, double *out, const char **text);
 /* The distinct parameter keys of e's members, sorted (strcmp), into *keys
  * (malloc'd array of pointers into e's strings: free the array only). */
 int ari_ensemble_param_keys(const ari_ensemble *e, const char ***keys, int *n, ari_error *err);

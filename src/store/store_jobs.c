@@ -23,7 +23,8 @@
     "  WHERE t.id IN (SELECT value FROM json_each(jobs.trace_ids))))," \
     "'error', CASE WHEN error_code IS NULL THEN NULL" \
     "  ELSE json_object('code', error_code, 'message', error_message) END," \
-    "'skipped', json(skipped_json), 'duplicate_of', json(duplicates_json)"
+    "'skipped', json(skipped_json), 'duplicate_of', json(duplicates_json)," \
+    "'ensemble_id', json_extract(params_json, '$.ensemble_id')"
 
 static char own_key_text[128];
 

@@ -260,12 +260,10 @@ async function runUpload(files, name, status, cancel, query) {
   return true;
 }
 
-// The ensemble an upload made: the newest ensemble of that name (the job
-// does not carry its id yet), linked to its page.
+// The ensemble an upload made (the job's ensemble_id), linked to its page.
 async function ensembleLink(name, job) {
   try {
-    const { ensembles } = await api.get('/ensembles');
-    const e = ensembles.find((x) => x.name === name);
+    const e = job.ensemble_id == null ? null : await api.get(`/ensembles/${job.ensemble_id}`);
     if (e) {
       return h('p', { class: 'ensemble-made' }, 'Ensemble ', h('a', { href: `#/ensembles/${e.id}` }, e.name),
         ` made of ${e.member_count} profile${e.member_count === 1 ? '' : 's'}.`);

@@ -208,6 +208,7 @@ test('upload: the multipart field `ensemble` makes the ensemble of the imported 
   assert.equal(done.trace_ids.length, 3);
   const e = await ensembleNamed('uploaded runs');
   assert.ok(e, 'no ensemble called "uploaded runs"');
+  assert.equal(done.ensemble_id, e.id, 'the job names the ensemble it made');
   const full = (await getJson(d.url, `/api/v1/ensembles/${e.id}`)).json;
   assert.deepEqual(full.members.map((m) => m.trace_id).sort((a, b) => a - b),
     [...done.trace_ids].sort((a, b) => a - b));
@@ -226,6 +227,7 @@ test('upload: ?ensemble= on a raw body; a failed ensemble says why and lists the
   done = await waitJob(d.url, job.id);
   assert.equal(done.status, 'failed');
   assert.equal(done.error.code, 'ensemble_failed');
+  assert.equal(done.ensemble_id, null);
   assert.equal(done.trace_ids.length, 1);
   assert.match(done.error.message, new RegExp(`\\(trace ${done.trace_ids[0]}\\).*ensemble 'none'.*no profile`));
   assertOkJson(await getJson(d.url, `/api/v1/traces/${done.trace_ids[0]}`));

@@ -26,6 +26,10 @@ function checkJobShape(j) {
   // issue 15: the files the import skipped and the stored traces it repeats
   assert.ok(Array.isArray(j.skipped), `skipped ${JSON.stringify(j.skipped)}`);
   assert.ok(Array.isArray(j.duplicate_of), `duplicate_of ${JSON.stringify(j.duplicate_of)}`);
+  // issue 16: the ensemble an upload with ?ensemble= made, null when none
+  assert.ok('ensemble_id' in j, 'ensemble_id missing');
+  assert.ok(j.ensemble_id === null || (Number.isInteger(j.ensemble_id) && j.ensemble_id > 0),
+    `ensemble_id ${JSON.stringify(j.ensemble_id)}`);
   if (j.status === 'succeeded' || j.status === 'failed') assert.match(j.finished_at, ISO);
   else assert.equal(j.finished_at, null);
   if (j.status === 'failed') {

@@ -230,6 +230,27 @@ static void test_cascades(void **state)
     ari_ensemble_free(&e);
 }
 
+/* A member's parameter as a number: whole text, finite, absent apart. */
+static void test_member_number(void **state)
+{
+    (void)state;
+    char *keys[] = {"bad", "empty", "inf", "n", "tail"}, *values[] = {"x1", "", "inf", "2.5e3", "12abc"};
+    ari_ensemble_member m = {.nparams = 5, .param_keys = keys, .param_values = values};
+    double x = -1;
+    const char *text = NULL;
+    assert_int_equal(ari_ensemble_member_number(&m, "n", &x, &text), 0);
+    assert_true(x == 2500.0);
+    assert_string_equal(text, "2.5e3");
+    assert_int_equal(ari_ensemble_member_number(&m, "absent", &x, &text), 1);
+    assert_string_equal(text, "2.5e3"); /* untouched when absent */
+    assert_int_equal(ari_ensemble_member_number(&m, "bad", &x, NULL), -1);
+    assert_int_equal(ari_ensemble_member_number(&m, "empty", &x, NULL), -1);
+    assert_int_equal(ari_ensemble_member_number(&m, "inf", &x, NULL), -1);
+    assert_int_equal(ari_ensemble_member_number(&m, "tail", &x, &text), -1);
+    assert_string_equal(text, "12abc");
+    assert_true(x == 2500.0); /* untouched when not a number */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +258,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refusals_change_nothing, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_edit_members_and_params, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_cascades, test_db_setup, test_db_teardown),
+        cmocka_unit_test(test_member_number),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
