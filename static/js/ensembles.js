@@ -405,14 +405,14 @@ function drawProjection(plot, proj) {
   const tip = createTooltip(plot);
   svg.append('g').selectAll('circle').data(proj.runs).join('circle')
     .attr('cx', (r) => x(r.x)).attr('cy', (r) => y(r.y)).attr('r', 6)
-    .attr('fill', (r) => color(r.cluster)).attr('stroke', '#fff').attr('stroke-width', 1.5)
+    .attr('fill', (r) => color(r.cluster)).attr('class', 'proj-dot')
     .attr('data-trace-id', (r) => r.trace_id)
     .call(d3Tip, tip, (r) => tipContent(r.name, [['Cluster', String(r.cluster + 1)], ['Trace', `#${r.trace_id}`],
       ...Object.entries(r.parameters).slice(0, 8)], null, `${proj.axes[0].name} ${r.x.toPrecision(3)} · `
       + `${proj.axes[1].name} ${r.y.toPrecision(3)}`));
   if (proj.runs.length <= 24) { // names beside the dots while they stay readable
     svg.append('g').attr('class', 'run-labels').selectAll('text').data(proj.runs).join('text')
-      .attr('x', (r) => x(r.x) + 9).attr('y', (r) => y(r.y) + 4).attr('font-size', 11).attr('fill', '#374151')
+      .attr('x', (r) => x(r.x) + 9).attr('y', (r) => y(r.y) + 4)
       .text(runLabel);
   }
   drawLegend(svg, proj, color, width - margin.right + 16, margin.top);
