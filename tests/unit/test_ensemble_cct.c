@@ -20,71 +20,8 @@
 #include <string.h>
 
 #include "analysis/ensemble_cct.h"
+#include "test_cct_builder.h"
 #include "test_rng.h"
-
-#define MAXN 64
-#define MAXP 8
-
-/* A hand-built member: metric 0 "time (inc)", metric 1 "time". */
-typedef struct tcct {
-    ari_cct c;
-    int64_t parent[MAXN];
-    const char *name[MAXN], *module[MAXN], *file[MAXN], *kind[MAXN];
-    int line[MAXN];
-    int rank[MAXP], thread[MAXP];
-    ari_cct_metric metrics[2];
-    double inc[MAXN * MAXP], exc[MAXN * MAXP];
-    const double *values[2];
-} tcct;
-
-static void tcct_init(tcct *t, int nprocs)
-{
-    memset(t, 0, sizeof *t);
-    t->c.nprocs = nprocs;
-    for (int p = 0; p < nprocs; p++)
-        t->rank[p] = p;
-    t->metrics[0] = (ari_cct_metric){"time (inc)", "s", 1, 1};
-    t->metrics[1] = (ari_cct_metric){"time", "s", 0, 0};
-    t->values[0] = t->inc;
-    t->values[1] = t->exc;
-    t->c = (ari_cct){.parent = t->parent,
-                     .name = t->name,
-                     .module = t->module,
-                     .file = t->file,
-                     .line = t->line,
-                     .kind = t->kind,
-                     .nprocs = nprocs,
-                     .proc_rank = t->rank,
-                     .proc_thread = t->thread,
-                     .nmetrics = 2,
-                     .metrics = t->metrics,
-                     .values = t->values};
-}
-
-/* Adds a function node with the same exclusive value on every process. */
-static int64_t add(tcct *t, int64_t parent, const char *name, double exc)
-{
-    int64_t i = t->c.nnodes++;
-    t->parent[i] = parent;
-    t->name[i] = name;
-    t->module[i] = name;
-    t->file[i] = "";
-    t->kind[i] = "function";
-    for (int p = 0; p < t->c.nprocs; p++)
-        t->exc[i * t->c.nprocs + p] = exc;
-    return i;
-}
-
-/* inc = exc + sum of the children's inc, per process. */
-static void fill_inclusive(tcct *t)
-{
-    int np = t->c.nprocs;
-    memcpy(t->inc, t->exc, sizeof t->inc);
-    for (int64_t i = t->c.nnodes - 1; i > 0; i--)
-        for (int p = 0; p < np; p++)
-            if (t->parent[i] >= 0)
-                t->inc[t->parent[i] * np + p] += t->inc[i * np + p];
-}
 
 static int64_t find(const ari_ecct *e, const char *path)
 {
@@ -138,24 +75,7 @@ static double edge_of(const ari_ecct *e, int m, const void *path)
     return ari_ecct_value(e, m, find(e, path), 0);
 }
 
-/* Figure 4.2: three runs; LIB3 is reached from LIB1 and from LIB2. */
-static void build_fig42(tcct t[3])
-{
-    tcct_init(&t[0], 1);
-    int64_t r = add(&t[0], -1, "LIB1", 5), l2 = add(&t[0], r, "LIB2", 0);
-    add(&t[0], l2, "LIB3", 20);
-    add(&t[0], r, "LIB3", 10);
-    add(&t[0], r, "LIB4", 5);
-    tcct_init(&t[1], 1);
-    add(&t[1], add(&t[1], -1, "LIB1", 3), "LIB4", 35);
-    tcct_init(&t[2], 1);
-    r = add(&t[2], -1, "LIB1", 5);
-    add(&t[2], r, "LIB3", 5);
-    add(&t[2], add(&t[2], r, "LIB2", 5), "LIB3", 10);
-    for (int m = 0; m < 3; m++)
-        fill_inclusive(&t[m]);
-}
-
+/* The spec's worked example on the unified tree. */
 static void test_figure_4_2(void **state)
 {
     (void)state;
@@ -204,10 +124,10 @@ static void random_exc(tcct *t)
 static void build_a(tcct *t)
 {
     tcct_init(t, 4);
-    int64_t m = add(t, -1, "main", 0), s = add(t, m, "solve", 0);
-    add(t, s, "MPI_Allreduce", 0);
-    add(t, add(t, m, "rec", 0), "rec", 0);
-    add(t, m, "io", 0);
+    int64_t m = tcct_add(t, -1, "main", 0), s = tcct_add(t, m, "solve", 0);
+    tcct_add(t, s, "MPI_Allreduce", 0);
+    tcct_add(t, tcct_add(t, m, "rec", 0), "rec", 0);
+    tcct_add(t, m, "io", 0);
     random_exc(t);
     fill_inclusive(t);
 }
@@ -217,10 +137,10 @@ static void build_a(tcct *t)
 static void build_b(tcct *t)
 {
     tcct_init(t, 1);
-    int64_t m = add(t, -1, "main", 0), s = add(t, m, "solve", 0);
-    add(t, add(t, s, "MPI_Allreduce", 0), "PMPI_Allreduce", 0);
-    add(t, add(t, add(t, m, "rec", 0), "rec", 0), "rec", 0);
-    add(t, m, "setup", 0);
+    int64_t m = tcct_add(t, -1, "main", 0), s = tcct_add(t, m, "solve", 0);
+    tcct_add(t, tcct_add(t, s, "MPI_Allreduce", 0), "PMPI_Allreduce", 0);
+    tcct_add(t, tcct_add(t, tcct_add(t, m, "rec", 0), "rec", 0), "rec", 0);
+    tcct_add(t, m, "setup", 0);
     random_exc(t);
     fill_inclusive(t);
 }
@@ -315,13 +235,13 @@ static void test_frame_identity(void **state)
     static tcct t[2];
     for (int m = 0; m < 2; m++) {
         tcct_init(&t[m], 1);
-        int64_t r = add(&t[m], -1, "main", 1);
-        add(&t[m], r, "Loop", 1);
+        int64_t r = tcct_add(&t[m], -1, "main", 1);
+        tcct_add(&t[m], r, "Loop", 1);
         t[m].kind[1] = "loop";
         t[m].file[1] = "a.c";
         t[m].line[1] = m ? 20 : 10;
-        add(&t[m], r, "f", 1);
-        add(&t[m], r, "f", 2);
+        tcct_add(&t[m], r, "f", 1);
+        tcct_add(&t[m], r, "f", 2);
         fill_inclusive(&t[m]);
     }
     t[1].c.nmetrics = 1; /* member 1 has no exclusive metric */
@@ -346,8 +266,8 @@ static void test_errors(void **state)
     (void)state;
     static tcct t;
     tcct_init(&t, 1);
-    add(&t, -1, "a", 1);
-    add(&t, 1, "b", 1); /* its own parent: not parent-before-child */
+    tcct_add(&t, -1, "a", 1);
+    tcct_add(&t, 1, "b", 1); /* its own parent: not parent-before-child */
     const ari_cct *members[] = {&t.c};
     ari_ecct e;
     ari_error err = {0};
