@@ -22,9 +22,9 @@
 
 #include "analysis/ensemble_stats.h"
 #include "test_helpers.h"
+#include "util/fs.h"
 #include "test_rng.h"
 
-#define RSCRIPT "/usr/bin/Rscript"
 #define NCASES  40
 #define MAXV    200
 #define NPCT    6
@@ -120,28 +120,23 @@ static void write_cases(const char *path, const scase *cases)
 static void test_agrees_with_r(void **state)
 {
     (void)state;
-    if (access(RSCRIPT, X_OK) != 0)
+    if (access(TEST_RSCRIPT, X_OK) != 0)
         skip();
     static scase cases[NCASES];
     rng_state = 0xabcdef12345ULL;
     for (int i = 0; i < NCASES; i++)
         make_case(&cases[i], i);
     char *dir = test_tmpdir();
-    char *script = test_write_file(dir, "stats.R", r_script, strlen(r_script));
-    char in[512], out[512], cmd[2048];
+    char in[512], out[512];
     snprintf(in, sizeof in, "%s/cases.txt", dir);
     snprintf(out, sizeof out, "%s/r.txt", dir);
     write_cases(in, cases);
-    snprintf(cmd, sizeof cmd, RSCRIPT " --vanilla %s %s %s", script, in, out);
-    assert_int_equal(system(cmd), 0);
-    FILE *f = fopen(out, "r");
+    FILE *f = test_run_r(dir, "stats.R", r_script, in, out);
     assert_non_null(f);
     for (int i = 0; i < NCASES; i++)
         compare_case(f, &cases[i], i);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(script);
+    ari_remove_tree(dir);
     free(dir);
 }
 

@@ -90,4 +90,23 @@ static inline int test_db_teardown(void **state)
     return 0;
 }
 
+/* R, the independent reference of the numerical tests (Debian's r-base-core). */
+#define TEST_RSCRIPT "/usr/bin/Rscript"
+
+/* Writes the R program `script` as dir/name, runs it as
+ * "Rscript --vanilla dir/name IN OUT" and opens OUT for reading: the
+ * stream, or NULL when R failed or wrote nothing. */
+static inline FILE *test_run_r(const char *dir, const char *name, const char *script, const char *in,
+                               const char *out)
+{
+    char *path = test_write_file(dir, name, script, strlen(script));
+    char *cmd;
+    if (asprintf(&cmd, TEST_RSCRIPT " --vanilla '%s' '%s' '%s'", path, in, out) < 0)
+        abort();
+    int rc = system(cmd);
+    free(cmd);
+    free(path);
+    return rc == 0 ? fopen(out, "r") : NULL;
+}
+
 #endif

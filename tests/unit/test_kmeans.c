@@ -22,9 +22,9 @@
 
 #include "analysis/kmeans.h"
 #include "test_helpers.h"
+#include "util/fs.h"
 #include "test_rng.h"
 
-#define RSCRIPT "/usr/bin/Rscript"
 #define NR      60
 
 static double wcss(const double *x, int n, int d, const int *lab, int k)
@@ -129,7 +129,7 @@ static const char r_script[] = "args <- commandArgs(TRUE)\n"
 static void test_agrees_with_r(void **state)
 {
     (void)state;
-    if (access(RSCRIPT, X_OK) != 0)
+    if (access(TEST_RSCRIPT, X_OK) != 0)
         skip();
     double x[NR * 3];
     rng_state = 0x6b6d65616e73ULL;
@@ -137,19 +137,16 @@ static void test_agrees_with_r(void **state)
         for (int j = 0; j < 3; j++)
             x[i * 3 + j] = 4.0 * ((i % 4) == j) + ((i % 4) == 3 ? -4 : 0) + rng_uniform();
     char *dir = test_tmpdir();
-    char in[512], out[512], cmd[2048];
+    char in[512], out[512];
     snprintf(in, sizeof in, "%s/x.txt", dir);
     snprintf(out, sizeof out, "%s/r.txt", dir);
-    char *script = test_write_file(dir, "km.R", r_script, strlen(r_script));
     FILE *f = fopen(in, "w");
     assert_non_null(f);
     for (int i = 0; i < NR; i++)
         fprintf(f, "%.17g %.17g %.17g\n", x[i * 3], x[i * 3 + 1], x[i * 3 + 2]);
     fclose(f);
-    snprintf(cmd, sizeof cmd, RSCRIPT " --vanilla %s %s %s", script, in, out);
-    assert_int_equal(system(cmd), 0);
     int r[NR], got[NR];
-    f = fopen(out, "r");
+    f = test_run_r(dir, "km.R", r_script, in, out);
     assert_non_null(f);
     for (int i = 0; i < NR; i++)
         assert_int_equal(fscanf(f, "%d", &r[i]), 1);
@@ -158,9 +155,7 @@ static void test_agrees_with_r(void **state)
     ari_error err = {0};
     assert_int_equal(ari_kmeans(x, NR, 3, 4, 20150101, got, &res, &err), 0);
     assert_true(same_partition(got, r, NR));
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(script);
+    ari_remove_tree(dir);
     free(dir);
 }
 

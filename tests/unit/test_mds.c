@@ -21,9 +21,9 @@
 
 #include "analysis/mds.h"
 #include "test_helpers.h"
+#include "util/fs.h"
 #include "test_rng.h"
 
-#define RSCRIPT "/usr/bin/Rscript"
 #define NCASES  6
 #define MAXN    15
 #define MAXP    6
@@ -121,13 +121,12 @@ static void compare_case(FILE *f, const mcase *m, int index)
 static void test_agrees_with_r(void **state)
 {
     (void)state;
-    if (access(RSCRIPT, X_OK) != 0)
+    if (access(TEST_RSCRIPT, X_OK) != 0)
         skip();
     static mcase cases[NCASES];
     rng_state = 0x3d5ca1eULL;
     char *dir = test_tmpdir();
-    char *script = test_write_file(dir, "mds.R", r_script, strlen(r_script));
-    char in[512], out[512], cmd[2048];
+    char in[512], out[512];
     snprintf(in, sizeof in, "%s/cases.txt", dir);
     snprintf(out, sizeof out, "%s/r.txt", dir);
     FILE *f = fopen(in, "w");
@@ -140,16 +139,12 @@ static void test_agrees_with_r(void **state)
         fputc('\n', f);
     }
     fclose(f);
-    snprintf(cmd, sizeof cmd, RSCRIPT " --vanilla %s %s %s", script, in, out);
-    assert_int_equal(system(cmd), 0);
-    f = fopen(out, "r");
+    f = test_run_r(dir, "mds.R", r_script, in, out);
     assert_non_null(f);
     for (int i = 0; i < NCASES; i++)
         compare_case(f, &cases[i], i);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(script);
+    ari_remove_tree(dir);
     free(dir);
 }
 

@@ -22,9 +22,9 @@
 
 #include "analysis/scaling_model.h"
 #include "test_helpers.h"
+#include "util/fs.h"
 #include "test_rng.h"
 
-#define RSCRIPT "/usr/bin/Rscript"
 
 static int rel_close(double got, double want, double tol)
 {
@@ -166,13 +166,12 @@ static int compare_case(FILE *f, const scase *c, int index)
 static void test_agrees_with_r(void **state)
 {
     (void)state;
-    if (access(RSCRIPT, X_OK) != 0)
+    if (access(TEST_RSCRIPT, X_OK) != 0)
         skip();
     static scase cases[NCASES];
     rng_state = 0x51a11e5ULL;
     char *dir = test_tmpdir();
-    char *script = test_write_file(dir, "scaling.R", r_script, strlen(r_script));
-    char in[512], out[512], cmd[2048];
+    char in[512], out[512];
     snprintf(in, sizeof in, "%s/cases.txt", dir);
     snprintf(out, sizeof out, "%s/r.txt", dir);
     FILE *f = fopen(in, "w");
@@ -184,18 +183,14 @@ static void test_agrees_with_r(void **state)
         fputc('\n', f);
     }
     fclose(f);
-    snprintf(cmd, sizeof cmd, RSCRIPT " --vanilla %s %s %s", script, in, out);
-    assert_int_equal(system(cmd), 0);
-    f = fopen(out, "r");
+    f = test_run_r(dir, "scaling.R", r_script, in, out);
     assert_non_null(f);
     int grown = 0;
     for (int i = 0; i < NCASES; i++)
         grown += compare_case(f, &cases[i], i);
     fclose(f);
     assert_true(grown >= NCASES / 2); /* the cases do exercise the search */
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(script);
+    ari_remove_tree(dir);
     free(dir);
 }
 
