@@ -26,9 +26,9 @@
 #include "analysis/kde.h"
 #include "analysis/modal_clusters.h"
 #include "test_helpers.h"
+#include "util/fs.h"
 #include "test_rng.h"
 
-#define RSCRIPT "/usr/bin/Rscript"
 #define NCASES 14
 #define MAXPTS 4000
 
@@ -437,20 +437,17 @@ static void compare_case(FILE *f, const kcase *c, int index)
 static void test_agrees_with_r(void **state)
 {
     (void)state;
-    if (access(RSCRIPT, X_OK) != 0)
+    if (access(TEST_RSCRIPT, X_OK) != 0)
         skip();
     static kcase cases[NCASES];
     for (int i = 0; i < NCASES; i++)
         make_case(&cases[i], i);
     char *dir = test_tmpdir();
-    char *script = test_write_file(dir, "kde.R", r_script, strlen(r_script));
-    char in[512], out[512], cmd[2048];
+    char in[512], out[512];
     snprintf(in, sizeof in, "%s/cases.txt", dir);
     snprintf(out, sizeof out, "%s/r.txt", dir);
     write_cases(in, cases);
-    snprintf(cmd, sizeof cmd, RSCRIPT " --vanilla %s %s %s", script, in, out);
-    assert_int_equal(system(cmd), 0);
-    FILE *f = fopen(out, "r");
+    FILE *f = test_run_r(dir, "kde.R", r_script, in, out);
     assert_non_null(f);
     int multi = 0;
     for (int i = 0; i < NCASES; i++) {
@@ -462,9 +459,7 @@ static void test_agrees_with_r(void **state)
     }
     fclose(f);
     assert_true(multi >= NCASES / 3); /* the inputs do exercise the cuts */
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    free(script);
+    ari_remove_tree(dir);
     free(dir);
 }
 
