@@ -23,8 +23,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, importCli, sourceDir, waitJob } from '../lib/daemon.mjs';
 import {
-  call, getJson, sendJson, assertError, assertOkJson, stopClean, uploadMultipart, acceptedJob, smallTrace,
+  call, getJson, assertError, assertOkJson, stopClean, uploadMultipart, acceptedJob, smallTrace
 } from '../fixtures/api/util.mjs';
+import { createEnsemble as createEnsembleAt, workProfile } from '../fixtures/api/ensembles.mjs';
 
 const fixtures = join(sourceDir, 'tests', 'fixtures', 'ensemble_stats');
 const P = [8, 9, 10, 100, 101, 102];
@@ -33,25 +34,10 @@ let d;
 let tmp;
 const ids = {};
 
-async function createEnsemble(name, members) {
-  const r = await sendJson(d.url, 'POST', '/api/v1/ensembles', { name, members });
-  assert.ok(r.status === 201 || r.status === 200, `create ensemble -> ${r.status} ${r.text.slice(0, 300)}`);
-  return r.json.id;
-}
+const createEnsemble = (name, members) => createEnsembleAt(d.url, name, members);
 
-// Single rank: main (exc 1) -> work (0.5 p), main -> fixed (2): main's
-// inclusive time is 3 + 0.5 p.
-function linearProfile(p) {
-  const work = 0.5 * p;
-  return JSON.stringify({
-    data: [[3 + work, 0, 1, 0], [work, 0, work, 1], [2, 0, 2, 2]],
-    columns: ['inclusive#sum#time.duration', 'mpi.rank', 'sum#time.duration', 'path'],
-    column_metadata: [{ is_value: true }, { is_value: false }, { is_value: true }, { is_value: false }],
-    nodes: [{ label: 'main', column: 'path' }, { label: 'work', column: 'path', parent: 0 },
-      { label: 'fixed', column: 'path', parent: 0 }],
-    'mpi.world.size': p,
-  });
-}
+// main's inclusive time is 3 + 0.5 p.
+const linearProfile = (p) => workProfile(p, 0.5 * p);
 
 before(async () => {
   d = await startDaemon();

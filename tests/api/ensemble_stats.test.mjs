@@ -13,40 +13,25 @@
 //   computed here from the single imports.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, importCli, sourceDir, sharedData } from '../lib/daemon.mjs';
-import { call, getJson, sendJson, assertError, assertOkJson, stopClean } from '../fixtures/api/util.mjs';
+import { startDaemon, importCli, sourceDir } from '../lib/daemon.mjs';
+import { call, getJson, assertError, assertOkJson, stopClean } from '../fixtures/api/util.mjs';
+import {
+  rajaperfDir as rajaDir, haveRajaperf as haveRaja, createEnsemble as createEnsembleAt, workProfile
+} from '../fixtures/api/ensembles.mjs';
 
 const fixtures = join(sourceDir, 'tests', 'fixtures', 'ensemble_stats');
-const rajaDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'thicket', 'thicket', 'tests', 'data', 'rajaperf',
-  'lassen', 'clang10.0.1_nvcc10.2.89_1048576');
-const haveRaja = existsSync(join(rajaDir, '1', 'Base_CUDA-block_128.cali'));
 
 let d;
 let tmp;
 const ids = {};
 
-async function createEnsemble(name, members) {
-  const r = await sendJson(d.url, 'POST', '/api/v1/ensembles', { name, members });
-  assert.ok(r.status === 201 || r.status === 200, `create ensemble -> ${r.status} ${r.text.slice(0, 300)}`);
-  return r.json.id;
-}
+const createEnsemble = (name, members) => createEnsembleAt(d.url, name, members);
 
-// A single-rank json-split profile: main (exc 1) -> work (0.5 p log2 p),
-// main -> fixed (2); so main = 3 + 0.5 p log2 p.
-function scalingProfile(p) {
-  const work = 0.5 * p * Math.log2(p);
-  return JSON.stringify({
-    data: [[3 + work, 0, 1, 0], [work, 0, work, 1], [2, 0, 2, 2]],
-    columns: ['inclusive#sum#time.duration', 'mpi.rank', 'sum#time.duration', 'path'],
-    column_metadata: [{ is_value: true }, { is_value: false }, { is_value: true }, { is_value: false }],
-    nodes: [{ label: 'main', column: 'path' }, { label: 'work', column: 'path', parent: 0 },
-      { label: 'fixed', column: 'path', parent: 0 }],
-    'mpi.world.size': p,
-  });
-}
+// main = 3 + 0.5 p log2 p.
+const scalingProfile = (p) => workProfile(p, 0.5 * p * Math.log2(p));
 
 before(async () => {
   d = await startDaemon();

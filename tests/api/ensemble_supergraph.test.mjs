@@ -11,26 +11,22 @@
 //   conserved, each member's values equal to its own /traces/{id}/supergraph.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, importCli, sourceDir, sharedData } from '../lib/daemon.mjs';
-import { getJson, sendJson, assertError, assertOkJson, stopClean } from '../fixtures/api/util.mjs';
+import { startDaemon, importCli, sourceDir } from '../lib/daemon.mjs';
+import { getJson, assertError, assertOkJson, stopClean } from '../fixtures/api/util.mjs';
+import {
+  rajaperfDir as rajaDir, haveRajaperf as haveRaja, createEnsemble as createEnsembleAt
+} from '../fixtures/api/ensembles.mjs';
 
 const fixtures = join(sourceDir, 'tests', 'fixtures', 'ensemble_graph');
-const rajaDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'thicket', 'thicket', 'tests', 'data', 'rajaperf',
-  'lassen', 'clang10.0.1_nvcc10.2.89_1048576');
-const haveRaja = existsSync(join(rajaDir, '1', 'Base_CUDA-block_128.cali'));
 
 let d;
 let tmp;
 const ids = {};
 
-async function createEnsemble(name, members) {
-  const r = await sendJson(d.url, 'POST', '/api/v1/ensembles', { name, members });
-  assert.ok(r.status === 201 || r.status === 200, `create ensemble -> ${r.status} ${r.text.slice(0, 300)}`);
-  return r.json.id;
-}
+const createEnsemble = (name, members) => createEnsembleAt(d.url, name, members);
 
 before(async () => {
   d = await startDaemon();

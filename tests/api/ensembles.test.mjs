@@ -8,19 +8,17 @@
 // when the shared data is present, on Thicket's 10 RAJAPerf trials.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { startDaemon, runCli, sourceDir, sharedData, importCli } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, importCli } from '../lib/daemon.mjs';
 import {
   call, getJson, sendJson, assertError, assertOkJson, smallTracePath, sqlite, stopClean,
 } from '../fixtures/api/util.mjs';
+import { rajaperfDir as rajaDir, haveRajaperf as haveRaja } from '../fixtures/api/ensembles.mjs';
 
 const fixtures = join(sourceDir, 'tests', 'fixtures', 'ensemble');
 const runs = ['run-8', 'run-27', 'run-64'];
-const rajaDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'thicket', 'thicket', 'tests', 'data', 'rajaperf',
-  'lassen', 'clang10.0.1_nvcc10.2.89_1048576');
-const haveRaja = existsSync(join(rajaDir, '1', 'Base_CUDA-block_128.cali'));
 
 let d;
 const ids = {};
