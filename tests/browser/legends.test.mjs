@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, copyFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, watchedPage } from '../lib/browser.mjs';
+import { launchChromium, watchedPage, overflowingElements } from '../lib/browser.mjs';
 import { startDaemon, runCli, sharedData } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -56,13 +56,7 @@ after(async () => {
 });
 
 // Elements whose right edge passes the viewport's (what a user would have to scroll to).
-const overflowing = () => page.evaluate(() => {
-  const vw = document.documentElement.clientWidth;
-  return [...document.querySelectorAll('body *')].filter((e) => {
-    const r = e.getBoundingClientRect();
-    return r.width > 0 && r.right > vw + 1 && !e.closest('.ov-scroll, [hidden]');
-  }).slice(0, 5).map((e) => `${e.tagName} ${e.className?.baseVal ?? e.className} right=${Math.round(e.getBoundingClientRect().right)}`);
-});
+const overflowing = () => overflowingElements(page, '.ov-scroll, [hidden]');
 
 test('the data-movement Overview is a readable table within the viewport', async (t) => {
   if (!present) { t.skip('../shared/data (DMVis, Hatchet) is absent'); return; }

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, watchedPage } from '../lib/browser.mjs';
+import { launchChromium, watchedPage, overflowingElements } from '../lib/browser.mjs';
 import { startDaemon, runCli, sharedData } from '../lib/daemon.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,13 +51,7 @@ after(async () => {
 });
 
 // Elements whose right edge passes the viewport's (what a user would have to scroll to).
-const overflowing = () => page.evaluate(() => {
-  const vw = document.documentElement.clientWidth;
-  return [...document.querySelectorAll('body *')].filter((e) => {
-    const r = e.getBoundingClientRect();
-    return r.width > 0 && r.right > vw + 1 && !e.closest('.ov-scroll, .table-wrap, .ct-table-wrap, [hidden]');
-  }).slice(0, 5).map((e) => `${e.tagName} ${e.className?.baseVal ?? e.className} right=${Math.round(e.getBoundingClientRect().right)}`);
-});
+const overflowing = () => overflowingElements(page, '.ov-scroll, .table-wrap, .ct-table-wrap, [hidden]');
 
 const svgTitles = () => page.locator('#view svg title, main svg title').count();
 

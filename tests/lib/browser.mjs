@@ -30,3 +30,16 @@ export async function watchedPage(browser, problems) {
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   return page;
 }
+
+// The elements of `page` whose right edge passes the viewport's (what a user
+// would have to scroll to), leaving out those inside `scrollers` (a CSS
+// selector list of containers that scroll on purpose): at most 5, described.
+export function overflowingElements(page, scrollers) {
+  return page.evaluate((skip) => {
+    const vw = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('body *')].filter((e) => {
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && r.right > vw + 1 && !e.closest(skip);
+    }).slice(0, 5).map((e) => `${e.tagName} ${e.className?.baseVal ?? e.className} right=${Math.round(e.getBoundingClientRect().right)}`);
+  }, scrollers);
+}
