@@ -2,7 +2,6 @@
  * is in the store; a queued or running job's live progress is overlaid from
  * the worker's memory. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "handlers.h"
 #include "jobs.h"
@@ -15,16 +14,17 @@ static void overlay_live(ari_request *r, json_t *job)
     char phase[160];
     const char *status;
     json_int_t id = json_integer_value(json_object_get(job, "id"));
-    /* A finished row stays finished: the worker may still hold the job as
-     * running for the moment it takes to record what the import skipped. */
-    const char *stored = json_string_value(json_object_get(job, "status"));
-    if (stored && (strcmp(stored, "succeeded") == 0 || strcmp(stored, "failed") == 0))
-        return;
     if (!ari_jobs_live(r->srv->jobs, id, &progress, phase, sizeof phase, &status))
         return;
+    /* A job is finished when its worker lets go of it: the import marks the
+     * row finished in its own transaction, and the worker may still be
+     * making the upload's ensemble or recording what was skipped. Until
+     * then the row's final fields are not shown. */
     json_object_set_new(job, "status", json_string(status));
     json_object_set_new(job, "progress", json_real(progress));
     json_object_set_new(job, "phase", json_string(phase));
+    json_object_set_new(job, "finished_at", json_null());
+    json_object_set_new(job, "error", json_null());
 }
 
 enum MHD_Result api_jobs_get(ari_request *r)
