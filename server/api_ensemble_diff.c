@@ -118,7 +118,7 @@ static enum MHD_Result run(ari_request *r, esg_ctx *c, diff_req *q)
 enum MHD_Result api_ensemble_diff(ari_request *r)
 {
     esg_ctx c;
-    if (esg_ctx_open(r, &c) < 0) {
+    if (esg_ctx_open_with(r, &c, 1) < 0) {
         esg_ctx_free(&c);
         return MHD_YES;
     }

@@ -19,10 +19,11 @@
 #include "params.h"
 #include "reply.h"
 
-/* Opens the graph and finds the node; -1 when answered. */
-static int64_t open_node(ari_request *r, esg_ctx *c)
+/* Opens the graph (per rank when asked: esg_ctx_open_with) and finds the
+ * node; -1 when answered. */
+static int64_t open_node(ari_request *r, esg_ctx *c, int per_rank)
 {
-    if (esg_ctx_open(r, c) < 0)
+    if (esg_ctx_open_with(r, c, per_rank) < 0)
         return -1;
     return esg_ctx_path_node(r, c);
 }
@@ -139,7 +140,8 @@ static json_t *histogram_json(const esg_ctx *c, int64_t j, const char *mode, int
 enum MHD_Result api_ensemble_node_histogram(ari_request *r)
 {
     esg_ctx c;
-    int64_t j = open_node(r, &c);
+    const char *asked = ari_param(r, "mode");
+    int64_t j = open_node(r, &c, !asked || !*asked || strcmp(asked, "rank") == 0);
     static const char *const modes[] = {"run", "rank", "callsite", NULL};
     const char *mode = NULL;
     int exc = j >= 0 ? parse_value(r) : -1;
@@ -163,7 +165,7 @@ enum MHD_Result api_ensemble_node_histogram(ari_request *r)
 enum MHD_Result api_ensemble_node_gradients(ari_request *r)
 {
     esg_ctx c;
-    int64_t j = open_node(r, &c);
+    int64_t j = open_node(r, &c, 0);
     enum MHD_Result res = MHD_YES;
     if (j >= 0) {
         int nm = c.s.nmembers;
@@ -329,7 +331,7 @@ static json_t *callsites_json(const esg_ctx *c, int64_t j, int exc, int target, 
 enum MHD_Result api_ensemble_node_boxplots(ari_request *r)
 {
     esg_ctx c;
-    int64_t j = open_node(r, &c);
+    int64_t j = open_node(r, &c, 1);
     int exc = j >= 0 ? parse_value(r) : -1;
     int target = exc >= 0 ? esg_ctx_member_param(r, &c, "target") : -1;
     double iqr = 1.5;

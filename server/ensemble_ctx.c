@@ -36,25 +36,41 @@ static int pick_metric(ari_request *r, esg_ctx *c)
     return k;
 }
 
-int esg_ctx_open(ari_request *r, esg_ctx *c)
+/* The stand-in per member (ensemble_supergraph.h) suffices for collapses
+ * that are linear in the processes' values. */
+static int linear_collapse(ari_collapse how)
+{
+    return how == ARI_COLLAPSE_MEAN || how == ARI_COLLAPSE_SUM;
+}
+
+int esg_ctx_open_with(ari_request *r, esg_ctx *c, int per_rank)
 {
     memset(c, 0, sizeof *c);
-    if (ari_path_id(r, 0, &c->e.id) < 0 || sg_request_parse(r, &c->q) < 0 || ens_ctx_load(r, &c->e) < 0 ||
-        pick_metric(r, c) < 0)
+    if (ari_path_id(r, 0, &c->e.id) < 0 || sg_request_parse(r, &c->q) < 0)
+        return -1;
+    per_rank |= !linear_collapse(c->q.collapse);
+    c->e.full = per_rank;
+    if (ens_ctx_load(r, &c->e) < 0 || pick_metric(r, c) < 0)
         return -1;
     ari_error err = {0};
     int rc = 0;
     if (c->q.map_text && !(c->map = ari_module_map_from_json(c->q.map_text, &err)))
         rc = -1;
-    ari_esg_params p = {c->metric,
-                        {c->q.filter_percent / 100.0, c->q.filter_exclusive, c->q.collapse},
-                        {c->q.group_by, c->map, c->q.splits, c->q.nsplits, c->q.collapse}};
+    ari_esg_params p = {.metric = c->metric,
+                        .per_rank = per_rank,
+                        .filter = {c->q.filter_percent / 100.0, c->q.filter_exclusive, c->q.collapse},
+                        .sg = {c->q.group_by, c->map, c->q.splits, c->q.nsplits, c->q.collapse}};
     if (rc == 0 && ari_esg_build(&c->e.ecct, &p, &c->s, &err) < 0)
         rc = -1;
     if (rc == 0)
         return 0;
     ari_reply_from_error(r, &err);
     return -1;
+}
+
+int esg_ctx_open(ari_request *r, esg_ctx *c)
+{
+    return esg_ctx_open_with(r, c, 0);
 }
 
 int64_t esg_ctx_trace(const esg_ctx *c, int m)

@@ -23,8 +23,13 @@ typedef struct esg_ctx {
 } esg_ctx;
 
 /* Everything above from the request; the error answered and -1 on failure.
- * Free with esg_ctx_free in either case. */
+ * Free with esg_ctx_free in either case. The graph has one stand-in
+ * process per member (ensemble_supergraph.h), built from the members'
+ * summaries, unless the collapse is not linear (min, max, median). */
 int esg_ctx_open(ari_request *r, esg_ctx *c);
+/* The same; per_rank 1 loads every member whole and keeps each process
+ * (rank histograms, boxplots, per-rank differences). */
+int esg_ctx_open_with(ari_request *r, esg_ctx *c, int per_rank);
 void esg_ctx_free(esg_ctx *c);
 /* The selected member (index into ecct members) whose trace id is the
  * parameter `name`; -2 when absent; -1 (400 answered) when not a selected member. */

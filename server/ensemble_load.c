@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ensemble_cache.h"
 #include "params.h"
 #include "reply.h"
 
 void ens_ctx_free(ens_ctx *c)
 {
-    ari_ecct_free(&c->ecct);
-    ari_ensemble_profiles_free(&c->prof);
+    ens_cache_release(c->cached); /* prof and ecct are its views */
     ari_ensemble_free(&c->ens);
     memset(c, 0, sizeof *c);
 }
@@ -32,18 +32,6 @@ static int parse_runs(ari_request *r, int64_t **ids, int *n)
     return ari_param_id_list(r, "runs", "trace", 1, ARI_ENSEMBLE_MAX_MEMBERS, *ids, n);
 }
 
-static int build_ecct(ens_ctx *c, ari_error *err)
-{
-    const ari_cct **members = malloc((c->prof.n ? (size_t)c->prof.n : 1) * sizeof *members);
-    if (!members)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (int k = 0; k < c->prof.n; k++)
-        members[k] = &c->prof.ccts[k];
-    int rc = ari_ecct_build(members, c->prof.n, &c->ecct, err);
-    free((void *)members);
-    return rc;
-}
-
 int ens_ctx_load(ari_request *r, ens_ctx *c)
 {
     int64_t *runs = NULL;
@@ -54,11 +42,9 @@ int ens_ctx_load(ari_request *r, ens_ctx *c)
     }
     ari_error err = {0};
     int rc = ari_ensemble_get(r->db, c->id, &c->ens, &err);
-    if (rc == 0)
-        rc = ari_ensemble_profiles_load(r->db, &c->ens, runs, nruns, &c->prof, &err);
+    if (rc == 0 && !(c->cached = ens_cache_acquire(r->db, &c->ens, runs, nruns, c->full, &c->prof, &c->ecct, &err)))
+        rc = -1;
     free(runs);
-    if (rc == 0)
-        rc = build_ecct(c, &err);
     if (rc == 0)
         return 0;
     ari_reply_from_error(r, &err);

@@ -3,7 +3,8 @@
  * and, through ensemble_ctx.h, the super graph, node and diff endpoints):
  * the ensemble {id} of the path (store/store_ensembles.c), the members
  * chosen by runs= with their CCTs (store/ensemble_profiles.c) and the
- * unified CCT (analysis/ensemble_cct.c); plus the small encoders they all
+ * unified CCT (analysis/ensemble_cct.c), through the process's cache of
+ * loaded ensembles (ensemble_cache.h); plus the small encoders they all
  * share. Errors are answered here (400 runs=, 404 unknown ensemble, 500). */
 #ifndef ARIADNE_ENSEMBLE_LOAD_H
 #define ARIADNE_ENSEMBLE_LOAD_H
@@ -17,12 +18,16 @@
 
 typedef struct ens_ctx {
     int64_t id;                 /* the ensemble of the path */
+    int full;                   /* set before loading: 1 loads every process's values,
+                                 * 0 (default) the members' summaries (node sums and means) */
     ari_ensemble ens;           /* all its members */
     ari_ensemble_profiles prof; /* the selected runs: prof.member[k] indexes ens.members */
     ari_ecct ecct;              /* their unified CCT: member k = selected run k */
+    struct ens_cached *cached;  /* prof and ecct are read-only views of this entry
+                                 * (ensemble_cache.h), released by ens_ctx_free */
 } ens_ctx;
 
-/* Reads the ensemble id (path segment 0) then loads as ens_ctx_load. */
+/* Reads the ensemble id (path segment 0) then loads summaries as ens_ctx_load. */
 int ens_ctx_open(ari_request *r, ens_ctx *c);
 /* With c->id set: reads runs= (member trace ids; all members when absent),
  * loads the ensemble, the selected members' CCTs and the unified CCT. On

@@ -41,7 +41,18 @@ typedef struct ari_cct {
 
     int nmetrics;
     const ari_cct_metric *metrics;  /* [nmetrics] */
-    const double *const *values;    /* [nmetrics][nnodes * nprocs] */
+    const double *const *values;    /* [nmetrics][nnodes * nprocs]; NULL in a summary */
+
+    /* A summary (the store's ari_profile_load_summary, for ensembles) has
+     * no per-process values but, per metric and node, the sum and the mean
+     * of the measured processes' values (NAN when none measured it). NULL
+     * in a full CCT. */
+    const double *const *node_sum;  /* [nmetrics][nnodes] */
+    const double *const *node_mean; /* [nmetrics][nnodes] */
+
+    /* The loader's: when set, the node strings (name, module, file, kind)
+     * are in this pool (util/strpool.h) and freed with it, not one by one. */
+    void *string_pool;
 } ari_cct;
 
 #endif

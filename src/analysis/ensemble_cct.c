@@ -26,15 +26,38 @@ static int uses_location(const char *kind)
     return kind && (strcmp(kind, "loop") == 0 || strcmp(kind, "statement") == 0);
 }
 
+/* Appends the decimal digits of v (printf is too slow for 600,000 keys). */
+static void add_int(ari_sbuf *b, long long v)
+{
+    char digits[24];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        digits[sizeof digits - 1 - n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        digits[sizeof digits - 1 - n++] = '-';
+    ari_sbuf_add(b, digits + sizeof digits - n, (size_t)n);
+}
+
 /* "parent \x1f name \x1f kind \x1f file:line" of member node j under
  * unified parent up (the occurrence is appended by the caller). */
 static int frame_key(ari_sbuf *b, const ari_cct *c, int64_t j, int64_t up)
 {
     ari_sbuf_reset(b);
-    const char *kind = c->kind ? c->kind[j] : "";
-    ari_sbuf_printf(b, "%lld\x1f%s\x1f%s", (long long)up, c->name[j], kind ? kind : "");
-    if (uses_location(kind))
-        ari_sbuf_printf(b, "\x1f%s:%d", c->file ? c->file[j] : "", c->line ? c->line[j] : 0);
+    const char *kind = c->kind && c->kind[j] ? c->kind[j] : "";
+    add_int(b, up);
+    ari_sbuf_add_char(b, '\x1f');
+    ari_sbuf_add_str(b, c->name[j]);
+    ari_sbuf_add_char(b, '\x1f');
+    ari_sbuf_add_str(b, kind);
+    if (uses_location(kind)) {
+        ari_sbuf_add_char(b, '\x1f');
+        ari_sbuf_add_str(b, c->file && c->file[j] ? c->file[j] : "");
+        ari_sbuf_add_char(b, ':');
+        add_int(b, c->line ? c->line[j] : 0);
+    }
     return b->failed ? -1 : 0;
 }
 
@@ -83,7 +106,8 @@ static int64_t unify_node(builder *b, ari_strmap *occ, const ari_cct *c, int64_t
     intptr_t k = (intptr_t)ari_strmap_get(occ, b->key.p, base);
     if (!ari_strmap_put(occ, b->key.p, base, (void *)(k + 1)))
         return -1;
-    ari_sbuf_printf(&b->key, "\x1f%lld", (long long)k);
+    ari_sbuf_add_char(&b->key, '\x1f');
+    add_int(&b->key, k);
     if (b->key.failed)
         return -1;
     intptr_t found = (intptr_t)ari_strmap_get(b->trie, b->key.p, b->key.len);
@@ -257,22 +281,58 @@ const double *ari_ecct_ranks(const ari_ecct *e, int m, int64_t i, int k, int *np
     if (!ari_ecct_present(e, m, i) || k < 0 || k >= e->nmetrics || e->members[m].metric_of[k] < 0)
         return NULL;
     const ari_cct *c = e->members[m].cct;
+    if (!c->values)
+        return NULL;
     *nprocs = c->nprocs;
     return c->values[e->members[m].metric_of[k]] + e->members[m].node_of[i] * (int64_t)c->nprocs;
 }
 
-double ari_ecct_value(const ari_ecct *e, int m, int64_t i, int k)
+/* Sum and count of the measured values of member m's node i; 0 when the
+ * member has no per-process values (a summary) or lacks the node. */
+static int64_t measured(const ari_ecct *e, int m, int64_t i, int k, double *sum)
 {
     int np;
     const double *v = ari_ecct_ranks(e, m, i, k, &np);
-    double sum = 0;
     int64_t count = 0;
+    *sum = 0;
     for (int p = 0; v && p < np; p++)
         if (!isnan(v[p])) {
-            sum += v[p];
+            *sum += v[p];
             count++;
         }
+    return count;
+}
+
+/* Member m's summary row of metric k at node i (node_sum or node_mean),
+ * or NULL when it has no summary, the node or the metric. */
+static const double *summary_of(const ari_ecct *e, int m, int64_t i, int k, const double *const *rows)
+{
+    if (!rows || !ari_ecct_present(e, m, i) || k < 0 || k >= e->nmetrics || e->members[m].metric_of[k] < 0)
+        return NULL;
+    return rows[e->members[m].metric_of[k]] + e->members[m].node_of[i];
+}
+
+double ari_ecct_value(const ari_ecct *e, int m, int64_t i, int k)
+{
+    const ari_cct *c = m >= 0 && m < e->nmembers ? e->members[m].cct : NULL;
+    if (c && !c->values) {
+        const double *x = summary_of(e, m, i, k, c->node_mean);
+        return x ? *x : NAN;
+    }
+    double sum;
+    int64_t count = measured(e, m, i, k, &sum);
     return count ? sum / (double)count : NAN;
+}
+
+double ari_ecct_sum(const ari_ecct *e, int m, int64_t i, int k)
+{
+    const ari_cct *c = m >= 0 && m < e->nmembers ? e->members[m].cct : NULL;
+    if (c && !c->values) {
+        const double *x = summary_of(e, m, i, k, c->node_sum);
+        return x ? *x : NAN;
+    }
+    double sum;
+    return measured(e, m, i, k, &sum) ? sum : NAN;
 }
 
 static void add_escaped(ari_sbuf *b, const char *s)

@@ -76,6 +76,11 @@ const double *ari_ecct_ranks(const ari_ecct *e, int m, int64_t i, int k, int *np
  * profile's /cct "mean" (sum in process order, divided by the count). NAN
  * when absent or measured nowhere. */
 double ari_ecct_value(const ari_ecct *e, int m, int64_t i, int k);
+/* The sum of the member's measured (not NAN) process values of node i: NAN
+ * when absent or measured nowhere. Both accessors read node_mean and
+ * node_sum when the member's CCT is a summary (cct.h); ari_ecct_ranks then
+ * gives NULL. */
+double ari_ecct_sum(const ari_ecct *e, int m, int64_t i, int k);
 /* The context path of node i: the frame names from the root joined by
  * "/" (a name's own "/" and "\" escaped as "\/" and "\\"). malloc'd; NULL
  * when out of memory. */

@@ -4,14 +4,26 @@
  * so that supernode and edge ids are identical for every member, with
  * per-member values and the statistics across members.
  *
- * How: the unified CCT is flattened into one ari_cct whose "processes" are
- * the (member, process) pairs of all members, concatenated in member order
- * (member m owns processes proc_first[m] .. proc_first[m+1]-1); a node a
- * member lacks has NAN there. The unchanged super graph code groups,
- * filters (on the mean over all those processes) and splits it; a
- * member's value of a node or edge is then the collapse (mean by default,
- * spec 2.7 step 5) over that member's processes only, which equals what
- * the single-run super graph of that member gives for the same ids.
+ * How: the unified CCT is flattened into one ari_cct whose "processes"
+ * stand for the members, concatenated in member order (member m owns
+ * processes proc_first[m] .. proc_first[m+1]-1); a node a member lacks has
+ * NAN there. The unchanged super graph code groups, filters (on the mean
+ * over those processes) and splits it; a member's value of a node or edge
+ * is then the collapse (mean by default, spec 2.7 step 5) over that
+ * member's processes only, which equals what the single-run super graph of
+ * that member gives for the same ids.
+ *
+ * The graph is always built on one stand-in process per member (summaries
+ * suffice, cct.h): the member's node sum over its processes (collapse sum)
+ * or that sum over its process count (mean, also the stand-in of the other
+ * collapses). The super graph's sums are linear and count NAN as 0, so a
+ * stand-in's supernode value is the member's collapsed value (up to
+ * rounding); the filter and the order weigh every member equally. With
+ * params.per_rank (full CCTs), the same graph (same ids) then takes every
+ * process of every member (ari_supergraph_revalue): any collapse, and the
+ * per-process values of the rank histograms, boxplots and differences, at
+ * nodes x all members' processes of memory. Without it, min, max and
+ * median (not linear) are refused.
  *
  * Absent (spec 2.7 step 3): a supernode is present in a member when one
  * of its CCT nodes is; an edge S->T when one of T's entry nodes with its
@@ -35,6 +47,8 @@
 
 typedef struct ari_esg_params {
     int metric;            /* unified metric index; its partner (if any) rides along */
+    int per_rank;          /* 1: every member's processes (members must be full CCTs);
+                            * 0: one stand-in per member (collapse mean or sum only) */
     ari_cct_filter filter; /* on the collapse over all members' processes */
     ari_sg_params sg;      /* grouping, map, splits; sg.collapse also collapses ranks per member */
 } ari_esg_params;
@@ -51,6 +65,7 @@ typedef struct ari_esg {
     int64_t kept;
     ari_supergraph g;
     int nmembers;
+    int per_rank;
     /* per member m: [j * nmembers + m] */
     double *inc, *exc; /* [g.nnodes * nmembers], NAN when absent */
     double *weight;    /* [g.nedges * nmembers], NAN when absent */

@@ -869,49 +869,55 @@ static void add_row(double *dst, const double *src, int np, double sign)
     }
 }
 
-/* Per-process sums: inc over entries, weights over entries with a parent,
- * filtered over cut children, and the exclusive time as the flow leaves
- * it: each node's inclusive time minus its children's. That equals the
- * profile's exclusive time when the profile is consistent, and does not
- * count twice what HPCToolkit reports both as a procedure's exclusive time
- * and as its loops' and statements' (its children in the CCT). */
-static void fill_metrics(builder *b, ari_supergraph *g, const int64_t *rank, const int64_t *pairs,
-                         int64_t npairs, const int64_t *edge_of_pair)
-{
-    int np = b->np;
-    const int64_t *parent = b->c->parent;
-    for (int64_t i = 0; i < b->n; i++) {
-        int64_t p = parent[i];
-        const double *inc = b->t->inc + i * np;
-        if (p >= 0 && b->group[p] >= 0) {
-            int64_t pnode = rank[b->group[p]];
-            add_row(g->exc + pnode * np, inc, np, -1);
-            if (b->group[i] < 0)
-                add_row(g->filtered + pnode * np, inc, np, 1);
-        }
-        if (b->group[i] < 0)
-            continue;
-        int64_t node = rank[b->group[i]];
-        add_row(g->exc + node * np, inc, np, 1);
-        if (!is_entry(b, i))
-            continue;
-        add_row(g->inc + node * np, inc, np, 1);
-        if (p < 0) {
-            add_row(g->root_inflow + node * np, inc, np, 1);
-            continue;
-        }
-        int64_t j = find_pair(pairs, npairs, b->group[p], b->group[i]);
-        if (j >= 0 && edge_of_pair[j] >= 0)
-            add_row(g->weight + edge_of_pair[j] * np, inc, np, 1);
-    }
-}
-
 static int cmp_edge(const void *x, const void *y)
 {
     const ari_sg_edge *e = x, *f = y;
     if (e->source != f->source)
         return e->source < f->source ? -1 : 1;
     return e->target < f->target ? -1 : e->target > f->target;
+}
+
+static int64_t edge_index(const ari_supergraph *g, int64_t u, int64_t v)
+{
+    ari_sg_edge key = {u, v};
+    ari_sg_edge *e = bsearch(&key, g->edges, (size_t)g->nedges, sizeof key, cmp_edge);
+    return e ? e - g->edges : -1;
+}
+
+/* Per-process sums (arrays zeroed, g->nprocs wide) from the grouping
+ * g->group of the CCT nodes: inc over entries, weights over entries with a
+ * parent, filtered over cut children, and the exclusive time as the flow
+ * leaves it: each node's inclusive time minus its children's. That equals
+ * the profile's exclusive time when the profile is consistent, and does
+ * not count twice what HPCToolkit reports both as a procedure's exclusive
+ * time and as its loops' and statements' (its children in the CCT). */
+static void fill_metrics(ari_supergraph *g, const int64_t *parent, const double *times)
+{
+    int np = g->nprocs;
+    const int64_t *group = g->group;
+    for (int64_t i = 0; i < g->cct_nodes; i++) {
+        int64_t p = parent[i];
+        const double *inc = times + i * np;
+        if (p >= 0 && group[p] >= 0) {
+            add_row(g->exc + group[p] * np, inc, np, -1);
+            if (group[i] < 0)
+                add_row(g->filtered + group[p] * np, inc, np, 1);
+        }
+        if (group[i] < 0)
+            continue;
+        int64_t node = group[i];
+        add_row(g->exc + node * np, inc, np, 1);
+        if (p >= 0 && group[p] == node)
+            continue; /* not an entry */
+        add_row(g->inc + node * np, inc, np, 1);
+        if (p < 0) {
+            add_row(g->root_inflow + node * np, inc, np, 1);
+            continue;
+        }
+        int64_t x = group[p] >= 0 ? edge_index(g, group[p], node) : -1;
+        if (x >= 0)
+            add_row(g->weight + x * np, inc, np, 1);
+    }
 }
 
 static int finish(builder *b, ari_supergraph *g)
@@ -922,9 +928,8 @@ static int finish(builder *b, ari_supergraph *g)
     int64_t *rank = malloc((size_t)(ng ? ng : 1) * sizeof *rank);
     int *level = malloc((size_t)(ng ? ng : 1) * sizeof *level);
     int64_t *pairs = collect_edges(b, &npairs);
-    int64_t *edge_of_pair = malloc((size_t)(npairs ? npairs : 1) * sizeof *edge_of_pair);
     int rc = -1;
-    if (!members || !ginc || !rank || !level || !pairs || !edge_of_pair) {
+    if (!members || !ginc || !rank || !level || !pairs) {
         oom(b);
         goto done;
     }
@@ -979,20 +984,10 @@ static int finish(builder *b, ari_supergraph *g)
         nd->level = level[k];
         nd->nfunctions = members[k];
     }
-    for (int64_t j = 0; j < npairs; j++) {
-        edge_of_pair[j] = -1;
-        if (is_dropped(b, pairs[2 * j], pairs[2 * j + 1]))
-            continue;
-        g->edges[g->nedges++] = (ari_sg_edge){rank[pairs[2 * j]], rank[pairs[2 * j + 1]]};
-    }
+    for (int64_t j = 0; j < npairs; j++)
+        if (!is_dropped(b, pairs[2 * j], pairs[2 * j + 1]))
+            g->edges[g->nedges++] = (ari_sg_edge){rank[pairs[2 * j]], rank[pairs[2 * j + 1]]};
     qsort(g->edges, (size_t)g->nedges, sizeof *g->edges, cmp_edge);
-    for (int64_t j = 0; j < npairs; j++) {
-        if (is_dropped(b, pairs[2 * j], pairs[2 * j + 1]))
-            continue;
-        ari_sg_edge key = {rank[pairs[2 * j]], rank[pairs[2 * j + 1]]};
-        ari_sg_edge *e = bsearch(&key, g->edges, (size_t)g->nedges, sizeof key, cmp_edge);
-        edge_of_pair[j] = e ? e - g->edges : -1;
-    }
     g->weight = calloc((size_t)g->nedges * np + 1, sizeof(double));
     g->group = malloc((size_t)(b->n ? b->n : 1) * sizeof *g->group);
     if (!g->weight || !g->group) {
@@ -1002,7 +997,7 @@ static int finish(builder *b, ari_supergraph *g)
     for (int64_t i = 0; i < b->n; i++)
         g->group[i] = b->group[i] >= 0 ? rank[b->group[i]] : -1;
     g->cct_nodes = b->n;
-    fill_metrics(b, g, rank, pairs, npairs, edge_of_pair);
+    fill_metrics(g, b->c->parent, b->t->inc);
     if (fill_entries_and_callers(b, g, rank) < 0)
         goto done;
     g->keys = b->keys;
@@ -1019,7 +1014,6 @@ done:
     free(rank);
     free(level);
     free(pairs);
-    free(edge_of_pair);
     return rc;
 }
 
@@ -1106,6 +1100,31 @@ int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigne
     if (rc < 0)
         ari_supergraph_free(out);
     return rc;
+}
+
+int ari_supergraph_revalue(ari_supergraph *g, const int64_t *parent, const ari_cct_times *t, ari_error *err)
+{
+    if (t->nnodes != g->cct_nodes)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "revalue: %lld CCT nodes, the graph has %lld",
+                             (long long)t->nnodes, (long long)g->cct_nodes);
+    size_t np = (size_t)t->nprocs, nn = (size_t)g->nnodes * np + 1, ne = (size_t)g->nedges * np + 1;
+    double *arrays[5] = {calloc(nn, sizeof(double)), calloc(nn, sizeof(double)), calloc(nn, sizeof(double)),
+                         calloc(nn, sizeof(double)), calloc(ne, sizeof(double))};
+    double **owned[5] = {&g->inc, &g->exc, &g->filtered, &g->root_inflow, &g->weight};
+    int ok = 1;
+    for (int k = 0; k < 5; k++)
+        ok &= arrays[k] != NULL;
+    for (int k = 0; k < 5; k++) {
+        double *old = ok ? *owned[k] : arrays[k];
+        if (ok)
+            *owned[k] = arrays[k];
+        free(old);
+    }
+    if (!ok)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    g->nprocs = t->nprocs;
+    fill_metrics(g, parent, t->inc);
+    return 0;
 }
 
 void ari_supergraph_free(ari_supergraph *g)

@@ -142,6 +142,12 @@ typedef struct ari_supergraph {
 int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigned char *keep,
                          const ari_sg_params *p, ari_supergraph *out, ari_error *err);
 void ari_supergraph_free(ari_supergraph *g);
+/* The graph's per-process values again, from other processes' times of the
+ * same CCT nodes (t over a CCT with the nodes and parents the graph was
+ * built on; grouping, ids and edges unchanged): how an ensemble builds its
+ * graph on one stand-in per member and then reads every rank (analysis/
+ * ensemble_supergraph.h). 0, or -1 with err (the graph unchanged). */
+int ari_supergraph_revalue(ari_supergraph *g, const int64_t *parent, const ari_cct_times *t, ari_error *err);
 /* Index of the supernode with this id, or -1. */
 int64_t ari_supergraph_find(const ari_supergraph *g, const char *id);
 

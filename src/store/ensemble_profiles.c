@@ -23,13 +23,15 @@ static int select_members(const ari_ensemble *e, const int64_t *runs, int nruns,
     return 0;
 }
 
-static int load_selected(ari_store *s, const ari_ensemble *e, const char *sel, ari_ensemble_profiles *out,
-                         ari_error *err)
+static int load_selected(ari_store *s, const ari_ensemble *e, const char *sel, int full,
+                         ari_ensemble_profiles *out, ari_error *err)
 {
     for (int m = 0; m < e->nmembers; m++) {
         if (!sel[m])
             continue;
-        int rc = ari_profile_load(s, e->members[m].trace_id, &out->ccts[out->n], err);
+        int64_t id = e->members[m].trace_id;
+        int rc = full ? ari_profile_load(s, id, &out->ccts[out->n], err)
+                      : ari_profile_load_summary(s, id, &out->ccts[out->n], err);
         if (rc != 0)
             return -1;
         out->member[out->n++] = m;
@@ -37,7 +39,7 @@ static int load_selected(ari_store *s, const ari_ensemble *e, const char *sel, a
     return 0;
 }
 
-int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns,
+int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns, int full,
                                ari_ensemble_profiles *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -49,7 +51,7 @@ int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_
     if (rc == 0)
         rc = select_members(e, runs, nruns, sel, err);
     if (rc == 0)
-        rc = load_selected(s, e, sel, out, err);
+        rc = load_selected(s, e, sel, full, out, err);
     free(sel);
     if (rc != 0)
         ari_ensemble_profiles_free(out);

@@ -1,6 +1,8 @@
 /* ensemble_profiles.h: the member profiles of an ensemble, loaded for the
  * ensemble analyses (analysis/ensemble_cct.h): each selected member's CCT
- * through ari_profile_load, in member order.
+ * in member order, whole (ari_profile_load, with every process's values)
+ * when `full`, else as a summary (ari_profile_load_summary: per node sums
+ * and means only, what the super graph, gradients and statistics need).
  *
  * runs selects members by trace id (NULL or nruns 0: every member); the
  * selection keeps the ensemble's member order, whatever the order of runs.
@@ -25,7 +27,7 @@ typedef struct ari_ensemble_profiles {
     ari_cct *ccts; /* [n] */
 } ari_ensemble_profiles;
 
-int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns,
+int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns, int full,
                                ari_ensemble_profiles *out, ari_error *err);
 void ari_ensemble_profiles_free(ari_ensemble_profiles *p);
 

@@ -10,6 +10,7 @@
 
 #include "store/store_internal.h"
 #include "util/free_all.h"
+#include "util/strpool.h"
 
 /* ---- helpers ---- */
 
@@ -87,11 +88,25 @@ typedef struct cct_build {
     int *rank, *thread;
     ari_cct_metric *metrics;
     double **values;
+    double **node_sum, **node_mean; /* summaries only */
+    ari_strpool *pool;              /* summaries only: the node strings */
 } cct_build;
+
+/* Column col as a string: malloc'd, or the pool's when the build has one
+ * (interned when `shared`: modules, files and kinds repeat; names rarely). */
+static char *column_string(cct_build *b, sqlite3_stmt *st, int col, int shared)
+{
+    if (!b->pool)
+        return dup_column(st, col);
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    size_t len = t ? (size_t)sqlite3_column_bytes(st, col) : 0;
+    return shared ? ari_strpool_intern(b->pool, t ? t : "", len) : ari_strpool_copy(b->pool, t ? t : "", len);
+}
 
 static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, ari_error *err)
 {
-    int64_t n = query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    /* ids are 0..n-1 (checked below): max + 1 is the count, from the key alone */
+    int64_t n = query_int(s, "SELECT coalesce(max(node_id) + 1, 0) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
     if (n < 0)
         return -1;
     size_t cnt = n ? (size_t)n : 1;
@@ -121,11 +136,11 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, 
             break;
         }
         b->parent[i] = parent;
-        b->name[i] = dup_column(st, 2);
-        b->module[i] = dup_column(st, 3);
-        b->file[i] = dup_column(st, 4);
+        b->name[i] = column_string(b, st, 2, 0);
+        b->module[i] = column_string(b, st, 3, 1);
+        b->file[i] = column_string(b, st, 4, 1);
         b->line[i] = sqlite3_column_int(st, 5);
-        b->kind[i] = dup_column(st, 6);
+        b->kind[i] = column_string(b, st, 6, 1);
         if (!b->name[i] || !b->module[i] || !b->file[i] || !b->kind[i]) {
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
             break;
@@ -258,6 +273,9 @@ static void publish(ari_cct *c, cct_build *b)
     c->proc_thread = b->thread;
     c->metrics = b->metrics;
     c->values = (const double *const *)b->values;
+    c->node_sum = (const double *const *)b->node_sum;
+    c->node_mean = (const double *const *)b->node_mean;
+    c->string_pool = b->pool;
 }
 
 int ari_profile_load(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err)
@@ -283,11 +301,108 @@ int ari_profile_load(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *er
     return 0;
 }
 
+/* ---- summaries (ensembles) ---- */
+
+static double column_or_nan(sqlite3_stmt *st, int col);
+
+/* One metric's node sums and means from its profile_node_sums row; 1 when
+ * the profile has none (imported before sql/013). */
+static int stored_sums(ari_store *s, int64_t trace_id, int m, int64_t n, double *sum, double *mean,
+                       ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT sums, means FROM profile_node_sums WHERE trace_id = ?1 AND metric_id = ?2", args,
+        ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    int step = sqlite3_step(st), rc = 1;
+    if (step == SQLITE_ROW) {
+        rc = decode_blob(sqlite3_column_blob(st, 0), sqlite3_column_bytes(st, 0), n, sum) < 0 ||
+                     decode_blob(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), n, mean) < 0
+                 ? ari_error_set(err, ARI_E_DB, "node sums of trace %lld metric %d: wrong size",
+                                 (long long)trace_id, m)
+                 : 0;
+        step = sqlite3_step(st);
+    }
+    int end = ari_store_rows_end(s, st, step, "read profile node sums", err);
+    return end < 0 ? -1 : rc;
+}
+
+/* The same from the per-row vsum and vmean of profile_values. */
+static int row_sums(ari_store *s, int64_t trace_id, int m, int64_t n, double *sum, double *mean, ari_error *err)
+{
+    for (int64_t i = 0; i < n; i++)
+        sum[i] = mean[i] = NAN;
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT node_id, vsum, vmean FROM profile_values WHERE trace_id = ?1 AND metric_id = ?2", args,
+        ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t i = sqlite3_column_int64(st, 0);
+        if (i < 0 || i >= n)
+            continue;
+        sum[i] = column_or_nan(st, 1);
+        mean[i] = column_or_nan(st, 2);
+    }
+    return ari_store_rows_end(s, st, step, "read profile values", err);
+}
+
+static int load_sums(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, ari_error *err)
+{
+    size_t nm = c->nmetrics ? (size_t)c->nmetrics : 1, nn = c->nnodes ? (size_t)c->nnodes : 1;
+    b->node_sum = calloc(nm, sizeof *b->node_sum);
+    b->node_mean = calloc(nm, sizeof *b->node_mean);
+    if (!b->node_sum || !b->node_mean)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (int m = 0; m < c->nmetrics; m++) {
+        b->node_sum[m] = malloc(nn * sizeof(double));
+        b->node_mean[m] = malloc(nn * sizeof(double));
+        if (!b->node_sum[m] || !b->node_mean[m])
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        int rc = stored_sums(s, trace_id, m, c->nnodes, b->node_sum[m], b->node_mean[m], err);
+        if (rc == 1)
+            rc = row_sums(s, trace_id, m, c->nnodes, b->node_sum[m], b->node_mean[m], err);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ari_profile_load_summary(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = check_profile(s, trace_id, err);
+    if (rc != 0)
+        return rc;
+    cct_build b;
+    memset(&b, 0, sizeof b);
+    b.pool = ari_strpool_new();
+    rc = b.pool ? load_nodes(s, trace_id, out, &b, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    if (rc == 0)
+        rc = load_procs(s, trace_id, out, &b, err);
+    if (rc == 0)
+        rc = load_metrics(s, trace_id, out, &b, err);
+    free(b.values); /* a summary has no per-process values (cct.h) */
+    b.values = NULL;
+    if (rc == 0)
+        rc = load_sums(s, trace_id, out, &b, err);
+    publish(out, &b);
+    if (rc != 0) {
+        ari_cct_free(out);
+        return -1;
+    }
+    return 0;
+}
+
 void ari_cct_free(ari_cct *c)
 {
     if (!c)
         return;
-    for (int64_t i = 0; i < c->nnodes; i++) {
+    for (int64_t i = 0; !c->string_pool && i < c->nnodes; i++) {
         if (c->name)
             free((char *)c->name[i]);
         if (c->module)
@@ -297,6 +412,7 @@ void ari_cct_free(ari_cct *c)
         if (c->kind)
             free((char *)c->kind[i]);
     }
+    ari_strpool_free(c->string_pool);
     void *owned[] = {(void *)c->parent, (void *)c->name, (void *)c->module,    (void *)c->file,
                      (void *)c->kind,   (void *)c->line, (void *)c->proc_rank, (void *)c->proc_thread};
     ari_free_all(owned, sizeof owned / sizeof owned[0]);
@@ -307,9 +423,15 @@ void ari_cct_free(ari_cct *c)
         }
         if (c->values)
             free((double *)c->values[m]);
+        if (c->node_sum)
+            free((double *)c->node_sum[m]);
+        if (c->node_mean)
+            free((double *)c->node_mean[m]);
     }
     free((void *)c->metrics);
     free((void *)c->values);
+    free((void *)c->node_sum);
+    free((void *)c->node_mean);
     memset(c, 0, sizeof *c);
 }
 

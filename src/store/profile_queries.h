@@ -27,6 +27,13 @@
  * On success *out owns its memory: release it with ari_cct_free. On error
  * *out is left zeroed. */
 int ari_profile_load(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err);
+/* The same CCT without per-process values (values NULL): per metric and
+ * node the sum and the mean over the measured processes (node_sum,
+ * node_mean, cct.h), from profile_node_sums (sql/013) or, for a profile
+ * imported before it, from profile_values' vsum and vmean. What an
+ * ensemble needs for its super graph, gradients and statistics, at a
+ * fraction of the reading. */
+int ari_profile_load_summary(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err);
 /* Frees what ari_profile_load allocated and zeroes the struct. */
 void ari_cct_free(ari_cct *c);
 

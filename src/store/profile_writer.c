@@ -641,14 +641,46 @@ static void row_stats(const double *row, int64_t n, double stats[4])
     stats[3] = count ? sum : NAN;
 }
 
+/* The metric's per-node sums and means in one row of profile_node_sums
+ * (sql/013): what an ensemble reads instead of the per-rank rows. */
+static int write_node_sums(ari_profile_writer *pw, int m, const double *sums, const double *means,
+                           ari_error *err)
+{
+    int64_t n = pw->nnodes;
+    unsigned char *bs = malloc((size_t)(n ? n : 1) * 8), *bm = malloc((size_t)(n ? n : 1) * 8);
+    int rc = -1;
+    if (!bs || !bm) {
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    } else {
+        to_little_endian(sums, bs, n);
+        to_little_endian(means, bm, n);
+        ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_int(m), ari_arg_blob(bs, n * 8),
+                          ari_arg_blob(bm, n * 8)};
+        rc = ari_store_run(pw->store,
+                           "INSERT INTO profile_node_sums(trace_id, metric_id, sums, means) VALUES (?1, ?2, ?3, ?4)",
+                           args, ARI_NARGS(args), "insert profile node sums", err);
+    }
+    free(bs);
+    free(bm);
+    return rc;
+}
+
 static int write_values(ari_profile_writer *pw, int m, unsigned char *buf, ari_error *err)
 {
-    int64_t np = pw->nprocs;
+    int64_t np = pw->nprocs, n1 = pw->nnodes ? pw->nnodes : 1;
+    double *sums = malloc((size_t)n1 * sizeof *sums), *means = malloc((size_t)n1 * sizeof *means);
+    if (!sums || !means) {
+        free(sums);
+        free(means);
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
     int rc = 0;
     for (int64_t i = 0; i < pw->nnodes && rc == 0; i++) {
         const double *row = pw->metrics[m].dense + i * np;
         double st[4];
         row_stats(row, np, st);
+        means[i] = st[2];
+        sums[i] = st[3];
         to_little_endian(row, buf, np);
         ari_arg args[] = {ari_arg_int(pw->trace_id), ari_arg_int(m), ari_arg_int(i),
                           ari_arg_blob(buf, np * 8), real_or_null(st[0]), real_or_null(st[1]),
@@ -660,6 +692,10 @@ static int write_values(ari_profile_writer *pw, int m, unsigned char *buf, ari_e
         if (rc == 0 && pw->tw && (i & 0x3ff) == 0 && ari_trace_writer_cancelled(pw->tw))
             rc = ari_error_set(err, ARI_E_CANCELLED, "import cancelled");
     }
+    if (rc == 0)
+        rc = write_node_sums(pw, m, sums, means, err);
+    free(sums);
+    free(means);
     return rc;
 }
 

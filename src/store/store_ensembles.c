@@ -4,6 +4,7 @@
 #include "store/store_ensembles.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -354,14 +355,17 @@ static int read_member(sqlite3_stmt *st, void *item, const void *ctx)
     m->trace_id = sqlite3_column_int64(st, 0);
     m->position = sqlite3_column_int64(st, 2);
     m->name = column_dup(st, 1);
+    const char *stamp = (const char *)sqlite3_column_text(st, 3);
+    snprintf(m->trace_stamp, sizeof m->trace_stamp, "%s", stamp ? stamp : "");
     return m->name ? 0 : -1;
 }
 
 static int read_members(ari_store *s, int64_t id, ari_ensemble *out, ari_error *err)
 {
     sqlite3_stmt *st = ari_store_stmt_id(s,
-                                         "SELECT trace_id, name, position FROM ensemble_members"
-                                         " WHERE ensemble_id = ?1 ORDER BY position",
+                                         "SELECT m.trace_id, m.name, m.position, t.created_at || ' ' ||"
+                                         " coalesce(t.sha256, '') FROM ensemble_members m JOIN traces t"
+                                         " ON t.id = m.trace_id WHERE m.ensemble_id = ?1 ORDER BY m.position",
                                          id, err);
     size_t n = 0;
     void *items = NULL;

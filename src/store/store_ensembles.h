@@ -40,6 +40,8 @@ typedef struct ari_ensemble_member {
     char **param_values;  /* a numeric parameter is one whose every member's value parses with strtod */
     char **param_sources; /* "metadata", "user" or "csv" */
     int64_t position;     /* the member's rank in the order members were added (gaps possible) */
+    char trace_stamp[96]; /* the trace's created_at and sha256: with trace_id, which stored
+                           * profile this is (a deleted trace's reused id never matches) */
 } ari_ensemble_member;
 
 typedef struct ari_ensemble {

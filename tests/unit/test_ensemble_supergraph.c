@@ -4,7 +4,9 @@
  * edges out of LIB1 20/10/35 summing to 65): ids shared by every member,
  * absent = NAN, each member's values equal to its own single-run super
  * graph, flow conserved per member; the gradient histogram's numpy rules;
- * the per-rank difference of two members (union of ranks, sign). */
+ * the per-rank difference of two members (union of ranks, sign); the
+ * stand-in per member against every process (random members with
+ * unmeasured processes, absent subtrees, different process counts). */
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include "analysis/ensemble_supergraph.h"
 
 #include "test_cct_builder.h"
+#include "test_rng.h"
 
 static ari_esg_params default_params(void)
 {
@@ -174,12 +177,114 @@ static void test_diff_ranks(void **state)
     ari_ediff_match_free(&m);
 }
 
+/* A random member: up to 40 nodes in 5 modules, 1-8 processes, some
+ * values unmeasured (NAN), a random subset of a 40-node program. */
+static void random_member(tcct *t, const char *const *names)
+{
+    static const char *const modules[] = {"A", "B", "C", "D", "E"};
+    int np = 1 + (int)(rng_uniform() * 8);
+    tcct_init(t, np);
+    int64_t at[40];
+    for (int k = 0; k < 40; k++) {
+        int64_t up = k == 0 ? -2 : at[(int)(rng_uniform() * k)];
+        at[k] = -1;
+        if (k > 0 && (up < 0 || rng_uniform() < 0.1))
+            continue; /* absent here: its parent is, or by chance */
+        int64_t i = tcct_add(t, k == 0 ? -1 : up, names[k], 0);
+        t->module[i] = modules[(k * 7) % 5];
+        for (int p = 0; p < np; p++)
+            t->exc[i * np + p] = rng_uniform() < 0.15 ? NAN : rng_uniform() * 10;
+        at[k] = i;
+    }
+    int64_t n = t->c.nnodes;
+    for (int64_t i = 0; i < n * np; i++)
+        t->inc[i] = isnan(t->exc[i]) ? 0 : t->exc[i];
+    for (int64_t i = n - 1; i > 0; i--)
+        for (int p = 0; p < np; p++)
+            t->inc[t->parent[i] * np + p] += t->inc[i * np + p];
+}
+
+static void assert_close_or_nan(double a, double b)
+{
+    assert_true(isnan(a) ? isnan(b) : fabs(a - b) <= 1e-9 * fmax(1, fabs(b)));
+}
+
+/* The same graph, ids and values from the stand-ins as from every process. */
+static void test_standin_equals_per_rank(void **state)
+{
+    (void)state;
+    static tcct t[6];
+    static char names[40][8];
+    const char *name_of[40];
+    for (int k = 0; k < 40; k++) {
+        snprintf(names[k], sizeof names[k], "f%d", k);
+        name_of[k] = names[k];
+    }
+    rng_state = 7;
+    for (int round = 0; round < 20; round++) {
+        const ari_cct *members[6];
+        for (int m = 0; m < 6; m++) {
+            random_member(&t[m], name_of);
+            members[m] = &t[m].c;
+        }
+        ari_ecct e;
+        ari_error err = {0};
+        assert_int_equal(ari_ecct_build(members, 6, &e, &err), 0);
+        for (int how = 0; how < 2; how++) {
+            ari_esg_params p = default_params();
+            p.sg.collapse = p.filter.collapse = how ? ARI_COLLAPSE_SUM : ARI_COLLAPSE_MEAN;
+            ari_esg a, b;
+            assert_int_equal(ari_esg_build(&e, &p, &a, &err), 0);
+            p.per_rank = 1;
+            assert_int_equal(ari_esg_build(&e, &p, &b, &err), 0);
+            assert_int_equal(a.g.nnodes, b.g.nnodes);
+            assert_int_equal(a.g.nedges, b.g.nedges);
+            for (int64_t j = 0; j < a.g.nnodes; j++) {
+                assert_string_equal(a.g.nodes[j].id, b.g.nodes[j].id);
+                for (int m = 0; m < 6; m++) {
+                    assert_close_or_nan(a.inc[j * 6 + m], b.inc[j * 6 + m]);
+                    assert_close_or_nan(a.exc[j * 6 + m], b.exc[j * 6 + m]);
+                }
+            }
+            for (int64_t x = 0; x < a.g.nedges * 6; x++)
+                assert_close_or_nan(a.weight[x], b.weight[x]);
+            ari_esg_free(&a);
+            ari_esg_free(&b);
+        }
+        ari_ecct_free(&e);
+    }
+}
+
+/* Min, max and median are not linear: the stand-ins refuse them. */
+static void test_standin_refuses_max(void **state)
+{
+    (void)state;
+    static tcct t[3];
+    build_fig42(t);
+    const ari_cct *members[] = {&t[0].c, &t[1].c, &t[2].c};
+    ari_ecct e;
+    ari_esg s;
+    ari_error err = {0};
+    assert_int_equal(ari_ecct_build(members, 3, &e, &err), 0);
+    ari_esg_params p = default_params();
+    p.sg.collapse = ARI_COLLAPSE_MAX;
+    assert_int_equal(ari_esg_build(&e, &p, &s, &err), -1);
+    assert_string_equal(err.code, ARI_E_INVALID_PARAMETER);
+    ari_esg_free(&s);
+    p.per_rank = 1;
+    assert_int_equal(ari_esg_build(&e, &p, &s, &err), 0);
+    ari_esg_free(&s);
+    ari_ecct_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_figure_4_2),
         cmocka_unit_test(test_gradient),
         cmocka_unit_test(test_diff_ranks),
+        cmocka_unit_test(test_standin_equals_per_rank),
+        cmocka_unit_test(test_standin_refuses_max),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
