@@ -392,6 +392,24 @@ static const ari_csv_table ensemble_node_gradients[] = {
         {"trace_id", NULL, "#"}, {"inclusive", NULL, "inclusive"}, {"exclusive", NULL, "exclusive"}, {NULL}}},
     {NULL}};
 
+/* api_ensemble_hierarchy.c */
+static const ari_csv_table ensemble_node_hierarchy[] = {
+    {"nodes", "nodes[]", NULL, NULL, NULL, {
+        {"id", NULL, "id"}, {"parent", NULL, "parent"}, {"depth", NULL, "depth"}, {"name", NULL, "name"},
+        {"path", NULL, "path"}, {"present", NULL, "inclusive.present"}, {"inc_max", NULL, "inclusive.max"},
+        {"inc_min", NULL, "inclusive.min"}, {"inc_mean", NULL, "inclusive.mean"}, {"exc_max", NULL, "exclusive.max"},
+        {"exc_min", NULL, "exclusive.min"}, {"exc_mean", NULL, "exclusive.mean"},
+        {"target_inc", NULL, "target.inclusive"}, {"target_exc", NULL, "target.exclusive"}, {NULL}}},
+    {"values", "nodes[].inclusive.runs[]", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"path", NULL, "@1.path"},
+        {"trace_id", NULL, "#", ARI_CSV_LOOKUP, "@0.runs", "trace_id"},
+        {"run", NULL, "#", ARI_CSV_LOOKUP, "@0.runs", "name"}, {"inclusive", NULL, "."},
+        {"exclusive", NULL, "#", ARI_CSV_LOOKUP, "@1.exclusive.runs"}, {NULL}}},
+    {"gradient", "nodes[].gradient.inclusive.counts[]", NULL, NULL, NULL, {
+        {"node", NULL, "@1.id"}, {"path", NULL, "@1.path"}, {"bin", NULL, "#"},
+        {"low", NULL, "#", ARI_CSV_LOOKUP, "@1.gradient.inclusive.edges"}, {"count", NULL, "."}, {NULL}}},
+    {NULL}};
+
 static const ari_csv_table ensemble_diff[] = {
     {"nodes", "nodes[]", NULL, NULL, NULL, {
         {"id", NULL, "id"}, {"key", NULL, "key"}, {"name", NULL, "name"}, {"delta", NULL, "delta"},
@@ -460,6 +478,7 @@ static const ari_csv_view views[] = {
     {"/api/v1/ensembles/{}/nodes/{}/histogram", "ensemble_node_histogram", ensemble_node_histogram},
     {"/api/v1/ensembles/{}/nodes/{}/boxplots", "ensemble_node_boxplots", ensemble_node_boxplots},
     {"/api/v1/ensembles/{}/nodes/{}/gradients", "ensemble_node_gradients", ensemble_node_gradients},
+    {"/api/v1/ensembles/{}/nodes/{}/hierarchy", "ensemble_node_hierarchy", ensemble_node_hierarchy},
     {"/api/v1/ensembles/{}/diff", "ensemble_diff", ensemble_diff},
     {"/api/v1/ensembles/{}/projection", "ensemble_projection", ensemble_projection},
     {"/api/v1/ensembles/{}/scatter", "ensemble_scatter", ensemble_scatter},

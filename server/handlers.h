@@ -93,6 +93,8 @@ enum MHD_Result api_ensemble_supergraph(ari_request *r);
 enum MHD_Result api_ensemble_node_histogram(ari_request *r);
 enum MHD_Result api_ensemble_node_boxplots(ari_request *r);
 enum MHD_Result api_ensemble_node_gradients(ari_request *r);
+/* api_ensemble_hierarchy.c: the supernode hierarchy (icicle) of the ensemble super graph */
+enum MHD_Result api_ensemble_node_hierarchy(ari_request *r);
 enum MHD_Result api_ensemble_diff(ari_request *r);
 
 #endif

@@ -62,6 +62,7 @@ static const ari_route routes[] = {
     {"GET", "/api/v1/ensembles/{}/nodes/{}/histogram", ARI_SCOPE_READ, ARI_BODY_NONE, api_ensemble_node_histogram},
     {"GET", "/api/v1/ensembles/{}/nodes/{}/boxplots", ARI_SCOPE_READ, ARI_BODY_NONE, api_ensemble_node_boxplots},
     {"GET", "/api/v1/ensembles/{}/nodes/{}/gradients", ARI_SCOPE_READ, ARI_BODY_NONE, api_ensemble_node_gradients},
+    {"GET", "/api/v1/ensembles/{}/nodes/{}/hierarchy", ARI_SCOPE_READ, ARI_BODY_NONE, api_ensemble_node_hierarchy},
     {"GET", "/api/v1/ensembles/{}/diff", ARI_SCOPE_READ, ARI_BODY_NONE, api_ensemble_diff},
     {"GET", "/api/v1/jobs", ARI_SCOPE_READ, ARI_BODY_NONE, api_jobs_list},
     {"GET", "/api/v1/jobs/{}", ARI_SCOPE_READ, ARI_BODY_NONE, api_jobs_get},
