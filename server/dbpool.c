@@ -45,6 +45,14 @@ ari_store *ari_dbpool_acquire(ari_dbpool *p)
     return s;
 }
 
+ari_store *ari_dbpool_try_acquire(ari_dbpool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    ari_store *s = p->nfree > 0 ? p->free_list[--p->nfree] : NULL;
+    pthread_mutex_unlock(&p->mu);
+    return s;
+}
+
 void ari_dbpool_release(ari_dbpool *p, ari_store *s)
 {
     if (!s)

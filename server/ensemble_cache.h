@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "analysis/ensemble_cct.h"
+#include "dbpool.h"
 #include "store/ensemble_profiles.h"
 #include "store/store.h"
 #include "store/store_ensembles.h"
@@ -26,10 +27,12 @@ typedef struct ens_cached ens_cached;
 
 /* The selected members' CCTs and unified CCT, loaded (and cached) when
  * absent; NULL with err set on failure. runs/nruns and full as
- * ari_ensemble_profiles_load. *prof and *ecct are filled with read-only
- * views valid until ens_cache_release. */
-ens_cached *ens_cache_acquire(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns, int full,
-                              ari_ensemble_profiles *prof, ari_ecct *ecct, ari_error *err);
+ * ari_ensemble_profiles_load; s is the request's connection, pool (or
+ * NULL) where a spare one is borrowed, if free, to load half the members
+ * in parallel. *prof and *ecct are filled with read-only views valid until
+ * ens_cache_release. */
+ens_cached *ens_cache_acquire(ari_store *s, ari_dbpool *pool, const ari_ensemble *e, const int64_t *runs,
+                              int nruns, int full, ari_ensemble_profiles *prof, ari_ecct *ecct, ari_error *err);
 void ens_cache_release(ens_cached *c);
 /* The budget in bytes (default 512 MiB); 0 disables caching. */
 void ens_cache_set_budget(size_t bytes);

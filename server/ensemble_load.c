@@ -42,7 +42,8 @@ int ens_ctx_load(ari_request *r, ens_ctx *c)
     }
     ari_error err = {0};
     int rc = ari_ensemble_get(r->db, c->id, &c->ens, &err);
-    if (rc == 0 && !(c->cached = ens_cache_acquire(r->db, &c->ens, runs, nruns, c->full, &c->prof, &c->ecct, &err)))
+    if (rc == 0 && !(c->cached = ens_cache_acquire(r->db, r->srv->pool, &c->ens, runs, nruns, c->full, &c->prof,
+                                                    &c->ecct, &err)))
         rc = -1;
     free(runs);
     if (rc == 0)

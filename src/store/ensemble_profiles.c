@@ -23,24 +23,8 @@ static int select_members(const ari_ensemble *e, const int64_t *runs, int nruns,
     return 0;
 }
 
-static int load_selected(ari_store *s, const ari_ensemble *e, const char *sel, int full,
-                         ari_ensemble_profiles *out, ari_error *err)
-{
-    for (int m = 0; m < e->nmembers; m++) {
-        if (!sel[m])
-            continue;
-        int64_t id = e->members[m].trace_id;
-        int rc = full ? ari_profile_load(s, id, &out->ccts[out->n], err)
-                      : ari_profile_load_summary(s, id, &out->ccts[out->n], err);
-        if (rc != 0)
-            return -1;
-        out->member[out->n++] = m;
-    }
-    return 0;
-}
-
-int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns, int full,
-                               ari_ensemble_profiles *out, ari_error *err)
+int ari_ensemble_profiles_select(const ari_ensemble *e, const int64_t *runs, int nruns,
+                                 ari_ensemble_profiles *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t n1 = e->nmembers > 0 ? (size_t)e->nmembers : 1;
@@ -50,12 +34,37 @@ int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_
     int rc = (!sel || !out->member || !out->ccts) ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : 0;
     if (rc == 0)
         rc = select_members(e, runs, nruns, sel, err);
-    if (rc == 0)
-        rc = load_selected(s, e, sel, full, out, err);
+    for (int m = 0; rc == 0 && m < e->nmembers; m++)
+        if (sel[m])
+            out->member[out->n++] = m;
     free(sel);
     if (rc != 0)
         ari_ensemble_profiles_free(out);
     return rc == 0 ? 0 : -1;
+}
+
+int ari_ensemble_profiles_load_range(ari_store *s, const ari_ensemble *e, int full, ari_ensemble_profiles *p,
+                                     int from, int to, ari_error *err)
+{
+    for (int k = from; k < to && k < p->n; k++) {
+        int64_t id = e->members[p->member[k]].trace_id;
+        int rc = full ? ari_profile_load(s, id, &p->ccts[k], err) : ari_profile_load_summary(s, id, &p->ccts[k], err);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns, int full,
+                               ari_ensemble_profiles *out, ari_error *err)
+{
+    if (ari_ensemble_profiles_select(e, runs, nruns, out, err) < 0)
+        return -1;
+    if (ari_ensemble_profiles_load_range(s, e, full, out, 0, out->n, err) < 0) {
+        ari_ensemble_profiles_free(out);
+        return -1;
+    }
+    return 0;
 }
 
 void ari_ensemble_profiles_free(ari_ensemble_profiles *p)

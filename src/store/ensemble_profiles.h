@@ -29,6 +29,13 @@ typedef struct ari_ensemble_profiles {
 
 int ari_ensemble_profiles_load(ari_store *s, const ari_ensemble *e, const int64_t *runs, int nruns, int full,
                                ari_ensemble_profiles *out, ari_error *err);
+/* The same in two steps, so that parts can load on several connections at
+ * once: select fills member[] and n (ccts zeroed), load_range loads the
+ * selected runs from..to-1 (0, or -1 with err; free the whole in any case). */
+int ari_ensemble_profiles_select(const ari_ensemble *e, const int64_t *runs, int nruns,
+                                 ari_ensemble_profiles *out, ari_error *err);
+int ari_ensemble_profiles_load_range(ari_store *s, const ari_ensemble *e, int full, ari_ensemble_profiles *p,
+                                     int from, int to, ari_error *err);
 void ari_ensemble_profiles_free(ari_ensemble_profiles *p);
 
 #endif
