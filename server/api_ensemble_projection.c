@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis/kmeans.h"
 #include "analysis/mds.h"
@@ -60,9 +61,10 @@ static int param_number(const ari_ensemble_member *m, const char *key, double *o
 /* The features: call sites whose metric value is finite in every selected
  * run, then every parameter that is a finite number in every selected run. */
 typedef struct features {
-    int p, nsites, ndropped, nparams;
+    int p, nsites, ndropped, nparams, nclock;
     int64_t *sites;    /* [nsites] unified node ids */
     const char **keys; /* [nparams] borrowed */
+    const char **clock; /* [nclock] borrowed: numeric parameters left out as timestamps */
     double *x;         /* n x p, row-major, min-max scaled */
 } features;
 
@@ -70,6 +72,7 @@ static void features_free(features *f)
 {
     free(f->sites);
     free((void *)f->keys);
+    free((void *)f->clock);
     free(f->x);
 }
 
@@ -90,6 +93,23 @@ static int param_complete(const ens_ctx *c, const char *key)
     return 1;
 }
 
+/* A parameter that says when a run happened (Caliper's launchdate, a
+ * timestamp, a start time): numeric, different in every run, and no cause
+ * of its performance, it would pull the projection apart by date. Judged
+ * by the last dot-separated part of the key. */
+static int is_timestamp_key(const char *key)
+{
+    static const char *const names[] = {"launchdate", "launchtime", "date", "timestamp", "time_stamp",
+                                        "starttime", "start_time", "endtime", "end_time", "datetime", NULL};
+    const char *last = strrchr(key, '.');
+    last = last ? last + 1 : key;
+    for (int k = 0; names[k]; k++)
+        if (strcasecmp(last, names[k]) == 0)
+            return 1;
+    size_t n = strlen(last);
+    return (n > 4 && strcasecmp(last + n - 4, "date") == 0) || (n > 9 && strcasecmp(last + n - 9, "timestamp") == 0);
+}
+
 static void choose_features(const ens_ctx *c, int metric, const char **all, int nall, features *f)
 {
     for (int64_t i = 0; i < c->ecct.nnodes; i++) {
@@ -98,9 +118,14 @@ static void choose_features(const ens_ctx *c, int metric, const char **all, int 
         else
             f->ndropped++;
     }
-    for (int q = 0; q < nall; q++)
-        if (param_complete(c, all[q]))
+    for (int q = 0; q < nall; q++) {
+        if (!param_complete(c, all[q]))
+            continue;
+        if (is_timestamp_key(all[q]))
+            f->clock[f->nclock++] = all[q];
+        else
             f->keys[f->nparams++] = all[q];
+    }
     f->p = f->nsites + f->nparams;
 }
 
@@ -126,7 +151,8 @@ static int build_features(const ens_ctx *c, int metric, features *f, ari_error *
         return -1;
     f->sites = malloc((c->ecct.nnodes ? (size_t)c->ecct.nnodes : 1) * sizeof *f->sites);
     f->keys = malloc((nall ? (size_t)nall : 1) * sizeof *f->keys);
-    int rc = f->sites && f->keys ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    f->clock = malloc((nall ? (size_t)nall : 1) * sizeof *f->clock);
+    int rc = f->sites && f->keys && f->clock ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
     if (rc == 0)
         choose_features(c, metric, all, nall, f);
     free((void *)all);
@@ -171,11 +197,14 @@ static json_t *axes_json(const projection *pr)
 
 static json_t *features_json(const features *f)
 {
-    json_t *keys = json_array();
+    json_t *keys = json_array(), *clock = json_array();
     for (int q = 0; q < f->nparams; q++)
         json_array_append_new(keys, json_string(f->keys[q]));
-    return json_pack("{s:i, s:i, s:i, s:o, s:s}", "count", f->p, "call_sites", f->nsites,
-                     "call_sites_dropped", f->ndropped, "parameters", keys, "scaling", "min-max to [0, 1]");
+    for (int q = 0; q < f->nclock; q++)
+        json_array_append_new(clock, json_string(f->clock[q]));
+    return json_pack("{s:i, s:i, s:i, s:o, s:o, s:s}", "count", f->p, "call_sites", f->nsites,
+                     "call_sites_dropped", f->ndropped, "parameters", keys, "timestamps_excluded", clock,
+                     "scaling", "min-max to [0, 1]");
 }
 
 static json_t *method_json(int64_t seed)

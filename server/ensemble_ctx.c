@@ -43,10 +43,32 @@ static int linear_collapse(ari_collapse how)
     return how == ARI_COLLAPSE_MEAN || how == ARI_COLLAPSE_SUM;
 }
 
+/* ranks= and detail= belong to a single profile's super graph (a rank
+ * brush, one node's processes): say where their ensemble counterparts are
+ * rather than ignore them. -1 when answered. */
+static int refuse_single_run_params(ari_request *r, const sg_request *q)
+{
+    if (q->ranks_text) {
+        ari_reply_error(r, 400, "invalid_parameter",
+                               "ranks= brushes the ranks of one profile; for an ensemble, open a member's "
+                               "/traces/{id}/supergraph?ranks=, or read every rank of a node with "
+                               "nodes/{node}/histogram?mode=rank");
+        return -1;
+    }
+    if (q->detail) {
+        ari_reply_error(r, 400, "invalid_parameter",
+                               "detail= is a single-profile parameter; for an ensemble, a node's per-rank "
+                               "values are nodes/{node}/histogram?mode=rank and nodes/{node}/boxplots");
+        return -1;
+    }
+    return 0;
+}
+
 int esg_ctx_open_with(ari_request *r, esg_ctx *c, int per_rank)
 {
     memset(c, 0, sizeof *c);
-    if (ari_path_id(r, 0, &c->e.id) < 0 || sg_request_parse(r, &c->q) < 0)
+    if (ari_path_id(r, 0, &c->e.id) < 0 || sg_request_parse(r, &c->q) < 0 ||
+        refuse_single_run_params(r, &c->q) < 0)
         return -1;
     per_rank |= !linear_collapse(c->q.collapse);
     c->e.full = per_rank;

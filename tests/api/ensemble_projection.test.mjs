@@ -224,3 +224,22 @@ test('upload: ?ensemble= on a raw body; a failed ensemble says why and lists the
 function files1() {
   return [{ name: 'run-8.cali', data: readFileSync(join(ensembleFixtures, 'run-8.cali')) }];
 }
+
+test('projection: a launch date or a timestamp is not a feature', async () => {
+  const before = (await getJson(d.url, `/api/v1/ensembles/${ids.linear}/projection?k=2`)).json;
+  const csv = 'run,launchdate,run.timestamp,threads\n'
+    + P.map((p, i) => `p${p},${1691446615 + 7919 * i * i},${(i * 13) % 5},8`).join('\n') + '\n';
+  const up = await call(d.url, `/api/v1/ensembles/${ids.linear}/parameters`,
+    { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body: csv });
+  assert.equal(up.status, 200, up.text);
+  const j = (await getJson(d.url, `/api/v1/ensembles/${ids.linear}/projection?k=2`)).json;
+  assert.deepEqual([...j.features.timestamps_excluded].sort(), ['launchdate', 'run.timestamp']);
+  assert.ok(j.features.parameters.includes('threads'), JSON.stringify(j.features));
+  assert.ok(!j.features.parameters.includes('launchdate'));
+  // a constant parameter scales to 0 everywhere: the runs stay where they were
+  for (let i = 0; i < P.length; i++) {
+    assert.ok(Math.abs(j.runs[i].x - before.runs[i].x) < 1e-9, `run ${i} x`);
+    assert.ok(Math.abs(j.runs[i].y - before.runs[i].y) < 1e-9, `run ${i} y`);
+  }
+  assert.deepEqual(j.runs.map((x) => x.cluster), before.runs.map((x) => x.cluster));
+});

@@ -185,6 +185,12 @@ test('nodes: histogram modes, boxplots with outliers, gradients; addressed by ke
   close(b.target.max, 13, 'target max');
   assertError(await getJson(d.url, `/api/v1/ensembles/${ids.ens}/nodes/0000000000000000/gradients`), 404, 'not_found');
   assertError(await getJson(d.url, `${base}/histogram?mode=bogus`), 400, 'invalid_parameter');
+  // single-profile parameters are refused, not ignored, and the message says where to look
+  for (const q of ['ranks=0-1', 'detail=solve%230']) {
+    const r = await getJson(d.url, `/api/v1/ensembles/${ids.ens}/supergraph?${q}`);
+    assertError(r, 400, 'invalid_parameter');
+    assert.match(r.json.error.message, /histogram\?mode=rank/);
+  }
 });
 
 // spec_callflow.md 2.7, Figure 4.2: three runs; LIB3 reached from LIB1 and LIB2.
