@@ -16,7 +16,7 @@ import { renderUpload } from './upload.js';
 import { renderTracePage, disposeCurrentView, showParams } from './trace.js';
 import './views/index.js';
 import { renderCompare } from './compare.js';
-import { renderEnsemblePage } from './ensembles.js';
+import { renderEnsemblePage, showEnsembleParams } from './ensembles.js';
 
 function setActiveNav(name) {
   for (const a of document.querySelectorAll('[data-nav]')) {
@@ -45,6 +45,8 @@ async function route(ev) {
   const [page, id, view] = segments;
   if (ev && ev.isTrusted && page === 'traces' && id !== undefined && segments.length <= 3
       && showParams(id, view, params)) return;
+  if (ev && ev.isTrusted && page === 'ensembles' && id !== undefined && segments.length === 2
+      && showEnsembleParams(id, params)) return;
   const el = h('div', { class: 'page' });
   disposeCurrentView();
   clear(main).appendChild(el);

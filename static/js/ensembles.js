@@ -1,12 +1,20 @@
 // ensembles.js: the ensembles of profiles in the dashboard: the section of
 // the trace list that lists them (ensembleSection), the dialog that makes
 // one from the ticked profiles (makeEnsemble), and the ensemble page
-// #/ensembles/{id}: its members and their execution parameters in a table,
-// with per-member editing (PATCH, source "user"), member removal, rename,
-// delete, and a CSV of run -> parameters (POST .../parameters, text/csv);
-// adding members picked from the stored profiles (POST .../members); the
-// parameter projection of the runs (GET .../projection?k=: classical MDS,
-// k-means clusters) as a d3 scatter coloured by cluster, with a k selector.
+// #/ensembles/{id}?runs=&target=&comparison=&node=&metric=: a bar of mode
+// controls (target run, compare-with run, metric, the run subset chip), the
+// ensemble Sankey (views/ensemble_sankey.js), the node-detail panels
+// (views/ensemble_icicle.js, _boxplots, _histogram, _scatter, loaded when
+// present), the juxtaposed super graphs (views/ensemble_juxtapose.js), all
+// linked through one state (lib/ensemble_state.js) kept in the URL (one
+// history entry per gesture); then the members and their execution
+// parameters in a table, with per-member editing (PATCH, source "user"),
+// member removal, rename, delete, and a CSV of run -> parameters (POST
+// .../parameters, text/csv); adding members picked from the stored profiles
+// (POST .../members); the parameter projection of the runs (GET
+// .../projection?k=: classical MDS, k-means clusters) as a d3 scatter
+// coloured by cluster, with a k selector, where clicking a run sets the
+// target (shift-click: the comparison).
 // API: docs/api.md, "Ensembles of profiles".
 import { api, apiUrl, getToken, ApiError } from './api.js';
 import { TYPE_PALETTE } from './colors.js';
@@ -14,8 +22,12 @@ import { getD3 } from './d3.js';
 import { h, clear, modal, confirmDialog } from './dom.js';
 import { createTooltip, d3Tip, tipContent } from './lib/tooltip.js';
 import { formatDate, formatNumber } from './lib/format.js';
-import { navigate } from './router.js';
+import { navigate, parseHash, updateParams } from './router.js';
 import { errorBox } from './settings.js';
+import { createEnsembleState, stateFromParams, stateToParams } from './lib/ensemble_state.js';
+import { profileUnit } from './lib/profile_unit.js';
+import { mountSankey } from './views/ensemble_sankey.js';
+import { mountJuxtapose } from './views/ensemble_juxtapose.js';
 
 // ---- the section of the trace list ----
 
@@ -82,6 +94,18 @@ export async function makeEnsemble(profiles) {
 
 // ---- the ensemble page ----
 
+let shown = null; // the ensemble page on screen, for showEnsembleParams
+
+// Back/Forward within an ensemble page: applies the URL's parameters to the
+// page on screen (its views follow the state) instead of drawing it again.
+// False when that page is not on screen: the caller renders it.
+export function showEnsembleParams(idText, params) {
+  const page = shown && shown.el.isConnected && String(shown.ens.id) === String(idText) ? shown : null;
+  if (!page || !page.state) return false;
+  page.state.set(stateFromParams(params, page.ens.members));
+  return true;
+}
+
 export async function renderEnsemblePage(el, id) {
   document.title = 'Ensemble · ariadne';
   let ens;
@@ -92,13 +116,17 @@ export async function renderEnsemblePage(el, id) {
       h('a', { class: 'btn', href: '#/traces' }, 'Back to the traces')));
     return;
   }
-  const page = { el, ens, showConstant: false };
+  const page = { el, ens, showConstant: false, views: [], graphs: new Map(), trace: null };
+  page.initial = stateFromParams(parseHash(location.hash).params, ens.members);
+  shown = page;
   draw(page);
 }
 
 function draw(page) {
   const { ens } = page;
   document.title = `${ens.name} · Ensemble · ariadne`;
+  for (const v of page.views) v.destroy();
+  page.views = [];
   clear(page.el).append(
     h('div', { class: 'page-header' },
       h('div', {}, h('h1', {}, ens.name),
@@ -110,6 +138,7 @@ function draw(page) {
         h('button', { type: 'button', class: 'btn btn-small btn-danger-outline', onclick: () => deleteEnsemble(page) },
           'Delete'),
         h('a', { class: 'btn btn-small', href: '#/traces' }, 'All traces'))),
+    ...analysisSections(page),
     parameterTable(page),
     projectionPanel(page),
     csvPanel(page));
@@ -117,7 +146,135 @@ function draw(page) {
 
 async function refresh(page, ens = null) {
   page.ens = ens || await api.get(`/ensembles/${page.ens.id}`);
+  page.graphs.clear();
   draw(page);
+}
+
+// ---- the linked analysis views ----
+
+// The node-detail panels of views/ (another module each, loaded when present).
+const PANELS = [
+  ['Icicle', 'ensemble_icicle.js', 'Supernode hierarchy'],
+  ['Boxplots', 'ensemble_boxplots.js', 'Call-site correspondence'],
+  ['Histogram', 'ensemble_histogram.js', 'Runtime distribution'],
+  ['Scatter', 'ensemble_scatter.js', 'Metric correlation'],
+];
+
+// The state of the page's views (kept over a redraw), mirrored in the URL:
+// each change a user makes is one history entry.
+function makeState(page) {
+  const { ens } = page;
+  const prev = page.state ? stateToParams(page.state.get()) : null;
+  const initial = prev ? stateFromParams(prev, ens.members) : page.initial;
+  const state = createEnsembleState({ id: ens.id, members: ens.members, initial });
+  updateParams(stateToParams(state.get())); // the URL without the values that were dropped
+  state.subscribe((s) => updateParams(stateToParams(s), { push: true }));
+  page.state = state;
+  return state;
+}
+
+// The unit of the metric shown (the first member's trace tells how to read it).
+function unitFor(page) {
+  return (metric, maxValue) => profileUnit(page.trace || {}, { name: metric, unit: '' }, maxValue);
+}
+
+// The ensemble super graph for a query, fetched once per query (the Sankey
+// and the juxtaposed view share it).
+function graphLoader(page) {
+  return async (query) => {
+    if (!page.trace && page.ens.members.length) {
+      page.trace = await api.get(`/traces/${page.ens.members[0].trace_id}`).catch(() => ({}));
+    }
+    const key = new URLSearchParams(query).toString();
+    if (!page.graphs.has(key)) {
+      const p = api.get(`/ensembles/${page.ens.id}/supergraph`, query);
+      page.graphs.set(key, p);
+      p.catch(() => page.graphs.delete(key));
+    }
+    return page.graphs.get(key);
+  };
+}
+
+function analysisSections(page) {
+  if (page.ens.members.length === 0) return [];
+  const state = makeState(page);
+  const opts = { unitFor: unitFor(page), loadGraph: graphLoader(page) };
+  const sankey = h('div', { class: 'es-sankey' });
+  const jux = h('div', { class: 'es-juxtapose' });
+  const grid = h('div', { class: 'es-detail-grid' });
+  page.views.push(mountSankey(sankey, state, opts));
+  for (const panel of PANELS) grid.appendChild(detailPanel(page, panel));
+  page.views.push(mountJuxtapose(jux, state, opts));
+  return [
+    modeBar(page),
+    h('section', { class: 'panel es-panel', 'aria-label': 'Ensemble Sankey' },
+      h('h2', { class: 'section-title' }, 'Ensemble super graph'),
+      h('p', { class: 'muted small' }, 'Each bar is a group of call sites; its height is the largest inclusive time '
+        + 'across the runs, its fill the histogram of the runs\' times (white to red: few to many runs per bin). '
+        + 'Hover a bar for its text guide; click it to see it in the panels below.'), sankey),
+    grid,
+    h('section', { class: 'panel es-panel', 'aria-label': 'Juxtaposed super graphs' },
+      h('h2', { class: 'section-title' }, 'Runs side by side'),
+      h('p', { class: 'muted small' }, 'The super graphs of 2 to 4 runs with one height scale and one colour scale, '
+        + 'so that bars compare across the graphs.'), jux),
+  ];
+}
+
+// A panel whose view module is loaded when it exists; the page works without it.
+function detailPanel(page, [name, file, title]) {
+  const host = h('div', { class: 'es-detail-body' }, h('p', { class: 'muted small' }, 'Loading…'));
+  const state = page.state;
+  import(`./views/${file}`).then((mod) => {
+    const mount = mod[`mount${name}`];
+    if (typeof mount !== 'function') throw new Error(`${file} has no mount${name}`);
+    if (page.state !== state) return;
+    clear(host);
+    page.views.push(mount(host, state));
+  }).catch((e) => {
+    clear(host).appendChild(h('p', { class: 'muted small es-not-available' },
+      `${title}: not available in this build (${e.message}).`));
+  });
+  return h('section', { class: 'panel es-detail', 'aria-label': title, 'data-panel': name.toLowerCase() },
+    h('h2', { class: 'section-title' }, title), host);
+}
+
+// Target, comparison, metric and the run subset chip.
+function modeBar(page) {
+  const bar = h('div', { class: 'es-modebar', role: 'group', 'aria-label': 'Ensemble modes' });
+  const drawBar = () => clear(bar).append(...modeControls(page));
+  drawBar();
+  page.state.subscribe(drawBar);
+  return bar;
+}
+
+function runSelect(id, label, value, members, none, onchange, disabled = false) {
+  const select = h('select', { id, class: 'input input-small', disabled, onchange: (e) => onchange(e.target.value ? Number(e.target.value) : null) },
+    h('option', { value: '' }, none),
+    members.map((m) => h('option', { value: String(m.trace_id), selected: m.trace_id === value }, m.name)));
+  return h('div', { class: 'sg-field' }, h('label', { for: id }, label), select);
+}
+
+function modeControls(page) {
+  const { state } = page;
+  const s = state.get();
+  const members = page.ens.members;
+  const mode = { ensemble: 'Ensemble summary', target: 'Target vs ensemble', diff: 'Target vs comparison (diff)' }[s.mode];
+  return [
+    runSelect('es-target', 'Target run', s.target, members, '— none —',
+      (v) => state.set({ target: v, comparison: v == null || v === s.comparison ? null : s.comparison })),
+    runSelect('es-comparison', 'Compare with (diff)', s.comparison, members.filter((m) => m.trace_id !== s.target),
+      s.target == null ? 'set a target first' : '— none —', (v) => state.set({ comparison: v }), s.target == null),
+    h('div', { class: 'sg-field' }, h('label', { for: 'es-metric' }, 'Metric'),
+      h('select', { id: 'es-metric', class: 'input input-small', onchange: (e) => state.set({ metric: e.target.value }) },
+        [['inclusive', 'Inclusive time'], ['exclusive', 'Exclusive time']].map(([v, t]) =>
+          h('option', { value: v, selected: v === s.metric }, t)))),
+    h('div', { class: 'sg-field' }, h('span', { class: 'sg-label' }, 'Mode'), h('span', { class: 'es-mode', id: 'es-mode' }, mode)),
+    s.runs ? h('div', { class: 'sg-field' }, h('span', { class: 'sg-label' }, 'Runs shown'),
+      h('span', { class: 'chip es-subset', id: 'es-subset', title: s.runs.map((r) => state.runName(r)).join(', ') },
+        `${s.runs.length} of ${members.length} runs`,
+        h('button', { type: 'button', class: 'btn btn-tiny', id: 'es-subset-clear', onclick: () => state.set({ runs: null }) },
+          'Clear'))) : null,
+  ].filter(Boolean);
 }
 
 // Keys whose value differs between members (or is missing in some).
@@ -374,7 +531,7 @@ async function loadProjection(page, plot) {
   clear(plot).appendChild(h('p', { class: 'muted small' }, 'Computing the projection…'));
   try {
     const proj = await api.get(`/ensembles/${page.ens.id}/projection`, { k: page.projectionK || 3 });
-    drawProjection(clear(plot), proj);
+    drawProjection(clear(plot), proj, page.state);
   } catch (e) {
     clear(plot).appendChild(errorBox(e, 'compute the projection'));
   }
@@ -386,7 +543,7 @@ function extent(d3, values) {
   return [lo - pad, hi + pad];
 }
 
-function drawProjection(plot, proj) {
+function drawProjection(plot, proj, state) {
   const d3 = getD3();
   const { width, height, margin } = PROJ;
   const x = d3.scaleLinear().domain(extent(d3, proj.runs.map((r) => r.x))).range([margin.left, width - margin.right]);
@@ -407,9 +564,17 @@ function drawProjection(plot, proj) {
     .attr('cx', (r) => x(r.x)).attr('cy', (r) => y(r.y)).attr('r', 6)
     .attr('fill', (r) => color(r.cluster)).attr('class', 'proj-dot')
     .attr('data-trace-id', (r) => r.trace_id)
+    .attr('tabindex', 0).attr('role', 'button')
+    .attr('aria-label', (r) => `${r.name}: Enter sets it as the target, Shift+Enter as the comparison`)
+    .on('click', (ev, r) => pickRun(state, r.trace_id, ev.shiftKey))
+    .on('keydown', (ev, r) => { if (ev.key === 'Enter') pickRun(state, r.trace_id, ev.shiftKey); })
     .call(d3Tip, tip, (r) => tipContent(r.name, [['Cluster', String(r.cluster + 1)], ['Trace', `#${r.trace_id}`],
-      ...Object.entries(r.parameters).slice(0, 8)], null, `${proj.axes[0].name} ${r.x.toPrecision(3)} · `
-      + `${proj.axes[1].name} ${r.y.toPrecision(3)}`));
+      ...Object.entries(r.parameters).slice(0, 8)], 'Click: set as target · Shift+click: compare with the target',
+    `${proj.axes[0].name} ${r.x.toPrecision(3)} · ${proj.axes[1].name} ${r.y.toPrecision(3)}`));
+  ringRuns(svg, state);
+  state.subscribe((s, changed) => {
+    if (changed.includes('target') || changed.includes('comparison')) ringRuns(svg, state);
+  });
   if (proj.runs.length <= 24) { // names beside the dots while they stay readable
     svg.append('g').attr('class', 'run-labels').selectAll('text').data(proj.runs).join('text')
       .attr('x', (r) => x(r.x) + 9).attr('y', (r) => y(r.y) + 4)
@@ -419,6 +584,22 @@ function drawProjection(plot, proj) {
   plot.appendChild(h('p', { class: 'muted small' }, `Features: ${proj.features.call_sites} call sites (${proj.metric})`
     + (proj.features.call_sites_dropped ? `, ${proj.features.call_sites_dropped} left out (absent from some runs)` : '')
     + `, parameters: ${proj.features.parameters.join(', ') || 'none'}. Seed ${proj.method.seed}.`));
+}
+
+// A run's dot: the target (click) or the comparison (shift-click; the
+// target when there is none yet).
+function pickRun(state, id, shift) {
+  const s = state.get();
+  if (shift && s.target != null && s.target !== id) state.set({ comparison: id });
+  else state.set({ target: id, comparison: s.comparison === id ? null : s.comparison });
+}
+
+// Rings the target's and the comparison's dots.
+function ringRuns(svg, state) {
+  const s = state.get();
+  svg.selectAll('circle.proj-dot')
+    .classed('proj-target', (r) => r.trace_id === s.target)
+    .classed('proj-comparison', (r) => r.trace_id === s.comparison);
 }
 
 function drawLegend(svg, proj, color, x0, y0) {

@@ -33,7 +33,7 @@ import { profileUnit } from '../lib/profile_unit.js';
 
 registerView({ id: 'supergraph', title: 'Super graph', kinds: ['profile'], render: renderSupergraph });
 
-const NODE_W = 26;
+export const NODE_W = 26;
 const HIST_H = 16;         // mini histogram above each bar
 const PAD = 34;            // vertical gap in a column: histogram + air
 const LABEL_W = 170;       // room for the labels of the last column
@@ -449,15 +449,17 @@ function listTable(title, total, cols, rows) {
 // ---- layout ----------------------------------------------------------------------
 
 // d3-sankey's layout: levels left to right, the biggest nodes first in a
-// column. Returns the graph and the x of every column.
-function layoutGraph(d3, nodesIn, edgesIn, width, height) {
+// column. Returns the graph and the x of every column. Exported for the
+// ensemble views (views/ensemble_sankey.js, ensemble_juxtapose.js), which
+// may pass a smaller vertical gap `pad`.
+export function layoutGraph(d3, nodesIn, edgesIn, width, height, { pad = PAD } = {}) {
   const nodes = nodesIn.map((n) => ({ ...n, fixedValue: Math.max(n.inclusive || 0, 0) }));
   const ids = new Set(nodes.map((n) => n.id));
   const links = edgesIn.filter((e) => ids.has(e.source) && ids.has(e.target))
     .map((e) => ({ source: e.source, target: e.target, value: Math.max(e.weight || 0, 0) }));
   const levels = d3.max(nodes, (n) => n.level) || 0;
   const sankey = d3.sankey().nodeId((d) => d.id).nodeAlign(d3.sankeyLeft).nodeWidth(NODE_W)
-    .nodePadding(PAD).nodeSort((a, b) => b.inclusive - a.inclusive)
+    .nodePadding(pad).nodeSort((a, b) => b.inclusive - a.inclusive)
     .extent([[8, HIST_H + 10], [width - (levels > 0 ? LABEL_W : width / 2), height - 8]]);
   const graph = sankey({ nodes, links });
   const columns = [...new Set(graph.nodes.map((n) => n.x0))].sort((a, b) => a - b);
@@ -465,7 +467,7 @@ function layoutGraph(d3, nodesIn, edgesIn, width, height) {
 }
 
 // The hatch of the exclusive share at the bottom of the bars.
-function hatchPattern() {
+export function hatchPattern() {
   return svg('pattern', { id: 'sg-hatch', width: 5, height: 5, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
     svg('rect', { width: 5, height: 5, fill: SUPERGRAPH.hatchFill }),
     svg('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: SUPERGRAPH.hatchStroke, 'stroke-width': 1.6 }));
@@ -473,7 +475,7 @@ function hatchPattern() {
 
 // ---- links -------------------------------------------------------------------------
 
-function drawLinks(d3, gLinks, links, unit, root, tip) {
+export function drawLinks(d3, gLinks, links, unit, root, tip) {
   const linkPath = d3.sankeyLinkHorizontal();
   for (const l of links) {
     const p = svg('path', { d: linkPath(l), class: 'sg-link', 'stroke-width': Math.max(1, l.width) });
@@ -494,7 +496,7 @@ function highlightLinks(gLinks, id, on) {
 // ---- nodes ---------------------------------------------------------------------------
 
 // One node: its bar, the hatched exclusive share, the mini histogram, the label.
-function drawNode(n, { selected, unit, columns, width, root, fill }) {
+export function drawNode(n, { selected, unit, columns, width, root, fill }) {
   const hgt = Math.max(1, n.y1 - n.y0);
   const g = svg('g', { class: `sg-node sg-kind-${n.kind}${selected ? ' selected' : ''}`,
     transform: `translate(${n.x0},${n.y0})`, tabindex: 0, role: 'button',
@@ -526,7 +528,7 @@ function miniHistogram(g, n) {
 
 // The label goes right of the bar, truncated to the gap before the next
 // column (the last column has the right margin).
-function nodeLabel(g, n, hgt, columns, width, root, unit) {
+export function nodeLabel(g, n, hgt, columns, width, root, unit) {
   const next = columns.find((x) => x > n.x0);
   const room = (next !== undefined ? next : width) - n.x1 - 12;
   const x = NODE_W + 6;
