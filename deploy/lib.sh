@@ -15,8 +15,8 @@ RUN_PACKAGES=(build-essential cmake pkg-config
     sqlite3)
 # Packages the test suite and benchmarks also need: cmocka, headless
 # chromium for the browser tests, and the reference tools results are
-# checked against (pj_dump, glpsol, R).
-TEST_PACKAGES=(libcmocka-dev chromium pajeng glpk-utils r-base-core curl time clang)
+# checked against (pj_dump, glpsol, R with the cluster and Rtsne packages).
+TEST_PACKAGES=(libcmocka-dev chromium pajeng glpk-utils r-base-core r-cran-cluster r-cran-rtsne curl time clang)
 
 log() { printf '\033[1m[ariadne]\033[0m %s\n' "$*" >&2; }
 
