@@ -226,17 +226,29 @@ int ari_node_stats_compute(const double *row, int nprocs, const unsigned char *p
     return 0;
 }
 
+/* numpy.histogram's rule: the index from the division, then corrected
+ * against the edges linspace(min, max, nbins + 1) (k * step + min, the last
+ * edge max itself), since the division can be one off within an ulp of an
+ * edge; equal min and max span min - 0.5 .. max + 0.5. */
 int ari_histogram_bin(double x, double min, double max, int nbins)
 {
     if (nbins <= 0)
         return -1;
-    if (!(max > min))
-        return nbins / 2;
+    if (!(max > min)) {
+        min -= 0.5;
+        max += 0.5;
+    }
+    double step = (max - min) / nbins;
     int b = (int)((x - min) / (max - min) * nbins);
     if (b < 0)
         b = 0;
     if (b >= nbins)
         b = nbins - 1;
+    if (b > 0 && x < b * step + min)
+        b--;
+    double right = b + 1 == nbins ? max : (b + 1) * step + min;
+    if (b + 1 < nbins && x >= right)
+        b++;
     return b;
 }
 

@@ -80,7 +80,8 @@ int ari_node_stats_compute(const double *row, int nprocs, const unsigned char *p
  * every value goes to the middle bin. counts has nbins entries. */
 void ari_histogram(const double *v, int n, const unsigned char *mask, int nbins, int *counts,
                    double *min_out, double *max_out);
-/* The bin of value x for a histogram over [min, max] (same rules). */
+/* The bin of value x for a histogram over [min, max] (same rules, and
+ * numpy's correction at the edges: the bin whose edges hold x). */
 int ari_histogram_bin(double x, double min, double max, int nbins);
 
 /* The filter of spec 2.3. For each function name f, T(f) = sum of the

@@ -255,6 +255,47 @@ static void test_standin_equals_per_rank(void **state)
     }
 }
 
+/* numpy's bin of x: the k with edges[k] <= x < edges[k + 1] (the last bin
+ * closed), edges = linspace(lo, hi, n + 1) computed as numpy does (k * step
+ * + lo, the last edge hi itself), found by scanning the edges. */
+static int numpy_bin(double x, double lo, double hi, int n)
+{
+    if (!(hi > lo)) {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    double step = (hi - lo) / n;
+    for (int k = 0; k < n; k++) {
+        double right = k + 1 == n ? hi : (k + 1) * step + lo;
+        if (x < right || k + 1 == n)
+            return k;
+    }
+    return n - 1;
+}
+
+/* The bin of every value next to an edge (one ulp either side) is the one
+ * numpy's edges give, not only the one the division gives. */
+static void test_bins_match_numpy_edges(void **state)
+{
+    (void)state;
+    rng_state = 11;
+    int mismatches = 0;
+    for (int round = 0; round < 20000; round++) {
+        int n = 1 + (int)(rng_uniform() * 30);
+        double lo = (rng_uniform() - 0.5) * pow(10, (int)(rng_uniform() * 8) - 4);
+        double hi = lo + rng_uniform() * pow(10, (int)(rng_uniform() * 8) - 4);
+        int k = (int)(rng_uniform() * (n + 1));
+        double edge = k == n ? hi : k * ((hi - lo) / n) + lo;
+        double xs[3] = {nextafter(edge, -INFINITY), edge, nextafter(edge, INFINITY)};
+        for (int q = 0; q < 3; q++) {
+            if (xs[q] < lo || xs[q] > hi)
+                continue;
+            mismatches += ari_histogram_bin(xs[q], lo, hi, n) != numpy_bin(xs[q], lo, hi, n);
+        }
+    }
+    assert_int_equal(mismatches, 0);
+}
+
 /* Min, max and median are not linear: the stand-ins refuse them. */
 static void test_standin_refuses_max(void **state)
 {
@@ -285,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_diff_ranks),
         cmocka_unit_test(test_standin_equals_per_rank),
         cmocka_unit_test(test_standin_refuses_max),
+        cmocka_unit_test(test_bins_match_numpy_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
