@@ -169,7 +169,7 @@ const median = (v) => {
   return s[Math.floor(h)] + (h - Math.floor(h)) * (s[Math.ceil(h)] - s[Math.floor(h)]);
 };
 const mean = (v) => v.reduce((t, x) => t + x, 0) / v.length;
-const std = (v) => Math.sqrt(v.reduce((t, x) => t + (x - mean(v)) ** 2, 0) / (v.length - 1));
+const std = (v, ddof = 1) => Math.sqrt(v.reduce((t, x) => t + (x - mean(v)) ** 2, 0) / (v.length - ddof));
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-12 * Math.abs(b) + 1e-300, `${what}: ${a} vs ${b}`);
 
 // path -> mean of metric on the single import (the /cct view, unfiltered).
@@ -214,6 +214,18 @@ test('RAJAPerf: member values equal the single imports; stats equal those comput
         close(node.max, Math.max(...present), `${metric} ${node.path} max`);
         if (present.length > 1) assert.ok(Math.abs(node.std - std(present)) <= 1e-9 * std(present) + 1e-15,
           `${metric} ${node.path} std ${node.std} vs ${std(present)}`);
+      }
+      // ddof=0: Thicket's population statistics (numpy's default std and var)
+      const t0 = await getJson(d.url, `/api/v1/ensembles/${ens}/stats?metric=${encodeURIComponent(metric)}&ddof=0`);
+      assertOkJson(t0);
+      assert.equal(t0.json.ddof, 0);
+      for (const node of t0.json.nodes) {
+        const present = singles.map((s) => s[node.path]).filter((v) => v !== null && v !== undefined);
+        if (!present.length) continue;
+        const want = std(present, 0);
+        assert.ok(Math.abs(node.std - want) <= 1e-9 * want + 1e-15, `${metric} ${node.path} std ddof=0 ${node.std} vs ${want}`);
+        assert.ok(Math.abs(node.variance - want * want) <= 1e-9 * want * want + 1e-30,
+          `${metric} ${node.path} variance ddof=0`);
       }
     }
   });
