@@ -174,6 +174,38 @@ test('a text guide bin restricts every view to its runs; Back restores', async (
   assert.equal(await page.evaluate(() => document.querySelector('.page')?.dataset.marked), 'yes', 'the page was drawn again');
 });
 
+test('a call site clicked in the icicle is revealed in the Sankey, then joined again', async () => {
+  await page.goto(`${daemon.url}/#/ensembles/${ens.id}`);
+  await page.locator('.es-node').first().waitFor();
+  const g = await api(`${base}/supergraph?bins=${BINS}`);
+  const n = g.nodes.filter((x) => x.level > 0).sort((a, b) => b.functions - a.functions)[0];
+  const hier = await api(`${base}/nodes/${n.key}/hierarchy?bins=${BINS}`);
+  const site = hier.nodes[0];
+  await page.click(`.es-node[data-key="${n.key}"]`);
+  const bar = page.locator(`.ed-icicle-bar[data-path="${site.path}"]`);
+  await bar.waitFor();
+  await bar.click();
+  await page.waitForFunction(() => new URLSearchParams(location.hash.split('?')[1] || '').get('reveal'));
+  const params = hashParams();
+  assert.equal(params.get('reveal'), n.id);
+  assert.equal(params.get('callsite'), site.name);
+  // the server's graph split by call site has the part, and it is the selected node
+  const split = await api(`${base}/supergraph?bins=${BINS}&split=${encodeURIComponent(JSON.stringify([{ id: n.id, by: 'callsite' }]))}`);
+  const part = split.nodes.find((x) => x.kind === 'split' && x.name === site.name && x.id.startsWith(`${n.id}=`));
+  assert.ok(part, `the split graph has ${site.name}`);
+  assert.equal(params.get('node'), part.key);
+  await page.waitForFunction((k) => document.querySelector(`.es-node.selected[data-key="${k}"]`), part.key);
+  assert.equal(await page.locator('.es-node').count(), split.nodes.length);
+  // the panels follow the split graph: the icicle is the part's
+  await page.locator('.ed-icicle-bar').first().waitFor();
+  await shot('ensemble-sankey-reveal');
+  await page.click('.es-unreveal');
+  await page.waitForFunction(() => !new URLSearchParams(location.hash.split('?')[1] || '').get('reveal'));
+  assert.equal(hashParams().get('node'), n.key);
+  await page.waitForFunction((k) => document.querySelector(`.es-node.selected[data-key="${k}"]`), n.key);
+  assert.equal(await page.locator('.es-node').count(), g.nodes.length);
+});
+
 test('diff mode colours nodes on a scale symmetric about 0', async () => {
   const [baseline, comparison] = [ens.members[0].trace_id, ens.members[ens.members.length - 1].trace_id];
   await page.selectOption('#es-target', String(baseline));

@@ -91,7 +91,7 @@ export function mountPanel(el, state, spec) {
     }
   }
 
-  const watch = spec.watch || ['node', 'runs', 'target', 'metric'];
+  const watch = spec.watch || ['node', 'runs', 'target', 'metric', 'reveal'];
   const off = state.subscribe((s, changed) => {
     if (changed.some((k) => watch.includes(k))) refresh();
     else if (spec.redrawOn && changed.some((k) => spec.redrawOn.includes(k))) redraw();

@@ -9,13 +9,17 @@
 //               baseline = target, comparison = this)
 //   node        null or the selected supernode {id, key, name, module}
 //   callsite    null or the call site name revealed from the icicle
+//   reveal      null or the supernode {id, key, name, module} whose call sites
+//               are drawn apart (split by call site: sent as split= so that
+//               every view has the same nodes); node is then the part
+//               holding the revealed call site
 //   metric      'inclusive' | 'exclusive': the metric of the gradients
 //   mode        'ensemble' | 'target' | 'diff' (derived: diff when target
 //               and comparison, target when target only)
 // The page keeps runs, target, comparison, node (by key) and metric in its
 // URL (#/ensembles/{id}?runs=..&target=..&comparison=..&node=..&metric=..):
 // stateFromParams and stateToParams below convert.
-const FIELDS = ['runs', 'target', 'comparison', 'node', 'callsite', 'metric'];
+const FIELDS = ['runs', 'target', 'comparison', 'node', 'callsite', 'metric', 'reveal'];
 
 function sameRuns(a, b) {
   if (a === b) return true;
@@ -26,6 +30,7 @@ function sameRuns(a, b) {
 function equal(key, a, b) {
   if (key === 'runs') return sameRuns(a, b);
   if (key === 'node') return (a && a.key) === (b && b.key);
+  if (key === 'reveal') return (a && a.id) === (b && b.id);
   return a === b;
 }
 
@@ -36,7 +41,7 @@ function modeOf(s) {
 
 // createEnsembleState({ id, members: [{trace_id, name}], initial }) -> state
 export function createEnsembleState({ id, members, initial = {} }) {
-  let s = { runs: null, target: null, comparison: null, node: null, callsite: null, metric: 'inclusive' };
+  let s = { runs: null, target: null, comparison: null, node: null, callsite: null, metric: 'inclusive', reveal: null };
   for (const k of FIELDS) if (initial[k] !== undefined) s[k] = initial[k];
   s.mode = modeOf(s);
   const listeners = new Set();
@@ -71,6 +76,7 @@ export function createEnsembleState({ id, members, initial = {} }) {
       const q = new URLSearchParams();
       if (s.runs) q.set('runs', s.runs.join(','));
       if (s.target != null && (!s.runs || s.runs.includes(s.target))) q.set('target', String(s.target));
+      if (s.reveal) q.set('split', JSON.stringify([{ id: s.reveal.id, by: 'callsite' }]));
       for (const [k, v] of Object.entries(extra)) if (v != null && v !== '') q.set(k, String(v));
       return q.toString();
     },
@@ -101,6 +107,8 @@ export function stateFromParams(params, members) {
     comparison: comparison === target ? null : comparison,
     node: params.node && /^[0-9a-f]{16}$/.test(params.node) ? { key: params.node } : null,
     metric: params.metric === 'exclusive' ? 'exclusive' : 'inclusive',
+    reveal: params.reveal && params.reveal.length <= 512 ? { id: params.reveal } : null,
+    callsite: params.reveal && params.callsite ? String(params.callsite) : null,
   };
 }
 
@@ -112,5 +120,7 @@ export function stateToParams(s) {
     comparison: s.comparison,
     node: s.node ? s.node.key : null,
     metric: s.metric === 'inclusive' ? null : s.metric,
+    reveal: s.reveal ? s.reveal.id : null,
+    callsite: s.reveal && s.callsite ? s.callsite : null,
   };
 }

@@ -43,7 +43,7 @@ class Juxtapose {
     this.tip = createTooltip(el, 'sg-tooltip');
     el.append(this.picker, this.legend, this.grid);
     this.unsubscribe = state.subscribe((s, changed) => {
-      if (changed.some((k) => ['runs', 'target', 'comparison'].includes(k))) this.load();
+      if (changed.some((k) => ['runs', 'target', 'comparison', 'reveal'].includes(k))) this.load();
     });
   }
 

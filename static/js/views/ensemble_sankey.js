@@ -98,8 +98,46 @@ class EnsembleSankey {
   }
 
   onChange(changed) {
-    if (changed.some((k) => ['runs', 'target', 'comparison', 'metric'].includes(k))) this.load();
+    const s = this.state.get();
+    if (changed.includes('callsite') && s.callsite && s.node && !changed.includes('reveal')
+        && !(s.reveal && s.node.id && s.node.id.startsWith(`${s.reveal.id}=`))) {
+      this.reveal(s.node, s.callsite);
+      return;
+    }
+    if (changed.some((k) => ['runs', 'target', 'comparison', 'metric', 'reveal'].includes(k))) this.load();
     else if (changed.includes('node') || changed.includes('callsite')) this.markSelected();
+  }
+
+  // The icicle's call site shown in the Sankey: its supernode split by call
+  // site (every view gets the same split through the state), the part that
+  // holds the call site selected. Fetches the split graph first so that the
+  // views change once, to nodes that exist.
+  async reveal(node, callsite) {
+    const seq = ++this.seq;
+    const reveal = { id: node.id, key: node.key, name: node.name, module: node.module };
+    const query = { ...graphQuery(this.state),
+      split: JSON.stringify([{ id: node.id, by: 'callsite' }]) };
+    this.status.textContent = `Revealing ${callsite}…`;
+    try {
+      const data = await this.loadGraph(query);
+      if (seq !== this.seq) return;
+      const part = data.nodes.find((n) => n.kind === 'split' && n.name === callsite && n.id.startsWith(`${node.id}=`));
+      if (!part) {
+        this.seq++;
+        this.markSelected();
+        this.status.textContent += ` · ${callsite} is not a node of its own (filtered out: lower the filter)`;
+        return;
+      }
+      this.state.set({ reveal, node: { id: part.id, key: part.key, name: part.name, module: part.module } });
+    } catch (e) {
+      if (seq === this.seq) this.status.textContent = `Could not reveal ${callsite}: ${e.message}`;
+    }
+  }
+
+  // Joins the revealed supernode's call sites again, selecting it.
+  unreveal() {
+    const { reveal } = this.state.get();
+    this.state.set({ reveal: null, callsite: null, node: reveal && reveal.key ? reveal : null });
   }
 
   async load() {
@@ -322,7 +360,13 @@ class EnsembleSankey {
     for (const g of this.chart.querySelectorAll('.es-node')) g.classList.toggle('selected', !!node && g.dataset.key === node.key);
     if (!this.data) return;
     this.drawStatus();
-    if (node && callsite) this.status.textContent += ` · call site ${callsite} is inside ${node.name || 'the selected node'} (outlined)`;
+    const { reveal } = this.state.get();
+    if (reveal) {
+      this.status.append(` · the call sites of ${reveal.name || reveal.id} are drawn apart${callsite ? `, ${callsite} outlined` : ''} `,
+        h('button', { type: 'button', class: 'btn btn-small es-unreveal', onclick: () => this.unreveal() }, 'Join them again'));
+    } else if (node && callsite) {
+      this.status.textContent += ` · call site ${callsite} is inside ${node.name || 'the selected node'} (outlined)`;
+    }
   }
 
   // ---- text guides ----
