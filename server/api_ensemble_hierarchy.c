@@ -167,23 +167,6 @@ static int hier_build(hier *h, const esg_ctx *c, int64_t j)
 
 /* ---- JSON ---- */
 
-static json_t *runs_values_json(const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int m = 0; m < n; m++)
-        json_array_append_new(a, ens_num(v[m]));
-    return a;
-}
-
-/* {max, min, mean, present, runs} as the super graph's nodes. */
-static json_t *stat_json(const double *v, int n)
-{
-    ari_esg_range r;
-    ari_esg_range_of(v, n, 1, &r);
-    return json_pack("{s:o, s:o, s:o, s:i, s:o}", "max", ens_num(r.max), "min", ens_num(r.min), "mean",
-                     ens_num(r.mean), "present", r.npresent, "runs", runs_values_json(v, n));
-}
-
 /* The component path of node k: names from the top joined by "/" ("/"
  * and "\" in a name escaped as in the unified CCT's context paths). */
 static char *path_of(const hier *h, int64_t k)
@@ -243,8 +226,8 @@ static json_t *node_json(const hier *h, const esg_ctx *c, int64_t k, int target)
     json_t *o = json_pack("{s:I, s:o, s:i, s:s, s:s, s:o, s:o, s:o, s:o}", "id", (json_int_t)k, "parent",
                           h->parent[k] < 0 ? json_null() : json_integer(h->parent[k]), "depth", h->depth[k],
                           "name", h->name[k], "path", path ? path : "", "contexts", contexts_json(h, c, k),
-                          "presence", presence, "inclusive", stat_json(inc, nm), "exclusive",
-                          stat_json(exc, nm));
+                          "presence", presence, "inclusive", esg_stat_json(inc, nm), "exclusive",
+                          esg_stat_json(exc, nm));
     free(path);
     json_object_set_new(o, "inc_max", json_incref(json_object_get(json_object_get(o, "inclusive"), "max")));
     json_object_set_new(o, "exc_max", json_incref(json_object_get(json_object_get(o, "exclusive"), "max")));
@@ -253,13 +236,6 @@ static json_t *node_json(const hier *h, const esg_ctx *c, int64_t k, int target)
                                   esg_gradient_json(c, exc, nb)));
     json_object_set_new(o, "target", target_json(h, k, target));
     return o;
-}
-
-static json_t *domain_json(const double *v, int64_t n)
-{
-    ari_esg_range r;
-    ari_esg_range_of(v, (int)n, 1, &r);
-    return json_pack("[o, o]", ens_num(r.min), ens_num(r.max));
 }
 
 static json_t *hierarchy_json(const hier *h, const esg_ctx *c, int64_t j, int target)
@@ -281,8 +257,8 @@ static json_t *hierarchy_json(const hier *h, const esg_ctx *c, int64_t j, int ta
                      ari_collapse_name(c->q.collapse), "runs", ens_runs_json(&c->e), "target",
                      target < 0 ? json_null() : json_integer(esg_ctx_trace(c, target)), "bins", c->q.bins,
                      "inc_max", ens_num(ri.max), "exc_max", ens_num(re.max), "meta", "bins", c->q.bins,
-                     "domain", "inclusive", domain_json(h->inc, h->n * nm), "exclusive",
-                     domain_json(h->exc, h->n * nm), "node_count", (json_int_t)h->n, "nodes", nodes);
+                     "domain", "inclusive", esg_domain_json(h->inc, h->n * nm), "exclusive",
+                     esg_domain_json(h->exc, h->n * nm), "node_count", (json_int_t)h->n, "nodes", nodes);
 }
 
 enum MHD_Result api_ensemble_node_hierarchy(ari_request *r)

@@ -16,22 +16,6 @@
 #include "params.h"
 #include "reply.h"
 
-static json_t *values_json(const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int m = 0; m < n; m++)
-        json_array_append_new(a, ens_num(v[m]));
-    return a;
-}
-
-static json_t *stat_json(const double *v, int n)
-{
-    ari_esg_range r;
-    ari_esg_range_of(v, n, 1, &r);
-    return json_pack("{s:o, s:o, s:o, s:i, s:o}", "max", ens_num(r.max), "min", ens_num(r.min), "mean",
-                     ens_num(r.mean), "present", r.npresent, "runs", values_json(v, n));
-}
-
 static json_t *node_json(const esg_ctx *c, int64_t j, int target)
 {
     const ari_sg_node *n = &c->s.g.nodes[j];
@@ -45,7 +29,7 @@ static json_t *node_json(const esg_ctx *c, int64_t j, int target)
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:o, s:o, s:o}", "id", n->id, "key", key,
                           "name", n->label, "module", n->module, "kind", ari_sg_kind_name(n->kind), "level",
                           n->level, "functions", (json_int_t)n->nfunctions, "presence", presence, "inclusive",
-                          stat_json(inc, nm), "exclusive", stat_json(exc, nm));
+                          esg_stat_json(inc, nm), "exclusive", esg_stat_json(exc, nm));
     /* spec 3.3's names: inc_max (bar height), exc_max (border colour) */
     json_object_set_new(o, "inc_max", json_incref(json_object_get(json_object_get(o, "inclusive"), "max")));
     json_object_set_new(o, "exc_max", json_incref(json_object_get(json_object_get(o, "exclusive"), "max")));
@@ -69,15 +53,7 @@ static json_t *edge_json(const esg_ctx *c, int64_t x, int target)
     return json_pack("{s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:o}", "source", g->nodes[g->edges[x].source].id,
                      "target", g->nodes[g->edges[x].target].id, "weight", ens_num(r.max), "weight_min",
                      ens_num(r.min), "weight_mean", ens_num(r.mean), "present", r.npresent, "runs",
-                     values_json(w, nm), "target_weight", target < 0 ? json_null() : ens_num(w[target]));
-}
-
-/* meta.domain: [min, max] of the members' values over all nodes. */
-static json_t *domain_json(const double *v, int64_t n)
-{
-    ari_esg_range r;
-    ari_esg_range_of(v, (int)n, 1, &r);
-    return json_pack("[o, o]", ens_num(r.min), ens_num(r.max));
+                     esg_values_json(w, nm), "target_weight", target < 0 ? json_null() : ens_num(w[target]));
 }
 
 static json_t *graph_json(const esg_ctx *c, int target)
@@ -97,8 +73,8 @@ static json_t *graph_json(const esg_ctx *c, int target)
         c->q.filter_percent, "by", c->q.filter_exclusive ? "exc" : "inc", "kept", (json_int_t)s->kept,
         "total", (json_int_t)c->e.ecct.nnodes, "target",
         target < 0 ? json_null() : json_integer(esg_ctx_trace(c, target)), "nodes", nodes, "edges", edges,
-        "bins", c->q.bins, "meta", "bins", c->q.bins, "domain", "inclusive", domain_json(s->inc, nv),
-        "exclusive", domain_json(s->exc, nv), "duplicates", s->g.duplicates);
+        "bins", c->q.bins, "meta", "bins", c->q.bins, "domain", "inclusive", esg_domain_json(s->inc, nv),
+        "exclusive", esg_domain_json(s->exc, nv), "duplicates", s->g.duplicates);
 }
 
 enum MHD_Result api_ensemble_supergraph(ari_request *r)

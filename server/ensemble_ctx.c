@@ -183,3 +183,26 @@ json_t *esg_gradient_json(const esg_ctx *c, const double *v, int nbins)
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "min", ens_num(lo), "max", ens_num(hi), "counts", cj,
                      "edges", edges, "run_bin", rb, "bin_runs", br);
 }
+
+json_t *esg_values_json(const double *v, int n)
+{
+    json_t *a = json_array();
+    for (int m = 0; m < n; m++)
+        json_array_append_new(a, ens_num(v[m]));
+    return a;
+}
+
+json_t *esg_stat_json(const double *v, int n)
+{
+    ari_esg_range r;
+    ari_esg_range_of(v, n, 1, &r);
+    return json_pack("{s:o, s:o, s:o, s:i, s:o}", "max", ens_num(r.max), "min", ens_num(r.min), "mean",
+                     ens_num(r.mean), "present", r.npresent, "runs", esg_values_json(v, n));
+}
+
+json_t *esg_domain_json(const double *v, int64_t n)
+{
+    ari_esg_range r;
+    ari_esg_range_of(v, (int)n, 1, &r);
+    return json_pack("[o, o]", ens_num(r.min), ens_num(r.max));
+}

@@ -47,5 +47,11 @@ json_t *esg_edges_json(double lo, double hi, int nbins);
  * absent): {min, max, counts, edges (numpy's), run_bin {trace id: bin or
  * null}, bin_runs [[trace ids]]}; NULL when out of memory. */
 json_t *esg_gradient_json(const esg_ctx *c, const double *v, int nbins);
+/* One value per member (v[m], NAN absent): [value or null]. */
+json_t *esg_values_json(const double *v, int n);
+/* {max, min, mean, present, runs: [value or null]} over the present members. */
+json_t *esg_stat_json(const double *v, int n);
+/* [min, max] over the present values of v[0..n): a colour domain (meta.domain). */
+json_t *esg_domain_json(const double *v, int64_t n);
 
 #endif

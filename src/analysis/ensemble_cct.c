@@ -312,27 +312,30 @@ static const double *summary_of(const ari_ecct *e, int m, int64_t i, int k, cons
     return rows[e->members[m].metric_of[k]] + e->members[m].node_of[i];
 }
 
-double ari_ecct_value(const ari_ecct *e, int m, int64_t i, int k)
+/* The mean (or the sum) of the measured values of member m's node i, from
+ * its summary or from its processes' values; NAN when none. */
+static double measured_stat(const ari_ecct *e, int m, int64_t i, int k, int mean)
 {
     const ari_cct *c = m >= 0 && m < e->nmembers ? e->members[m].cct : NULL;
     if (c && !c->values) {
-        const double *x = summary_of(e, m, i, k, c->node_mean);
+        const double *x = summary_of(e, m, i, k, mean ? c->node_mean : c->node_sum);
         return x ? *x : NAN;
     }
     double sum;
     int64_t count = measured(e, m, i, k, &sum);
-    return count ? sum / (double)count : NAN;
+    if (!count)
+        return NAN;
+    return mean ? sum / (double)count : sum;
+}
+
+double ari_ecct_value(const ari_ecct *e, int m, int64_t i, int k)
+{
+    return measured_stat(e, m, i, k, 1);
 }
 
 double ari_ecct_sum(const ari_ecct *e, int m, int64_t i, int k)
 {
-    const ari_cct *c = m >= 0 && m < e->nmembers ? e->members[m].cct : NULL;
-    if (c && !c->values) {
-        const double *x = summary_of(e, m, i, k, c->node_sum);
-        return x ? *x : NAN;
-    }
-    double sum;
-    return measured(e, m, i, k, &sum) ? sum : NAN;
+    return measured_stat(e, m, i, k, 0);
 }
 
 static void add_escaped(ari_sbuf *b, const char *s)

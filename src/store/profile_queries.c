@@ -278,29 +278,6 @@ static void publish(ari_cct *c, cct_build *b)
     c->string_pool = b->pool;
 }
 
-int ari_profile_load(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err)
-{
-    memset(out, 0, sizeof *out);
-    int rc = check_profile(s, trace_id, err);
-    if (rc != 0)
-        return rc;
-    cct_build b;
-    memset(&b, 0, sizeof b);
-    rc = load_nodes(s, trace_id, out, &b, err);
-    if (rc == 0)
-        rc = load_procs(s, trace_id, out, &b, err);
-    if (rc == 0)
-        rc = load_metrics(s, trace_id, out, &b, err);
-    if (rc == 0)
-        rc = load_values(s, trace_id, out, &b, err);
-    publish(out, &b); /* so that ari_cct_free releases partial work too */
-    if (rc != 0) {
-        ari_cct_free(out);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- summaries (ensembles) ---- */
 
 static double column_or_nan(sqlite3_stmt *st, int col);
@@ -372,7 +349,10 @@ static int load_sums(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, a
     return 0;
 }
 
-int ari_profile_load_summary(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err)
+/* The whole CCT, or its summary: nodes (their strings pooled), processes,
+ * metrics and the per-node sums and means instead of every process's
+ * values. */
+static int load_profile(ari_store *s, int64_t trace_id, int summary, ari_cct *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = check_profile(s, trace_id, err);
@@ -380,22 +360,35 @@ int ari_profile_load_summary(ari_store *s, int64_t trace_id, ari_cct *out, ari_e
         return rc;
     cct_build b;
     memset(&b, 0, sizeof b);
-    b.pool = ari_strpool_new();
-    rc = b.pool ? load_nodes(s, trace_id, out, &b, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    if (summary && !(b.pool = ari_strpool_new()))
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    rc = load_nodes(s, trace_id, out, &b, err);
     if (rc == 0)
         rc = load_procs(s, trace_id, out, &b, err);
     if (rc == 0)
         rc = load_metrics(s, trace_id, out, &b, err);
-    free(b.values); /* a summary has no per-process values (cct.h) */
-    b.values = NULL;
+    if (summary) {
+        free(b.values); /* a summary has no per-process values (cct.h) */
+        b.values = NULL;
+    }
     if (rc == 0)
-        rc = load_sums(s, trace_id, out, &b, err);
-    publish(out, &b);
+        rc = summary ? load_sums(s, trace_id, out, &b, err) : load_values(s, trace_id, out, &b, err);
+    publish(out, &b); /* so that ari_cct_free releases partial work too */
     if (rc != 0) {
         ari_cct_free(out);
         return -1;
     }
     return 0;
+}
+
+int ari_profile_load(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err)
+{
+    return load_profile(s, trace_id, 0, out, err);
+}
+
+int ari_profile_load_summary(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err)
+{
+    return load_profile(s, trace_id, 1, out, err);
 }
 
 void ari_cct_free(ari_cct *c)
