@@ -13,6 +13,7 @@
 #include "analysis/cct_ops.h"
 #include "analysis/ensemble_diff.h"
 #include "ensemble_ctx.h"
+#include "ensemble_ranks.h"
 #include "handlers.h"
 #include "params.h"
 #include "reply.h"
@@ -23,16 +24,20 @@ typedef struct diff_req {
     double *d;   /* [match.n] scratch */
     int *counts; /* [bins] scratch */
     ari_ediff_match match;
+    ari_store *db;
+    ari_error err; /* the first failure reading the ranks */
 } diff_req;
 
-/* A member's per-process row of node j, or NULL when it lacks the node. */
-static const double *row_of(const esg_ctx *c, const diff_req *q, int m, int64_t j)
+/* A member's per-process row of node j (NULL when it lacks the node), read
+ * from the store into r (ensemble_ranks.h); -1 with q->err on failure. */
+static int row_of(const esg_ctx *c, diff_req *q, int m, int64_t j, esg_ranks *r, const double **row)
 {
-    const ari_esg *s = &c->s;
-    if (isnan(s->inc[j * s->nmembers + m]))
-        return NULL;
-    const double *base = q->exclusive ? s->g.exc : s->g.inc;
-    return base + j * s->g.nprocs + s->proc_first[m];
+    *row = NULL;
+    if (esg_ranks_load(q->db, c, m, j, r, &q->err) < 0)
+        return -1;
+    if (r->present)
+        *row = q->exclusive ? r->exc : r->inc;
+    return 0;
 }
 
 static json_t *node_json(const esg_ctx *c, diff_req *q, int64_t j, double *maxabs)
@@ -43,7 +48,19 @@ static json_t *node_json(const esg_ctx *c, diff_req *q, int64_t j, double *maxab
     double ma = mv[j * nm + q->a], mb = mv[j * nm + q->b], delta = ari_ediff_delta(ma, mb);
     if (isfinite(delta) && fabs(delta) > *maxabs)
         *maxabs = fabs(delta);
-    ari_ediff_ranks(&q->match, row_of(c, q, q->a, j), row_of(c, q, q->b, j), q->d);
+    esg_ranks ra, rb;
+    const double *xa, *xb;
+    int rc = row_of(c, q, q->a, j, &ra, &xa);
+    if (rc == 0)
+        rc = row_of(c, q, q->b, j, &rb, &xb);
+    else
+        memset(&rb, 0, sizeof rb);
+    if (rc == 0)
+        ari_ediff_ranks(&q->match, xa, xb, q->d);
+    esg_ranks_free(&ra);
+    esg_ranks_free(&rb);
+    if (rc < 0)
+        return NULL;
     double lo = NAN, hi = NAN;
     memset(q->counts, 0, (size_t)nb * sizeof *q->counts);
     if (q->match.n > 0)
@@ -77,8 +94,14 @@ static json_t *diff_json(const esg_ctx *c, diff_req *q)
 {
     json_t *nodes = json_array();
     double m = 0;
-    for (int64_t j = 0; j < c->s.g.nnodes; j++)
-        json_array_append_new(nodes, node_json(c, q, j, &m));
+    for (int64_t j = 0; j < c->s.g.nnodes; j++) {
+        json_t *n = node_json(c, q, j, &m);
+        if (!n) {
+            json_decref(nodes);
+            return NULL;
+        }
+        json_array_append_new(nodes, n);
+    }
     return json_pack(
         "{s:I, s:I, s:I, s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:[f, f]}", "ensemble_id", (json_int_t)c->e.id,
         "baseline", (json_int_t)esg_ctx_trace(c, q->a), "comparison", (json_int_t)esg_ctx_trace(c, q->b),
@@ -112,13 +135,17 @@ static enum MHD_Result run(ari_request *r, esg_ctx *c, diff_req *q)
     q->counts = malloc((size_t)c->q.bins * sizeof *q->counts);
     if (!q->d || !q->counts)
         return ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
-    return ari_reply_doc(r, diff_json(c, q), 17);
+    q->db = r->db;
+    json_t *doc = diff_json(c, q);
+    if (!doc && q->err.code[0])
+        return ari_reply_from_error(r, &q->err);
+    return ari_reply_doc(r, doc, 17);
 }
 
 enum MHD_Result api_ensemble_diff(ari_request *r)
 {
     esg_ctx c;
-    if (esg_ctx_open_with(r, &c, 1) < 0) {
+    if (esg_ctx_open(r, &c) < 0) {
         esg_ctx_free(&c);
         return MHD_YES;
     }

@@ -15,15 +15,15 @@
 
 #include "analysis/cct_ops.h"
 #include "ensemble_ctx.h"
+#include "ensemble_ranks.h"
 #include "handlers.h"
 #include "params.h"
 #include "reply.h"
 
-/* Opens the graph (per rank when asked: esg_ctx_open_with) and finds the
- * node; -1 when answered. */
-static int64_t open_node(ari_request *r, esg_ctx *c, int per_rank)
+/* Opens the graph and finds the node; -1 when answered. */
+static int64_t open_node(ari_request *r, esg_ctx *c)
 {
-    if (esg_ctx_open_with(r, c, per_rank) < 0)
+    if (esg_ctx_open(r, c) < 0)
         return -1;
     return esg_ctx_path_node(r, c);
 }
@@ -71,14 +71,25 @@ static void push(sample_set *s, double v, int m, int p)
     s->proc[s->n++] = p;
 }
 
+/* Every member's processes: the size of a rank sample set. */
+static size_t all_procs(const esg_ctx *c)
+{
+    size_t n = 0;
+    for (int m = 0; m < c->s.nmembers; m++)
+        n += (size_t)c->e.ecct.members[m].cct->nprocs;
+    return n;
+}
+
 /* mode=run: one per present member; rank: one per (present member,
- * process); callsite: one per (CCT node of the supernode, present member),
- * the member's collapse over its processes. */
-static int collect(const esg_ctx *c, int64_t j, const char *mode, int exc, sample_set *s)
+ * process) from ranks (esg_ranks_load_all); callsite: one per (CCT node of
+ * the supernode, present member), the member's collapse over its
+ * processes. */
+static int collect(const esg_ctx *c, int64_t j, const char *mode, int exc, const esg_ranks *ranks,
+                   sample_set *s)
 {
     const ari_esg *g = &c->s;
     int nm = g->nmembers, np = g->flat.nprocs;
-    if (samples_alloc(s, (size_t)np + (size_t)nm * (size_t)g->g.cct_nodes) < 0)
+    if (samples_alloc(s, all_procs(c) + (size_t)nm * (size_t)g->g.cct_nodes) < 0)
         return -1;
     const double *mv = exc ? g->exc : g->inc;
     double *scratch = malloc(((size_t)np + 1) * sizeof *scratch);
@@ -90,8 +101,8 @@ static int collect(const esg_ctx *c, int64_t j, const char *mode, int exc, sampl
         int p0 = g->proc_first[m], p1 = g->proc_first[m + 1];
         if (strcmp(mode, "run") == 0)
             push(s, mv[j * nm + m], m, -1);
-        for (int p = p0; strcmp(mode, "rank") == 0 && p < p1; p++)
-            push(s, (exc ? g->g.exc : g->g.inc)[j * np + p], m, p - p0);
+        for (int p = 0; ranks && strcmp(mode, "rank") == 0 && p < ranks[m].np; p++)
+            push(s, (exc ? ranks[m].exc : ranks[m].inc)[p], m, p);
         for (int64_t i = 0; strcmp(mode, "callsite") == 0 && i < g->g.cct_nodes; i++) {
             if (g->g.group[i] != j || !ari_ecct_present(&c->e.ecct, m, i))
                 continue;
@@ -140,21 +151,26 @@ static json_t *histogram_json(const esg_ctx *c, int64_t j, const char *mode, int
 enum MHD_Result api_ensemble_node_histogram(ari_request *r)
 {
     esg_ctx c;
-    const char *asked = ari_param(r, "mode");
-    int64_t j = open_node(r, &c, !asked || !*asked || strcmp(asked, "rank") == 0);
+    int64_t j = open_node(r, &c);
     static const char *const modes[] = {"run", "rank", "callsite", NULL};
     const char *mode = NULL;
     int exc = j >= 0 ? parse_value(r) : -1;
     int target = exc >= 0 ? esg_ctx_member_param(r, &c, "target") : -1;
     enum MHD_Result res = MHD_YES;
     if (target != -1 && ari_param_choice(r, "mode", modes, &mode) == 0) {
+        mode = mode ? mode : "rank";
+        ari_error err = {0};
+        esg_ranks *ranks = strcmp(mode, "rank") == 0 ? esg_ranks_load_all(r->db, &c, j, &err) : NULL;
         sample_set s;
         memset(&s, 0, sizeof s);
-        if (collect(&c, j, mode ? mode : "rank", exc, &s) < 0)
+        if (strcmp(mode, "rank") == 0 && !ranks)
+            res = ari_reply_from_error(r, &err);
+        else if (collect(&c, j, mode, exc, ranks, &s) < 0)
             res = ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
         else
-            res = ari_reply_doc(r, histogram_json(&c, j, mode ? mode : "rank", exc, target, &s), 17);
+            res = ari_reply_doc(r, histogram_json(&c, j, mode, exc, target, &s), 17);
         samples_free(&s);
+        esg_ranks_free_all(ranks, c.s.nmembers);
     }
     esg_ctx_free(&c);
     return res;
@@ -165,7 +181,7 @@ enum MHD_Result api_ensemble_node_histogram(ari_request *r)
 enum MHD_Result api_ensemble_node_gradients(ari_request *r)
 {
     esg_ctx c;
-    int64_t j = open_node(r, &c, 0);
+    int64_t j = open_node(r, &c);
     enum MHD_Result res = MHD_YES;
     if (j >= 0) {
         int nm = c.s.nmembers;
@@ -208,33 +224,35 @@ static double quantile(const double *v, int n, double q)
 /* The values of call site `name` (CCT nodes of supernode j so named) per
  * (member, process) of the members (only `only` when >= 0) that have it:
  * the sum over its instances (for inc, those not called by the same name
- * inside the supernode: no double counting of recursion). */
-static int callsite_values(const esg_ctx *c, int64_t j, const char *name, int exc, int only, sample_set *s)
+ * inside the supernode: no double counting of recursion), from the
+ * members' rows of j's support (ranks: esg_ranks_load_all). */
+static int callsite_values(const esg_ctx *c, int64_t j, const char *name, int exc, int only,
+                           const esg_ranks *ranks, sample_set *s)
 {
     const ari_esg *g = &c->s;
-    int np = g->flat.nprocs;
-    if (samples_alloc(s, (size_t)np) < 0)
+    if (samples_alloc(s, all_procs(c)) < 0)
         return -1;
     for (int m = 0; m < g->nmembers; m++) {
-        if (only >= 0 && m != only)
+        const esg_ranks *r = &ranks[m];
+        if ((only >= 0 && m != only) || !r->present)
             continue;
-        int p0 = g->proc_first[m], p1 = g->proc_first[m + 1], any = 0;
-        for (int p = p0; p < p1; p++)
-            s->v[s->n + p - p0] = 0;
-        for (int64_t i = 0; i < g->g.cct_nodes; i++) {
-            int64_t pa = c->e.ecct.parent[i];
+        int any = 0;
+        for (int p = 0; p < r->np; p++)
+            s->v[s->n + p] = 0;
+        for (int64_t q = 0; q < r->n; q++) {
+            int64_t i = r->nodes[q], pa = c->e.ecct.parent[i];
             if (g->g.group[i] != j || strcmp(c->e.ecct.name[i], name) != 0 || !ari_ecct_present(&c->e.ecct, m, i))
                 continue;
             any = 1;
             if (!exc && pa >= 0 && g->g.group[pa] == j && strcmp(c->e.ecct.name[pa], name) == 0)
                 continue;
-            const double *row = (exc ? g->t.exc : g->t.inc) + i * np;
-            for (int p = p0; p < p1; p++)
-                s->v[s->n + p - p0] += isnan(row[p]) ? 0 : row[p];
+            const double *row = (exc ? r->node_exc : r->node_inc) + q * r->np;
+            for (int p = 0; p < r->np; p++)
+                s->v[s->n + p] += isnan(row[p]) ? 0 : row[p];
         }
-        for (int p = p0; any && p < p1; p++) {
+        for (int p = 0; any && p < r->np; p++) {
             s->member[s->n] = m;
-            s->proc[s->n++] = p - p0;
+            s->proc[s->n++] = p;
         }
     }
     return 0;
@@ -279,14 +297,15 @@ static json_t *box_json(const esg_ctx *c, const sample_set *s, double iqr_scale)
                      "count", s->n);
 }
 
-static json_t *callsite_json(const esg_ctx *c, int64_t j, const char *name, int exc, int target, double iqr)
+static json_t *callsite_json(const esg_ctx *c, int64_t j, const char *name, int exc, int target, double iqr,
+                             const esg_ranks *ranks)
 {
     sample_set all, tgt;
     memset(&all, 0, sizeof all);
     memset(&tgt, 0, sizeof tgt);
     json_t *o = NULL;
-    if (callsite_values(c, j, name, exc, -1, &all) == 0 &&
-        (target < 0 || callsite_values(c, j, name, exc, target, &tgt) == 0))
+    if (callsite_values(c, j, name, exc, -1, ranks, &all) == 0 &&
+        (target < 0 || callsite_values(c, j, name, exc, target, ranks, &tgt) == 0))
         o = json_pack("{s:s, s:o?, s:o?}", "name", name, "ensemble", box_json(c, &all, iqr), "target",
                       target < 0 ? json_null() : box_json(c, &tgt, iqr));
     samples_free(&all);
@@ -307,7 +326,8 @@ static int cmp_box(const void *x, const void *y)
 }
 
 /* One entry per distinct function name of the supernode, by decreasing max. */
-static json_t *callsites_json(const esg_ctx *c, int64_t j, int exc, int target, double iqr)
+static json_t *callsites_json(const esg_ctx *c, int64_t j, int exc, int target, double iqr,
+                              const esg_ranks *ranks)
 {
     int64_t n = c->s.g.cct_nodes, k = 0;
     json_t **items = malloc(((size_t)n + 1) * sizeof *items);
@@ -317,7 +337,7 @@ static json_t *callsites_json(const esg_ctx *c, int64_t j, int exc, int target, 
         int seen = c->s.g.group[i] != j;
         for (int64_t h = 0; !seen && h < i; h++)
             seen = c->s.g.group[h] == j && strcmp(c->e.ecct.name[h], c->e.ecct.name[i]) == 0;
-        if (!seen && (items[k] = callsite_json(c, j, c->e.ecct.name[i], exc, target, iqr)))
+        if (!seen && (items[k] = callsite_json(c, j, c->e.ecct.name[i], exc, target, iqr, ranks)))
             k++;
     }
     qsort(items, (size_t)k, sizeof *items, cmp_box);
@@ -331,7 +351,7 @@ static json_t *callsites_json(const esg_ctx *c, int64_t j, int exc, int target, 
 enum MHD_Result api_ensemble_node_boxplots(ari_request *r)
 {
     esg_ctx c;
-    int64_t j = open_node(r, &c, 1);
+    int64_t j = open_node(r, &c);
     int exc = j >= 0 ? parse_value(r) : -1;
     int target = exc >= 0 ? esg_ctx_member_param(r, &c, "target") : -1;
     double iqr = 1.5;
@@ -339,13 +359,19 @@ enum MHD_Result api_ensemble_node_boxplots(ari_request *r)
     if (target != -1 && ari_param_number_checked(r, "iqr", 1.5, 0, 100, 0, &iqr) < 0)
         res = ari_reply_error(r, 400, "invalid_parameter", "iqr must be a number in [0, 100]");
     else if (target != -1) {
+        ari_error err = {0};
+        esg_ranks *ranks = esg_ranks_load_all(r->db, &c, j, &err);
         char key[17];
         esg_node_key(c.s.g.nodes[j].id, key);
-        res = ari_reply_doc(r, json_pack("{s:s, s:s, s:s, s:f, s:o, s:o?}", "id", c.s.g.nodes[j].id, "key",
-                                         key, "value", exc ? "exc" : "inc", "iqr", iqr, "target",
-                                         target < 0 ? json_null() : json_integer(esg_ctx_trace(&c, target)),
-                                         "callsites", callsites_json(&c, j, exc, target, iqr)),
-                            17);
+        if (!ranks)
+            res = ari_reply_from_error(r, &err);
+        else
+            res = ari_reply_doc(r, json_pack("{s:s, s:s, s:s, s:f, s:o, s:o?}", "id", c.s.g.nodes[j].id, "key",
+                                             key, "value", exc ? "exc" : "inc", "iqr", iqr, "target",
+                                             target < 0 ? json_null() : json_integer(esg_ctx_trace(&c, target)),
+                                             "callsites", callsites_json(&c, j, exc, target, iqr, ranks)),
+                                17);
+        esg_ranks_free_all(ranks, c.s.nmembers);
     }
     esg_ctx_free(&c);
     return res;

@@ -1102,6 +1102,36 @@ int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigne
     return rc;
 }
 
+int ari_sg_node_support(const ari_supergraph *g, const int64_t *parent, int64_t j, int64_t **nodes, int64_t *n)
+{
+    *n = 0;
+    *nodes = malloc(((size_t)g->cct_nodes + 1) * sizeof **nodes);
+    if (!*nodes)
+        return -1;
+    for (int64_t i = 0; i < g->cct_nodes; i++)
+        if (g->group[i] == j || (parent[i] >= 0 && g->group[parent[i]] == j))
+            (*nodes)[(*n)++] = i;
+    return 0;
+}
+
+void ari_sg_node_ranks(const ari_supergraph *g, const int64_t *parent, int64_t j, const int64_t *nodes, int64_t n,
+                       const double *node_inc, int np, double *inc, double *exc)
+{
+    for (int p = 0; p < np; p++)
+        inc[p] = exc[p] = 0;
+    for (int64_t k = 0; k < n; k++) { /* fill_metrics for node j alone */
+        int64_t i = nodes[k], pa = parent[i];
+        const double *row = node_inc + k * np;
+        if (pa >= 0 && g->group[pa] == j)
+            add_row(exc, row, np, -1);
+        if (g->group[i] != j)
+            continue;
+        add_row(exc, row, np, 1);
+        if (pa < 0 || g->group[pa] != j)
+            add_row(inc, row, np, 1);
+    }
+}
+
 int ari_supergraph_revalue(ari_supergraph *g, const int64_t *parent, const ari_cct_times *t, ari_error *err)
 {
     if (t->nnodes != g->cct_nodes)

@@ -148,6 +148,16 @@ void ari_supergraph_free(ari_supergraph *g);
  * graph on one stand-in per member and then reads every rank (analysis/
  * ensemble_supergraph.h). 0, or -1 with err (the graph unchanged). */
 int ari_supergraph_revalue(ari_supergraph *g, const int64_t *parent, const ari_cct_times *t, ari_error *err);
+/* The CCT nodes whose inclusive values make supernode j's values: its own
+ * and their children (*nodes malloc'd, *n of them, in node order). 0, or -1
+ * when out of memory. */
+int ari_sg_node_support(const ari_supergraph *g, const int64_t *parent, int64_t j, int64_t **nodes, int64_t *n);
+/* Supernode j's per-process inclusive and exclusive times (inc[np],
+ * exc[np]) as the graph computes them, from the inclusive rows of its
+ * support only (node_inc[k * np + p] for nodes[k]; NAN counts as 0): what a
+ * rank view of one node of a large ensemble reads instead of every node. */
+void ari_sg_node_ranks(const ari_supergraph *g, const int64_t *parent, int64_t j, const int64_t *nodes, int64_t n,
+                       const double *node_inc, int np, double *inc, double *exc);
 /* Index of the supernode with this id, or -1. */
 int64_t ari_supergraph_find(const ari_supergraph *g, const char *id);
 

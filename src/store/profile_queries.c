@@ -696,6 +696,66 @@ static int node_blob(ari_store *s, int64_t trace_id, int metric, int64_t node, i
     return 0;
 }
 
+/* (node, position) pairs by node: the order of one scan of the rows. */
+typedef struct node_slot {
+    int64_t node, pos;
+} node_slot;
+
+static int cmp_slot(const void *x, const void *y)
+{
+    const node_slot *a = x, *b = y;
+    return (a->node > b->node) - (a->node < b->node);
+}
+
+/* Decodes the scanned rows (node ascending) into the slots' positions. */
+static int scan_rows(ari_store *s, sqlite3_stmt *st, const node_slot *slot, int64_t ns, int nprocs, double *out,
+                     ari_error *err)
+{
+    int64_t k = 0;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t node = sqlite3_column_int64(st, 0);
+        while (k < ns && slot[k].node < node)
+            k++;
+        for (; k < ns && slot[k].node == node; k++)
+            if (decode_blob(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), nprocs,
+                            out + slot[k].pos * nprocs) < 0) {
+                sqlite3_reset(st);
+                return ari_error_set(err, ARI_E_DB, "profile values of node %lld: bad size", (long long)node);
+            }
+    }
+    return ari_store_rows_end(s, st, step, "read profile values", err);
+}
+
+int ari_profile_node_rows(ari_store *s, int64_t trace_id, int metric, const int64_t *nodes, int64_t n,
+                          int nprocs, double *out, ari_error *err)
+{
+    for (int64_t k = 0; k < n * nprocs; k++)
+        out[k] = NAN;
+    node_slot *slot = malloc(((size_t)n + 1) * sizeof *slot);
+    if (!slot)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int64_t ns = 0;
+    for (int64_t k = 0; k < n; k++)
+        if (nodes[k] >= 0)
+            slot[ns++] = (node_slot){nodes[k], k};
+    qsort(slot, (size_t)ns, sizeof *slot, cmp_slot);
+    int rc = 0;
+    if (ns > 0) {
+        /* one scan of the rows between the first and the last node: the
+         * rows of a profile are stored in node order */
+        ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric), ari_arg_int(slot[0].node),
+                          ari_arg_int(slot[ns - 1].node)};
+        sqlite3_stmt *st = ari_store_bound(s,
+                                           "SELECT node_id, vals FROM profile_values WHERE trace_id = ?1 AND "
+                                           "metric_id = ?2 AND node_id BETWEEN ?3 AND ?4 ORDER BY node_id",
+                                           args, ARI_NARGS(args), err);
+        rc = st ? scan_rows(s, st, slot, ns, nprocs, out, err) : -1;
+    }
+    free(slot);
+    return rc;
+}
+
 int ari_profile_node_values_load(ari_store *s, int64_t trace_id, int64_t node, const char *metric,
                                  ari_profile_node_values *out, ari_error *err)
 {

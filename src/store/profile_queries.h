@@ -34,6 +34,12 @@ int ari_profile_load(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *er
  * ensemble needs for its super graph, gradients and statistics, at a
  * fraction of the reading. */
 int ari_profile_load_summary(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err);
+/* The per-process values of metric `metric` (an id of the trace) for the
+ * nodes nodes[0..n) (a negative id: none) into out[k * nprocs + p], NAN
+ * where the node has no row or was not measured: point reads of a few rows
+ * of a large profile (an ensemble's rank views). 0, or -1 with err. */
+int ari_profile_node_rows(ari_store *s, int64_t trace_id, int metric, const int64_t *nodes, int64_t n,
+                          int nprocs, double *out, ari_error *err);
 /* Frees what ari_profile_load allocated and zeroes the struct. */
 void ari_cct_free(ari_cct *c);
 
