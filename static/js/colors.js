@@ -275,9 +275,64 @@ export function stateColor(name, pajeColor) {
 }
 
 // The MPI communication lines drawn over the Gantt, and the timeline's frame.
+// The ensemble views (spec_callflow.md 2.13): the target green, the
+// ensemble grey, hovered call sites, outliers, an absent call site's empty
+// bar, the diff's red (comparison slower) to green (faster).
+export const ENSEMBLE = {
+  target: '#16a34a',
+  ensemble: '#9ca3af',
+  ensembleBar: '#cbd5e1',
+  highlight: '#f97316',
+  outlier: '#dc2626',
+  absent: '#ffffff',
+  empty: '#eeeeee',
+  diff: ['#b91c1c', '#f8fafc', '#15803d'],
+};
+
+const spread = ([lo, hi]) => (hi > lo ? [lo, hi] : [lo, lo + 1]);
+
+// White to red over the gradient bin counts [lo, hi] (how many runs fall in
+// a bin: spec 2.13's single-hue white-red, one domain for every node).
+export function countScale(d3, domain) {
+  return d3.scaleSequential(d3.interpolateReds).domain(spread(domain));
+}
+
+// Light to dark blue over [0, max] of a node's border value (exc_max).
+export function borderScale(d3, max) {
+  return d3.scaleSequential((t) => d3.interpolateBlues(0.25 + 0.75 * t)).domain(spread([0, max || 1]));
+}
+
 export const TIMELINE = {
   mpiLine: 'rgba(30,64,175,0.55)',
   mpiLineBackwards: 'rgba(220,38,38,0.6)', // ends before it starts (the ranks' clocks differ)
   groupLine: '#9ca3af',
   stripe: '#f7f8fa',
 };
+
+// ---- sampled metrics (views/pdes.js, lib/pdes_*.js) ----------------------------
+// One categorical palette for the clusters of every PDES view (polylines,
+// scatter, ring bars, legend): Tableau 10, then the hashed palette.
+const CLUSTER_PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+
+export const PDES = {
+  unclustered: '#64748b',   // an entity before any clustering
+  dimmed: '#cbd5e1',        // not selected while a selection exists
+  selected: '#111827',      // the outline of selected marks
+  stroke: '#dc2626',        // the freeform stroke and the lasso
+  boundary: '#334155',      // segment boundaries
+  boundarySelected: '#dc2626',
+  overview: '#2563eb',      // the overview's line
+};
+
+// The colour of cluster `label` (0-based).
+export function clusterColor(label) {
+  if (!Number.isInteger(label) || label < 0) return PDES.unclustered;
+  const all = CLUSTER_PALETTE.concat(PALETTE);
+  return all[label % all.length];
+}
+
+// Blue (weak) to red (strong) over `domain`: the communication ribbons.
+export function commScale(d3, domain) {
+  const [lo, hi] = domain;
+  return d3.scaleSequential((t) => d3.interpolateRdYlBu(1 - t)).domain([lo, hi > lo ? hi : lo + 1]);
+}

@@ -33,17 +33,19 @@ export async function fetchEnsemble(state, path, extra, signal) {
   return { doc, csv: `${apiUrl(url)}${query ? '&' : '?'}format=csv` };
 }
 
-function csvLink(name) {
+// A link that downloads a CSV with the token: {el, set(url)} (hidden
+// without a url); `cls` the link's class.
+export function downloadLink(label, filename, cls) {
   const status = h('span', { class: 'ed-status small muted', role: 'status' });
-  const a = h('a', { class: 'ed-csv btn btn-tiny', href: '#', hidden: true }, 'Download CSV');
+  const a = h('a', { class: cls, href: '#', hidden: true }, label);
   a.addEventListener('click', async (ev) => {
     ev.preventDefault();
     try {
-      await downloadUrl(a.href, `ensemble-${name}.csv`, /text\/csv/);
+      await downloadUrl(a.href, filename, /text\/csv/);
       status.textContent = '';
     } catch (e) { status.textContent = `Could not download: ${e.message}`; }
   });
-  return { el: h('span', { class: 'ed-download' }, a, status), set: (url) => { a.href = url || '#'; a.hidden = !url; } };
+  return { el: h('span', { class: 'ed-download' }, a, ' ', status), set: (url) => { a.href = url || '#'; a.hidden = !url; } };
 }
 
 function note(kind, text) {
@@ -52,7 +54,7 @@ function note(kind, text) {
 
 export function mountPanel(el, state, spec) {
   const body = h('div', { class: 'ed-body' });
-  const csv = csvLink(spec.name);
+  const csv = downloadLink('Download CSV', `ensemble-${spec.name}.csv`, 'ed-csv btn btn-tiny');
   const tip = createTooltip(el);
   let ctrl = null, last = null;
   const redraw = () => { if (last) draw(last); };

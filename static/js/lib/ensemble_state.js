@@ -124,3 +124,12 @@ export function stateToParams(s) {
     callsite: s.reveal && s.callsite ? s.callsite : null,
   };
 }
+
+// The histogram bins of the ensemble views' gradients.
+export const BINS = 20;
+
+// The super graph query of a state (runs=, target=, split=, bins=), as an
+// object: one key for the graph the Sankey and the juxtaposed view share.
+export function graphQuery(state) {
+  return Object.fromEntries(new URLSearchParams(state.query({ bins: BINS })));
+}

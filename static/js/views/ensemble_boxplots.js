@@ -12,7 +12,7 @@ import { fmtValue } from '../lib/format.js';
 import { tipContent } from '../lib/tooltip.js';
 import { swatchLegend } from '../lib/legend.js';
 import { mountPanel, fetchEnsemble } from '../lib/ensemble_panel.js';
-import { TARGET, ENSEMBLE } from '../lib/ensemble_colors.js';
+import { ENSEMBLE } from '../colors.js';
 
 const W = 620, LABEL = 150, ROW = 46, AXIS = 30;
 
@@ -56,7 +56,7 @@ function drawBoxplots(body, doc, { s, tip, unitFor }) {
   d3.select(axis).call(d3.axisBottom(x).ticks(6).tickFormat((v) => fmtValue(v, unit, 3)));
   root.appendChild(axis);
   body.append(root, h('div', { class: 'ed-legends' },
-    swatchLegend([[ENSEMBLE, 'ensemble (every run and rank)'], [TARGET, 'target run']]),
+    swatchLegend([[ENSEMBLE.ensemble, 'ensemble (every run and rank)'], [ENSEMBLE.target, 'target run']]),
     h('span', { class: 'small muted' }, `${s.metric === 'exclusive' ? 'Exclusive' : 'Inclusive'} time per (run, rank); box: quartiles, whiskers: ${doc.iqr} IQR, dots: outliers`)));
 }
 
@@ -65,10 +65,10 @@ function siteRow(x, c, y, { tip, unit, iqr }) {
   const g = svg('g', { class: 'ed-box', 'data-name': c.name, tabindex: 0, 'aria-label': `${c.name}: median ${fmtValue(e.median, unit)}` });
   const name = c.name.length > 22 ? `${c.name.slice(0, 21)}…` : c.name;
   g.append(svg('text', { x: 4, y: y + 18, class: 'ed-label' }, name),
-    boxMarks(x, e, y + 6, 16, ENSEMBLE, 'ed-box-ensemble', iqr));
-  if (c.target) g.appendChild(boxMarks(x, c.target, y + 10, 8, TARGET, 'ed-box-target', iqr));
+    boxMarks(x, e, y + 6, 16, ENSEMBLE.ensemble, 'ed-box-ensemble', iqr));
+  if (c.target) g.appendChild(boxMarks(x, c.target, y + 10, 8, ENSEMBLE.target, 'ed-box-target', iqr));
   e.outliers.values.forEach((v, k) => {
-    const dot = svg('circle', { cx: x(v), cy: y + 14, r: 3.5, class: 'ed-outlier', fill: '#dc2626' });
+    const dot = svg('circle', { cx: x(v), cy: y + 14, r: 3.5, class: 'ed-outlier', fill: ENSEMBLE.outlier });
     dot.addEventListener('mousemove', (ev) => tip.show(ev, tipContent(`${c.name}: outlier`, [
       ['Value', fmtValue(v, unit)], ['Rank', String(e.outliers.ranks[k])], ['Run (trace)', String(e.outliers.runs[k])]])));
     dot.addEventListener('mouseleave', () => tip.hide());

@@ -11,7 +11,7 @@ import { fmtValue } from '../lib/format.js';
 import { tipContent } from '../lib/tooltip.js';
 import { swatchLegend } from '../lib/legend.js';
 import { mountPanel, fetchEnsemble } from '../lib/ensemble_panel.js';
-import { TARGET, ENSEMBLE } from '../lib/ensemble_colors.js';
+import { ENSEMBLE } from '../colors.js';
 
 const W = 620, H = 220, M = { l: 48, r: 24, t: 10, b: 34 };
 const MODES = [['callsite', 'Call sites'], ['run', 'Runs'], ['rank', 'MPI ranks']];
@@ -49,12 +49,12 @@ function drawHistogram(body, doc, { s, tip, unitFor }) {
   doc.counts.forEach((c, i) => {
     const x0 = x(doc.edges[i]), x1 = x(doc.edges[i + 1]);
     const t = doc.target_counts ? doc.target_counts[i] : null;
-    const bar = svg('rect', { class: 'ed-bar', x: x0 + 0.5, width: Math.max(0.5, x1 - x0 - 1), y: y(c), height: y(0) - y(c), fill: ENSEMBLE, 'data-count': c });
+    const bar = svg('rect', { class: 'ed-bar', x: x0 + 0.5, width: Math.max(0.5, x1 - x0 - 1), y: y(c), height: y(0) - y(c), fill: ENSEMBLE.ensemble, 'data-count': c });
     bar.addEventListener('mousemove', (ev) => tip.show(ev, tipContent(`${fmtValue(doc.edges[i], unit)} – ${fmtValue(doc.edges[i + 1], unit)}`,
       [[WHAT[doc.mode], String(c)], ...(t != null ? [['target', String(t)]] : [])])));
     bar.addEventListener('mouseleave', () => tip.hide());
     root.appendChild(bar);
-    if (t) root.appendChild(svg('rect', { class: 'ed-target-bar', x: x0 + (x1 - x0) * 0.25, width: Math.max(0.5, (x1 - x0) * 0.5), y: y(t), height: y(0) - y(t), fill: TARGET, 'pointer-events': 'none' }));
+    if (t) root.appendChild(svg('rect', { class: 'ed-target-bar', x: x0 + (x1 - x0) * 0.25, width: Math.max(0.5, (x1 - x0) * 0.5), y: y(t), height: y(0) - y(t), fill: ENSEMBLE.target, 'pointer-events': 'none' }));
   });
   const ax = svg('g', { class: 'ed-axis', transform: `translate(0,${H - M.b})` });
   d3.select(ax).call(d3.axisBottom(x).ticks(6).tickFormat((v) => fmtValue(v, unit, 3)));
@@ -64,5 +64,5 @@ function drawHistogram(body, doc, { s, tip, unitFor }) {
     `${doc.value === 'exc' ? 'Exclusive' : 'Inclusive'} time`),
   svg('text', { x: 12, y: H / 2, transform: `rotate(-90 12 ${H / 2})`, 'text-anchor': 'middle', class: 'ed-axis-label' }, `Number of ${doc.mode === 'rank' ? 'ranks' : doc.mode === 'run' ? 'runs' : 'call sites'}`));
   body.append(root, h('div', { class: 'ed-legends' },
-    swatchLegend([[ENSEMBLE, `ensemble: ${doc.samples} ${WHAT[doc.mode]}`], ...(doc.target_counts ? [[TARGET, 'target run']] : [])])));
+    swatchLegend([[ENSEMBLE.ensemble, `ensemble: ${doc.samples} ${WHAT[doc.mode]}`], ...(doc.target_counts ? [[ENSEMBLE.target, 'target run']] : [])])));
 }

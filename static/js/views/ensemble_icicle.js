@@ -2,7 +2,7 @@
 // (spec_callflow.md 3.3 item 2) as an icicle: the call sites of the
 // selected supernode by depth, top to bottom; a bar's width is its max
 // inclusive time across the runs (children inside the parent's width), its
-// fill the histogram of the runs' times (white to red, lib/ensemble_colors),
+// fill the histogram of the runs' times (white to red, colors.js),
 // its border the max exclusive time; in target mode a call site the target
 // lacks is an empty dashed bar and the target's bin a green tick. Click (or
 // Enter) on a call site sets state.callsite. Data:
@@ -14,7 +14,7 @@ import { fmtValue } from '../lib/format.js';
 import { tipContent } from '../lib/tooltip.js';
 import { rampLegend, swatchLegend } from '../lib/legend.js';
 import { mountPanel, fetchEnsemble } from '../lib/ensemble_panel.js';
-import { countScale, borderScale, TARGET } from '../lib/ensemble_colors.js';
+import { countScale, borderScale, ENSEMBLE } from '../colors.js';
 
 const ROW_H = 30, GAP = 2, WIDTH = 620;
 let gradientIds = 0;
@@ -75,7 +75,7 @@ function drawIcicle(body, doc, { state, s, tip, unitFor }) {
   body.append(root, h('div', { class: 'ed-legends' },
     rampLegend({ title: 'Fill: runs per bin', colour: (t) => fill(fill.domain()[0] + t * (fill.domain()[1] - fill.domain()[0])), lo: String(fill.domain()[0]), hi: String(fill.domain()[1]) }),
     rampLegend({ title: 'Border: max exclusive', colour: (t) => border(t * border.domain()[1]), lo: fmtValue(0, unit), hi: fmtValue(border.domain()[1], unit) }),
-    swatchLegend([[TARGET, 'target bin'], ['#fff', 'absent from the target']]),
+    swatchLegend([[ENSEMBLE.target, 'target bin'], [ENSEMBLE.absent, 'absent from the target']]),
     h('span', { class: 'small muted' }, `Width: max ${metric} time across runs (${doc.name} ${fmtValue(doc.inc_max, unit)})`)));
 }
 
@@ -85,13 +85,13 @@ function bar(d3, defs, n, b, { metric, fill, border, s, state, tip, unit, doc })
   const g = svg('g', { class: `ed-icicle-bar${absent ? ' ed-absent' : ''}${s.callsite === n.name ? ' ed-selected' : ''}`, tabindex: 0, role: 'button',
     'data-path': n.path, 'aria-label': `${n.path}: max inclusive ${fmtValue(n.inc_max, unit)}` });
   g.appendChild(svg('rect', { x: b.x + 0.5, y: y + 0.5, width: Math.max(1, b.w - 1), height: ROW_H - GAP,
-    fill: absent ? '#fff' : gradientDef(d3, defs, n, metric, fill) || '#eee', stroke: border(n.exc_max || 0),
+    fill: absent ? ENSEMBLE.absent : gradientDef(d3, defs, n, metric, fill) || ENSEMBLE.empty, stroke: border(n.exc_max || 0),
     'stroke-width': 2, 'stroke-dasharray': absent ? '4 3' : null }));
   const g2 = n.gradient[metric];
   const bin = s.target != null && g2.run_bin ? g2.run_bin[String(s.target)] : null;
   if (bin != null) {
     const x = b.x + ((bin + 0.5) / g2.counts.length) * b.w;
-    g.appendChild(svg('line', { x1: x, x2: x, y1: y + 2, y2: y + ROW_H - GAP - 2, stroke: TARGET, 'stroke-width': 3 }));
+    g.appendChild(svg('line', { x1: x, x2: x, y1: y + 2, y2: y + ROW_H - GAP - 2, stroke: ENSEMBLE.target, 'stroke-width': 3 }));
   }
   if (b.w > 40) {
     const chars = Math.floor((b.w - 8) / 6.5);

@@ -17,8 +17,8 @@ import { svg } from '../lib/svg.js';
 import { fmtValue } from '../lib/format.js';
 import { createTooltip, tipContent } from '../lib/tooltip.js';
 import { rampLegend } from '../lib/legend.js';
-import { layoutGraph, drawNode, drawLinks, hatchPattern } from './supergraph.js';
-import { graphQuery, graphHeight } from './ensemble_sankey.js';
+import { layoutGraph, drawNode, drawLinks, hatchPattern, sankeyHeight } from '../lib/sankey.js';
+import { graphQuery } from '../lib/ensemble_state.js';
 
 const MAX_RUNS = 4;
 const PAD = 10;
@@ -92,7 +92,7 @@ class Juxtapose {
     const maxExc = d3.max(graphs.flatMap((g) => g.nodes.map((n) => n.exclusive))) || 1;
     const colour = heatScale(d3, [0, maxExc * 1.08]);
     const width = Math.max(300, Math.floor(((this.grid.clientWidth || 1000) - 16) / 2));
-    const height = graphHeight(this.data.nodes);
+    const height = sankeyHeight(this.data.nodes);
     const laid = graphs.map((g) => ({ ...g, ...layoutGraph(d3, g.nodes, g.edges, width, height, { pad: PAD }) }));
     const ky = d3.min(laid, (g) => scaleOf(g.graph));
     for (const g of laid) rescale(g.graph, ky);

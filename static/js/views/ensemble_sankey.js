@@ -23,48 +23,28 @@
 //   const view = mountSankey(el, state, { unitFor, loadGraph }); view.destroy();
 // loadGraph(query) -> the supergraph answer (shared with the juxtaposed view);
 // unitFor(metricName, maxValue) -> {unit, note} (lib/profile_unit.js).
-import { api, apiUrl, downloadUrl } from '../api.js';
+import { api, apiUrl } from '../api.js';
 import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { errorBox } from '../settings.js';
-import { SUPERGRAPH } from '../colors.js';
+import { SUPERGRAPH, countScale, borderScale, ENSEMBLE } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtValue } from '../lib/format.js';
 import { createTooltip, tipContent } from '../lib/tooltip.js';
 import { rampLegend, swatchLegend } from '../lib/legend.js';
-import { TARGET, countScale, borderScale } from '../lib/ensemble_colors.js';
-import { layoutGraph, hatchPattern, nodeLabel, NODE_W } from './supergraph.js';
+import { layoutGraph, hatchPattern, nodeLabel, sankeyHeight, NODE_W } from '../lib/sankey.js';
+import { graphQuery } from '../lib/ensemble_state.js';
+import { downloadLink } from '../lib/ensemble_panel.js';
 
-export const BINS = 20;
 const PAD = 12;                 // vertical gap between nodes of a column
-const ROW = 18;                 // height per node of the fullest column
 const TARGET_BAR_W = 6;
-const DIFF_COLOURS = ['#b91c1c', '#f8fafc', '#15803d']; // comparison slower .. faster
-
-// The graph's query for the current state (runs=, target=, bins=).
-export function graphQuery(state) {
-  return Object.fromEntries(new URLSearchParams(state.query({ bins: BINS })));
-}
-
-// The height of a Sankey whose fullest column holds `n` nodes.
-export function graphHeight(nodes) {
-  const perLevel = new Map();
-  for (const n of nodes) perLevel.set(n.level, (perLevel.get(n.level) || 0) + 1);
-  const most = Math.max(1, ...perLevel.values());
-  return Math.max(420, Math.min(2000, most * ROW + 80));
-}
+const DIFF_COLOURS = ENSEMBLE.diff; // comparison slower .. faster
 
 // A link that downloads `url` with the token (the view's CSV).
-export function csvLink(label, url, filename) {
-  const status = h('span', { class: 'small muted', role: 'status' });
-  const a = h('a', { href: url, class: 'es-csv', download: filename, onclick: async (ev) => {
-    ev.preventDefault();
-    try {
-      await downloadUrl(url, filename, /text\/csv/);
-      status.textContent = '';
-    } catch (e) { status.textContent = `Could not download: ${e.message}`; }
-  } }, label);
-  return h('span', {}, a, ' ', status);
+function csvLink(label, url, filename) {
+  const link = downloadLink(label, filename, 'es-csv');
+  link.set(url);
+  return link.el;
 }
 
 export function mountSankey(el, state, { unitFor, loadGraph }) {
@@ -233,8 +213,8 @@ class EnsembleSankey {
     items.push(h('div', { class: 'es-border-legend' },
       rampLegend({ title: 'Border:', colour: (t) => this.borderScale(b0 + (b1 - b0) * t), lo: fmtValue(b0, unit),
         hi: fmtValue(b1, unit), className: 'es-legend-border' }), select));
-    const keys = [['#cbd5e1', 'ensemble (height: max inclusive)']];
-    if (this.targetMode()) keys.push([TARGET, `target ${this.state.runName(s.target)} (bar, bin line, edges)`]);
+    const keys = [[ENSEMBLE.ensembleBar, 'ensemble (height: max inclusive)']];
+    if (this.targetMode()) keys.push([ENSEMBLE.target, `target ${this.state.runName(s.target)} (bar, bin line, edges)`]);
     items.push(swatchLegend(keys, { className: 'es-legend-keys' }));
     if (this.targetMode()) {
       items.push(h('span', { class: 'small muted es-hatch-note' }, h('span', { class: 'sg-swatch sg-swatch-hatch' }),
@@ -258,7 +238,7 @@ class EnsembleSankey {
       return;
     }
     const width = Math.max(560, this.chart.clientWidth || 900);
-    const height = graphHeight(data.nodes);
+    const height = sankeyHeight(data.nodes);
     const nodesIn = data.nodes.map((n) => ({ ...n, stats: { inclusive: n.inclusive, exclusive: n.exclusive },
       inclusive: n.inc_max, exclusive: n.exc_max }));
     const { graph, columns } = layoutGraph(d3, nodesIn, data.edges, width, height, { pad: PAD });
@@ -290,7 +270,7 @@ class EnsembleSankey {
     if (this.targetMode() && t != null && e.weight > 0) {
       const f = t / e.weight;
       const tb = { ...band, ys1: band.ys0 + (band.ys1 - band.ys0) * f, yt1: band.yt0 + (band.yt1 - band.yt0) * f };
-      const q = svg('path', { d: bandPath(tb), class: 'es-target-link', fill: TARGET });
+      const q = svg('path', { d: bandPath(tb), class: 'es-target-link', fill: ENSEMBLE.target });
       q.addEventListener('mousemove', (ev) => this.tip.show(ev, tipOf()));
       q.addEventListener('mouseleave', this.tip.hide);
       this.gLinks.appendChild(q);
@@ -313,11 +293,11 @@ class EnsembleSankey {
         g.appendChild(svg('rect', { class: 'es-missing-fill', width: NODE_W, height: hgt, fill: 'url(#sg-hatch)' }));
       } else {
         g.appendChild(svg('rect', { class: 'es-target-bar', width: TARGET_BAR_W, height: Math.min(hgt, tgt.inclusive * this.ky),
-          fill: TARGET }));
+          fill: ENSEMBLE.target }));
         const bin = n.gradient[s.metric].run_bin[String(s.target)];
         if (bin != null) {
           const y = ((bin + 0.5) * hgt) / this.data.bins;
-          g.appendChild(svg('line', { class: 'es-target-line', x1: -3, x2: NODE_W + 3, y1: y, y2: y, stroke: TARGET }));
+          g.appendChild(svg('line', { class: 'es-target-line', x1: -3, x2: NODE_W + 3, y1: y, y2: y, stroke: ENSEMBLE.target }));
         }
       }
     }

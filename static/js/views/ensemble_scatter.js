@@ -12,7 +12,7 @@ import { fmtValue } from '../lib/format.js';
 import { tipContent } from '../lib/tooltip.js';
 import { swatchLegend } from '../lib/legend.js';
 import { mountPanel, fetchEnsemble } from '../lib/ensemble_panel.js';
-import { TARGET, ENSEMBLE, HIGHLIGHT } from '../lib/ensemble_colors.js';
+import { ENSEMBLE } from '../colors.js';
 
 const W = 620, H = 300, M = { l: 58, r: 24, t: 10, b: 36 };
 
@@ -40,9 +40,9 @@ function drawScatter(body, doc, { s, tip, unitFor }) {
   const y = d3.scaleLinear().domain(d3.extent(doc.points, (p) => p.y)).range([H - M.b, M.t]).nice();
   const root = svg('svg', { class: 'ed-scatter-svg', viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'group', 'aria-label': 'Call sites per run: inclusive against exclusive time' });
   const inNode = (p) => doc.selected && doc.selected.has(pathOf.get(p.node).path);
-  const colour = (p) => (p.trace_id === s.target ? TARGET : inNode(p) ? HIGHLIGHT : ENSEMBLE);
+  const colour = (p) => (p.trace_id === s.target ? ENSEMBLE.target : inNode(p) ? ENSEMBLE.highlight : ENSEMBLE.ensemble);
   const dots = svg('g', { class: 'ed-dots' });
-  const order = [...doc.points].sort((a, b) => (colour(a) === ENSEMBLE) - (colour(b) === ENSEMBLE)).reverse();
+  const order = [...doc.points].sort((a, b) => (colour(a) === ENSEMBLE.ensemble) - (colour(b) === ENSEMBLE.ensemble)).reverse();
   for (const p of order) {
     const c = svg('circle', { class: 'ed-dot', cx: x(p.x), cy: y(p.y), r: inNode(p) || p.trace_id === s.target ? 4 : 3, fill: colour(p), 'fill-opacity': doc.selected && !inNode(p) ? 0.35 : 0.8, 'data-node': p.node });
     c.addEventListener('mousemove', (ev) => { highlight(dots, p.node, true); tip.show(ev, pointTip(doc, pathOf.get(p.node), p, unit)); });
@@ -55,8 +55,8 @@ function drawScatter(body, doc, { s, tip, unitFor }) {
   d3.select(ay).call(d3.axisLeft(y).ticks(5).tickFormat((v) => fmtValue(v, unit, 3)));
   root.append(dots, ax, ay, svg('text', { x: W / 2, y: H - 2, 'text-anchor': 'middle', class: 'ed-axis-label' }, doc.x.metric),
     svg('text', { x: 12, y: H / 2, transform: `rotate(-90 12 ${H / 2})`, 'text-anchor': 'middle', class: 'ed-axis-label' }, doc.y.metric));
-  body.append(root, h('div', { class: 'ed-legends' }, swatchLegend([[ENSEMBLE, 'call site in a run'],
-    ...(doc.selected ? [[HIGHLIGHT, `call sites of ${s.node.name}`]] : []), ...(s.target != null ? [[TARGET, 'target run']] : [])]),
+  body.append(root, h('div', { class: 'ed-legends' }, swatchLegend([[ENSEMBLE.ensemble, 'call site in a run'],
+    ...(doc.selected ? [[ENSEMBLE.highlight, `call sites of ${s.node.name}`]] : []), ...(s.target != null ? [[ENSEMBLE.target, 'target run']] : [])]),
   h('span', { class: 'small muted' }, `${doc.points.length} dots; Pearson r = ${doc.overall.r == null ? '—' : doc.overall.r.toFixed(3)}. Hover a dot to see its call site in every run.`)));
 }
 
