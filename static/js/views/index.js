@@ -12,3 +12,4 @@ import './pic.js';
 import './regression.js';
 import './atree.js';
 import './datamove.js';
+import './pdes.js';
