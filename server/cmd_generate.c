@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_generate_pdes.h"
 #include "gen/cholesky_sim.h"
 #include "version.h"
 
@@ -19,6 +20,8 @@ static const char usage_text[] =
     "The task count is T(T+1)/2 + T + T(T-1) + T(T-1)(T-2)/6 (T = 180 gives ~1M).\n"
     "\n"
     "options:\n"
+    "  --kind KIND            tasks (this simulation, the default) or pdes (a ROSS\n"
+    "                         run: see --kind pdes --help)\n"
     "  --out DIR              output directory (created if missing; required)\n"
     "  --tiles T              matrix of T x T tiles (default 12)\n"
     "  --block-size NB        tile size in elements (default 960)\n"
@@ -120,6 +123,9 @@ static int parse_args(int argc, char **argv, gen_args *g)
             g->version = 1;
         } else if (strcmp(a, "--sorted") == 0) {
             g->opt.sorted = 1;
+        } else if (option_value(argc, argv, &i, "--kind", &v)) {
+            if (!v) /* "tasks": checked by cmd_generate */
+                return -1;
         } else if (option_value(argc, argv, &i, "--out", &v)) {
             if (!v || !*v)
                 return v ? (fprintf(stderr, "ariadned generate: empty --out\n"), -1) : -1;
@@ -249,8 +255,28 @@ static void print_summary(const chol_options *o, const chol_summary *u)
            (long long)(span / 1000000000LL), (long long)(span % 1000000000LL / 1000));
 }
 
+/* --kind pdes hands the whole command to cmd_generate_pdes.c; --kind tasks
+ * (the default) is the Cholesky simulation below. */
+static const char *kind_of(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--kind=", 7) == 0)
+            return argv[i] + 7;
+        if (strcmp(argv[i], "--kind") == 0)
+            return i + 1 < argc ? argv[i + 1] : "";
+    }
+    return "tasks";
+}
+
 int cmd_generate(int argc, char **argv)
 {
+    const char *kind = kind_of(argc, argv);
+    if (strcmp(kind, "pdes") == 0)
+        return cmd_generate_pdes(argc - 1, argv + 1);
+    if (strcmp(kind, "tasks") != 0) {
+        fprintf(stderr, "ariadned generate: --kind must be tasks (the default) or pdes, got '%s'\n", kind);
+        return 2;
+    }
     gen_args g;
     memset(&g, 0, sizeof g);
     g.opt.tiles = 12;

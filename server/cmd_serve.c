@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis_runs.h"
 #include "auth.h"
 #include "cli.h"
 #include "dbpool.h"
@@ -322,6 +323,7 @@ static int run(ari_server *srv, const ari_http_options *http_options)
     ari_log(ARI_LOG_INFO, "received %s; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     ari_http_stop(http, GRACE_SECONDS);
     ari_jobs_stop(srv->jobs);
+    ari_runs_stop(); /* the analyses still running (analysis_runs.h) */
     ari_dbpool_close(srv->pool);
     ari_log(ARI_LOG_INFO, "stopped cleanly");
     return 0;

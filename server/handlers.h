@@ -71,6 +71,18 @@ enum MHD_Result api_dm_topology(ari_request *r);
 enum MHD_Result api_dm_metrics(ari_request *r);
 enum MHD_Result api_topology(ari_request *r);
 
+/* api_metrics.c: sampled-metrics (pdes) traces: dense series and the overview */
+enum MHD_Result api_metrics_series(ari_request *r);
+enum MHD_Result api_metrics_overview(ari_request *r);
+/* api_metrics_analysis.c, api_metrics_comm.c: analyses of a selection of a pdes trace (200, or 202
+ * and a background run); api_analyses.c: those runs (analysis_runs.h) */
+enum MHD_Result api_metrics_cluster(ari_request *r);
+enum MHD_Result api_metrics_projection(ari_request *r);
+enum MHD_Result api_metrics_changepoints(ari_request *r);
+enum MHD_Result api_metrics_comm_segments(ari_request *r);
+enum MHD_Result api_analyses_get(ari_request *r);
+enum MHD_Result api_analyses_delete(ari_request *r);
+
 /* api_ensembles.c: ensembles of profiles */
 enum MHD_Result api_ensembles_list(ari_request *r);
 enum MHD_Result api_ensembles_create(ari_request *r);

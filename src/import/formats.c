@@ -3,6 +3,7 @@
 #include "import/formats.h"
 
 #include "import/format_chrome_trace.h"
+#include "import/format_metrics.h"
 #include "import/format_paje.h"
 #include "import/format_profiles.h"
 #include "import/format_starpu.h"
@@ -25,6 +26,7 @@ const ari_format *const ari_formats[] = {
     &ari_format_caliper_split,
     &ari_format_caliper_records,
     &ari_format_hwloc_xml,
+    &ari_format_metrics, /* ROSS runs and metric CSVs: after every format that takes CSVs by name */
     NULL,
 };
 
