@@ -7,8 +7,7 @@
 // scatter and checks that the polylines and the communication rings
 // highlight exactly the lassoed entities; no horizontal overflow, no console
 // error. The analysis endpoints (POST cluster, projection, comm/segments)
-// are checked only when the server describes them in openapi.json; else the
-// step is skipped with the endpoint's name. Screenshots: pdes-*.png.
+// must be in the server's openapi.json. Screenshots: pdes-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
@@ -75,11 +74,8 @@ test('the Behaviour view: brush, cluster, lasso, linked views', async (t) => {
   }, axes.time.length);
   assert.ok(axes.time.length >= 2 && axes.time.length < trace.summary.time_points);
 
-  if (!api('cluster')) {
-    t.diagnostic('skipped clustering: POST /api/v1/traces/{id}/cluster is not on this server yet');
-    await page.locator('.pdes-run-cluster').click();
-    await page.locator('.pdes-detail .pdes-status-missing').waitFor();
-  } else {
+  assert.ok(api('cluster'), 'the server lists POST /api/v1/traces/{id}/cluster');
+  {
     await page.fill('.pdes-k', '3');
     await page.locator('.pdes-k').dispatchEvent('change');
     await page.click('.pdes-run-cluster');
@@ -104,9 +100,8 @@ test('the Behaviour view: brush, cluster, lasso, linked views', async (t) => {
     await page.screenshot({ path: join(shots, 'pdes-clustered.png'), fullPage: true });
   }
 
-  if (!api('projection')) {
-    t.diagnostic('skipped the lasso: POST /api/v1/traces/{id}/projection is not on this server yet');
-  } else {
+  assert.ok(api('projection'), 'the server lists POST /api/v1/traces/{id}/projection');
+  {
     await page.click('.pdes-run-proj');
     await page.locator('.pdes-dot').first().waitFor();
     // lasso the left half of the scatter with synthesised pointer events
@@ -126,13 +121,14 @@ test('the Behaviour view: brush, cluster, lasso, linked views', async (t) => {
     const selected = await page.evaluate(() => [...new Set([...document.querySelectorAll('.pdes-chart:first-of-type .pdes-line.is-selected')]
       .map((p) => Number(p.dataset.id)))].sort((a, b) => a - b).join(','));
     assert.equal(selected, inside, 'the highlighted polylines are the lassoed ones');
-    if (api('comm/segments') && trace.summary.has_comm) {
+    assert.ok(api('comm/segments'), 'the server lists POST /api/v1/traces/{id}/comm/segments');
+    if (trace.summary.has_comm) {
       await page.locator('.pdes-bar').first().waitFor();
       const bars = await page.evaluate(() => [...new Set([...document.querySelectorAll('.pdes-bar.is-selected')]
         .map((p) => Number(p.dataset.id)))].sort((a, b) => a - b).join(','));
       if (urlParams().get('gran') !== 'PE') assert.equal(bars, inside, 'the ring bars highlight the lassoed KPs');
     } else {
-      t.diagnostic('skipped the communication check: POST /api/v1/traces/{id}/comm/segments is not on this server yet');
+      t.diagnostic('this trace has no communication data: the rings are not checked');
     }
     await page.screenshot({ path: join(shots, 'pdes-lasso.png'), fullPage: true });
     // Keep selected: the others disappear from every view
