@@ -4,7 +4,10 @@
  * column to [0, 1] and a constant column to 0. When /usr/bin/Rscript
  * exists, random feature matrices are compared with R 4's
  * cmdscale(dist(X), k = 2, eig = TRUE): coordinates equal up to the sign
- * of each axis (1e-9), explained shares = eig[1:2] / sum(pmax(eig, 0)). */
+ * of each axis (1e-9), explained shares = eig[1:2] / sum(pmax(eig, 0)).
+ * The same for ari_cmdscale (analysis/cmdscale.c) on the Manhattan
+ * distances of the same points (not Euclidean: negative eigenvalues), as
+ * the projection of DTW or TWED distances uses it. */
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/cmdscale.h"
 #include "analysis/mds.h"
 #include "test_helpers.h"
 #include "util/fs.h"
@@ -76,9 +80,11 @@ static const char r_script[] =
     "  v <- as.numeric(strsplit(ln, ' ')[[1]])\n"
     "  n <- v[1]; p <- v[2]\n"
     "  X <- matrix(v[-(1:2)], nrow = n, ncol = p, byrow = TRUE)\n"
-    "  m <- cmdscale(dist(X), k = 2, eig = TRUE)\n"
-    "  ex <- m$eig[1:2] / sum(pmax(m$eig, 0))\n"
-    "  writeLines(paste(sprintf('%.17g', c(t(m$points), ex)), collapse = ' '), out)\n"
+    "  for (how in c('euclidean', 'manhattan')) {\n"
+    "    m <- cmdscale(dist(X, method = how), k = 2, eig = TRUE)\n"
+    "    ex <- m$eig[1:2] / sum(pmax(m$eig, 0))\n"
+    "    writeLines(paste(sprintf('%.17g', c(t(m$points), ex)), collapse = ' '), out)\n"
+    "  }\n"
     "}\n"
     "close(out)\n";
 
@@ -95,11 +101,22 @@ static void make_case(mcase *m, int i)
         m->x[k] = rng_uniform() * (1 + i);
 }
 
-static void compare_case(FILE *f, const mcase *m, int index)
+/* The Manhattan distances of the case's points (row-major n x n). */
+static void manhattan(const mcase *m, double *d)
 {
-    double c[MAXN * 2], ex[2], r[MAXN * 2 + 2];
-    ari_error err = {0};
-    assert_int_equal(ari_mds_classical(m->x, m->n, m->p, 2, c, ex, &err), 0);
+    for (int i = 0; i < m->n; i++)
+        for (int j = 0; j < m->n; j++) {
+            double s = 0;
+            for (int k = 0; k < m->p; k++)
+                s += fabs(m->x[i * m->p + k] - m->x[j * m->p + k]);
+            d[i * m->n + j] = s;
+        }
+}
+
+/* One line of R's answer against coordinates c and shares ex. */
+static void compare_line(FILE *f, const mcase *m, int index, const double *c, const double *ex)
+{
+    double r[MAXN * 2 + 2];
     for (int k = 0; k < 2 * m->n + 2; k++)
         assert_int_equal(fscanf(f, "%lf", &r[k]), 1);
     for (int axis = 0; axis < 2; axis++) {
@@ -116,6 +133,17 @@ static void compare_case(FILE *f, const mcase *m, int index)
             fail_msg("case %d axis %d: explained %.17g, R has %.17g", index, axis, ex[axis],
                      r[2 * m->n + axis]);
     }
+}
+
+static void compare_case(FILE *f, const mcase *m, int index)
+{
+    double c[MAXN * 2], ex[2], d[MAXN * MAXN];
+    ari_error err = {0};
+    assert_int_equal(ari_mds_classical(m->x, m->n, m->p, 2, c, ex, &err), 0);
+    compare_line(f, m, index, c, ex);
+    manhattan(m, d);
+    assert_int_equal(ari_cmdscale(d, m->n, 2, c, ex, &err), 0);
+    compare_line(f, m, index, c, ex);
 }
 
 static void test_agrees_with_r(void **state)
