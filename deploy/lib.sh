@@ -89,8 +89,9 @@ build() {
     fi
 }
 
-# load_examples DB: writes the bundled example (a simulated StarPU run of a
-# tiled Cholesky, labelled simulated) and imports it when DB has no traces.
+# load_examples DB: writes the bundled examples (simulated StarPU runs of a
+# tiled Cholesky and a simulated ROSS PDES run, labelled simulated) and
+# imports them when DB has no traces.
 load_examples() {
     local db=$1 bin=$ROOT/build/ariadned
     local count=0
@@ -104,10 +105,12 @@ load_examples() {
     local out=$ROOT/build/examples
     rm -rf "$out"
     mkdir -p "$out"
-    log "generating the example traces (simulated StarPU runs) in ${out#"$ROOT"/}"
+    log "generating the example traces (simulated StarPU and ROSS runs) in ${out#"$ROOT"/}"
     "$bin" generate --out "$out/cholesky-2nodes" --tiles 12 --nodes 2 --cpus 4 --gpus 1 --seed 1 >/dev/null
     "$bin" generate --out "$out/cholesky-1node" --tiles 10 --nodes 1 --cpus 6 --gpus 2 --seed 2 >/dev/null
+    "$bin" generate --kind pdes --out "$out/ross-8pe" --pes 8 --kps 16 --samples 200 --seed 1 >/dev/null
     log "importing the examples into $db"
     "$bin" import --db "$db" --quiet --name "Cholesky 12x12 tiles, 2 nodes (simulated)" "$out/cholesky-2nodes"
     "$bin" import --db "$db" --quiet --name "Cholesky 10x10 tiles, 1 node (simulated)" "$out/cholesky-1node"
+    "$bin" import --db "$db" --quiet --name "ROSS PDES, 8 PEs x 16 KPs, 200 GVT samples (simulated)" "$out/ross-8pe"
 }
