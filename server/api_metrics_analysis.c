@@ -75,7 +75,26 @@ static job *job_new(ari_selection *sel)
     memcpy(j->time, sel->m.time, sel->m.l * sizeof *j->time);
     j->x = sel->x;
     sel->x = NULL;
-    ari_ts_distance_defaults(&j->dist);
+    return j;
+}
+
+/* job_new with the parameters of par (method, distance, k, nstart, seed,
+ * perplexity, iterations, E-Divisive options), or NULL after answering 500. */
+static job *job_or_reply(ari_request *r, ari_selection *sel, const job *par)
+{
+    job *j = job_new(sel);
+    if (!j) {
+        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    j->method = par->method;
+    j->dist = par->dist;
+    j->k = par->k;
+    j->nstart = par->nstart;
+    j->seed = par->seed;
+    j->perplexity = par->perplexity;
+    j->iterations = par->iterations;
+    j->ed = par->ed;
     return j;
 }
 
@@ -328,6 +347,30 @@ static int open_selection(ari_request *r, json_t *body, const ari_body_field *ow
     return ari_sel_open(r, body, own, 1, sel) < 0 ? 1 : 0;
 }
 
+/* The fields of the analyses over a distance, after their own (method). */
+static const ari_body_field distance_fields[] = {
+    {"distance", ARI_BODY_STRING, 0, "one of euclidean, dtw, twed"},
+    {"dtw", ARI_BODY_OBJECT, 0, "an object {step: symmetric1|symmetric2, window}"},
+    {"twed", ARI_BODY_OBJECT, 0, "an object {nu, lambda}"},
+    {"seed", ARI_BODY_INTEGER, 0, "an integer >= 0"},
+    {NULL, ARI_BODY_STRING, 0, NULL}};
+
+#define MAX_OWN_FIELDS 16
+
+/* open_selection with the fields own (at most MAX_OWN_FIELDS - 5) then
+ * distance_fields. */
+static int open_distance_selection(ari_request *r, json_t *body, const ari_body_field *own,
+                                   ari_selection *sel)
+{
+    ari_body_field all[MAX_OWN_FIELDS];
+    size_t n = 0;
+    for (size_t i = 0; own[i].name && n + 5 < MAX_OWN_FIELDS; i++)
+        all[n++] = own[i];
+    for (size_t i = 0; i < sizeof distance_fields / sizeof distance_fields[0]; i++)
+        all[n++] = distance_fields[i];
+    return open_selection(r, body, all, sel);
+}
+
 enum MHD_Result api_metrics_cluster(ari_request *r)
 {
     static const char *const methods[] = {"kmeans", "pam", "complete", NULL};
@@ -335,10 +378,6 @@ enum MHD_Result api_metrics_cluster(ari_request *r)
         {"method", ARI_BODY_STRING, 0, "one of kmeans, pam, complete"},
         {"k", ARI_BODY_INTEGER, 0, "an integer from 1 to the number of entities"},
         {"nstart", ARI_BODY_INTEGER, 0, "an integer in 1..1000"},
-        {"distance", ARI_BODY_STRING, 0, "one of euclidean, dtw, twed"},
-        {"dtw", ARI_BODY_OBJECT, 0, "an object {step: symmetric1|symmetric2, window}"},
-        {"twed", ARI_BODY_OBJECT, 0, "an object {nu, lambda}"},
-        {"seed", ARI_BODY_INTEGER, 0, "an integer >= 0"},
         {NULL, ARI_BODY_STRING, 0, NULL}};
     json_t *body = ari_body_object(r);
     if (!body)
@@ -348,7 +387,7 @@ enum MHD_Result api_metrics_cluster(ari_request *r)
     const char *method;
     int64_t k, nstart, seed;
     ari_ts_distance_defaults(&tmp.dist);
-    if (open_selection(r, body, own, &sel) ||
+    if (open_distance_selection(r, body, own, &sel) ||
         ari_sel_choice(r, body, "method", methods, &method) < 0 || read_distance(r, body, &sel, &tmp) < 0 ||
         ari_sel_int(r, body, "k", 3, 1, 1000000, &k) < 0 || ari_sel_int(r, body, "nstart", 10, 1, 1000, &nstart) < 0 ||
         ari_sel_int(r, body, "seed", 1, 0, INT64_MAX, &seed) < 0)
@@ -374,16 +413,13 @@ enum MHD_Result api_metrics_cluster(ari_request *r)
                         (long long)kmax, method, n);
         goto done;
     }
-    job *j = job_new(&sel);
-    if (!j) {
-        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+    tmp.method = method;
+    tmp.k = (int)k;
+    tmp.nstart = (int)nstart;
+    tmp.seed = (uint64_t)seed;
+    job *j = job_or_reply(r, &sel, &tmp);
+    if (!j)
         goto done;
-    }
-    j->dist = tmp.dist;
-    j->method = method;
-    j->k = (int)k;
-    j->nstart = (int)nstart;
-    j->seed = (uint64_t)seed;
     if (strcmp(method, "kmeans") != 0 && check_matrix_size(r, j) < 0) {
         job_free(j);
         goto done;
@@ -494,10 +530,6 @@ enum MHD_Result api_metrics_projection(ari_request *r)
         {"method", ARI_BODY_STRING, 0, "one of mds, tsne"},
         {"perplexity", ARI_BODY_NUMBER, 0, "a number > 0, below a third of the number of entities"},
         {"iterations", ARI_BODY_INTEGER, 0, "an integer in 1..10000"},
-        {"distance", ARI_BODY_STRING, 0, "one of euclidean, dtw, twed"},
-        {"dtw", ARI_BODY_OBJECT, 0, "an object {step: symmetric1|symmetric2, window}"},
-        {"twed", ARI_BODY_OBJECT, 0, "an object {nu, lambda}"},
-        {"seed", ARI_BODY_INTEGER, 0, "an integer >= 0"},
         {NULL, ARI_BODY_STRING, 0, NULL}};
     json_t *body = ari_body_object(r);
     if (!body)
@@ -508,8 +540,9 @@ enum MHD_Result api_metrics_projection(ari_request *r)
     int64_t seed, iterations;
     double perplexity;
     ari_ts_distance_defaults(&tmp.dist);
-    if (open_selection(r, body, own, &sel) || ari_sel_choice(r, body, "method", methods, &method) < 0 ||
-        read_distance(r, body, &sel, &tmp) < 0 || ari_sel_int(r, body, "seed", 1, 0, INT64_MAX, &seed) < 0 ||
+    if (open_distance_selection(r, body, own, &sel) ||
+        ari_sel_choice(r, body, "method", methods, &method) < 0 || read_distance(r, body, &sel, &tmp) < 0 ||
+        ari_sel_int(r, body, "seed", 1, 0, INT64_MAX, &seed) < 0 ||
         ari_sel_int(r, body, "iterations", 1000, 1, 10000, &iterations) < 0 ||
         ari_sel_number(r, body, "perplexity", 30, 0, 1e6, 1, &perplexity) < 0)
         goto done;
@@ -528,16 +561,13 @@ enum MHD_Result api_metrics_projection(ari_request *r)
                         ceil((double)n / 3) - 1);
         goto done;
     }
-    job *j = job_new(&sel);
-    if (!j) {
-        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+    tmp.method = method;
+    tmp.seed = (uint64_t)seed;
+    tmp.iterations = (int)iterations;
+    tmp.perplexity = perplexity;
+    job *j = job_or_reply(r, &sel, &tmp);
+    if (!j)
         goto done;
-    }
-    j->dist = tmp.dist;
-    j->method = method;
-    j->seed = (uint64_t)seed;
-    j->iterations = (int)iterations;
-    j->perplexity = perplexity;
     int p = j->d * j->l, side = n < p ? n : p;
     int mds_euclid = strcmp(method, "mds") == 0 && j->dist.metric == ARI_TS_EUCLID;
     if (mds_euclid && side > ARI_MDS_PCA_MAX_DIM) {
@@ -713,12 +743,11 @@ enum MHD_Result api_metrics_changepoints(ari_request *r)
                         MAX_CPD_SAMPLES);
         goto done;
     }
-    job *j = job_new(&sel);
-    if (!j) {
-        ari_reply_error(r, 500, ARI_E_NOMEM, "out of memory");
+    job par = {.ed = o};
+    ari_ts_distance_defaults(&par.dist);
+    job *j = job_or_reply(r, &sel, &par);
+    if (!j)
         goto done;
-    }
-    j->ed = o;
     double tests = k >= 0 ? (double)k + 1 : 4;
     double work = (double)T * T * j->n * j->d + (k >= 0 ? 1.0 : (double)R + 1) * tests * T * T;
     ari_sel_answer(r, &sel, "changepoints", "pdes_changepoints@1", work, changepoints_compute, j, job_free);

@@ -25,32 +25,25 @@ void ari_minmax_scale(double *x, int n, int p)
     }
 }
 
-/* b = -1/2 J D2 J, D2 the squared distances between x's rows. */
-static void double_centred(const double *x, int n, int p, gsl_matrix *b)
+/* d2 = -1/2 J d2 J in place (n x n, row-major). -1 when out of memory. */
+static int double_centre(double *d2, int n)
 {
-    for (int i = 0; i < n; i++)
-        for (int k = i; k < n; k++) {
-            double s = 0;
-            for (int j = 0; j < p; j++) {
-                double d = x[(size_t)i * p + j] - x[(size_t)k * p + j];
-                s += d * d;
-            }
-            gsl_matrix_set(b, i, k, s);
-            gsl_matrix_set(b, k, i, s);
-        }
-    double total = 0;
     double *row = calloc((size_t)n, sizeof *row);
-    for (int i = 0; i < n && row; i++) {
+    if (!row)
+        return -1;
+    double total = 0;
+    for (int i = 0; i < n; i++) {
         for (int k = 0; k < n; k++)
-            row[i] += gsl_matrix_get(b, i, k);
+            row[i] += d2[(size_t)i * n + k];
         total += row[i];
         row[i] /= n;
     }
     total /= (double)n * n;
-    for (int i = 0; i < n && row; i++)
+    for (int i = 0; i < n; i++)
         for (int k = 0; k < n; k++)
-            gsl_matrix_set(b, i, k, -0.5 * (gsl_matrix_get(b, i, k) - row[i] - row[k] + total));
+            d2[(size_t)i * n + k] = -0.5 * (d2[(size_t)i * n + k] - row[i] - row[k] + total);
     free(row);
+    return 0;
 }
 
 /* The sign that makes the largest-magnitude entry of column k positive. */
@@ -81,6 +74,41 @@ static void fill_coords(const gsl_vector *eval, const gsl_matrix *evec, int n, i
     }
 }
 
+int ari_mds_squared(double *d2, int n, int dims, double *coords, double *explained, ari_error *err)
+{
+    gsl_matrix_view b = gsl_matrix_view_array(d2, (size_t)n, (size_t)n);
+    gsl_matrix *evec = gsl_matrix_alloc(n, n);
+    gsl_vector *eval = gsl_vector_alloc(n);
+    gsl_eigen_symmv_workspace *w = gsl_eigen_symmv_alloc(n);
+    int rc = 0;
+    if (!evec || !eval || !w || double_centre(d2, n) < 0) {
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    } else {
+        gsl_eigen_symmv(&b.matrix, eval, evec, w);
+        gsl_eigen_symmv_sort(eval, evec, GSL_EIGEN_SORT_VAL_DESC);
+        fill_coords(eval, evec, n, dims, coords, explained);
+    }
+    gsl_eigen_symmv_free(w);
+    gsl_vector_free(eval);
+    gsl_matrix_free(evec);
+    return rc;
+}
+
+/* The squared distances between x's rows (n x n, row-major). */
+static void squared_distances(const double *x, int n, int p, double *d2)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = i; k < n; k++) {
+            double s = 0;
+            for (int j = 0; j < p; j++) {
+                double d = x[(size_t)i * p + j] - x[(size_t)k * p + j];
+                s += d * d;
+            }
+            d2[(size_t)i * n + k] = s;
+            d2[(size_t)k * n + i] = s;
+        }
+}
+
 static int check_input(const double *x, int n, int p, ari_error *err)
 {
     if (n > ARI_MDS_MAX_POINTS)
@@ -101,21 +129,11 @@ int ari_mds_classical(const double *x, int n, int p, int dims, double *coords, d
         memset(coords, 0, (size_t)n * dims * sizeof *coords);
         return 0;
     }
-    gsl_matrix *b = gsl_matrix_alloc(n, n), *evec = gsl_matrix_alloc(n, n);
-    gsl_vector *eval = gsl_vector_alloc(n);
-    gsl_eigen_symmv_workspace *w = gsl_eigen_symmv_alloc(n);
-    int rc = 0;
-    if (!b || !evec || !eval || !w) {
-        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    } else {
-        double_centred(x, n, p, b);
-        gsl_eigen_symmv(b, eval, evec, w);
-        gsl_eigen_symmv_sort(eval, evec, GSL_EIGEN_SORT_VAL_DESC);
-        fill_coords(eval, evec, n, dims, coords, explained);
-    }
-    gsl_eigen_symmv_free(w);
-    gsl_vector_free(eval);
-    gsl_matrix_free(evec);
-    gsl_matrix_free(b);
+    double *d2 = malloc((size_t)n * n * sizeof *d2);
+    if (!d2)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    squared_distances(x, n, p, d2);
+    int rc = ari_mds_squared(d2, n, dims, coords, explained, err);
+    free(d2);
     return rc;
 }

@@ -33,4 +33,10 @@ void ari_minmax_scale(double *x, int n, int p);
 int ari_mds_classical(const double *x, int n, int p, int dims, double *coords, double *explained,
                       ari_error *err);
 
+/* The part of classical MDS shared with ari_cmdscale (cmdscale.h): from the
+ * n x n squared distances d2 (row-major, symmetric, finite, n >= 2), which
+ * it overwrites with B = -1/2 J d2 J, the eigendecomposition, axis signs
+ * and explained shares above. 0, or -1 with err (nomem). */
+int ari_mds_squared(double *d2, int n, int dims, double *coords, double *explained, ari_error *err);
+
 #endif

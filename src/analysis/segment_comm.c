@@ -73,17 +73,25 @@ int ari_segment_comm(const ari_comm_triple *tr, size_t ntr, int n, int T, const 
     return 0;
 }
 
-/* members[a] = |a|; -1 with err when a group is out of range. */
-static int group_sizes(const int *group, int n, int ngroups, int *members, ari_error *err)
+/* members[a] = |a| (a new array of ngroups); NULL with err when out of
+ * memory or when a group is out of range. */
+static int *group_sizes(const int *group, int n, int ngroups, ari_error *err)
 {
-    memset(members, 0, (size_t)ngroups * sizeof *members);
+    int *members = calloc((size_t)ngroups, sizeof *members);
+    if (!members) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
     for (int k = 0; k < n; k++) {
-        if (group[k] < 0 || group[k] >= ngroups)
-            return ari_error_set(err, ARI_E_INVALID_INPUT, "entity %d is in group %d, not in [0, %d)", k, group[k],
-                                 ngroups);
+        if (group[k] < 0 || group[k] >= ngroups) {
+            ari_error_set(err, ARI_E_INVALID_INPUT, "entity %d is in group %d, not in [0, %d)", k, group[k],
+                          ngroups);
+            free(members);
+            return NULL;
+        }
         members[group[k]]++;
     }
-    return 0;
+    return members;
 }
 
 /* Divides row a of each ngroups x ngroups matrix by |a|. */
@@ -99,13 +107,9 @@ int ari_comm_aggregate(const double *m, int n, const int *group, int ngroups, do
 {
     if (n < 0 || ngroups < 1)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "%d entities in %d groups", n, ngroups);
-    int *members = malloc((size_t)ngroups * sizeof *members);
+    int *members = group_sizes(group, n, ngroups, err);
     if (!members)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    if (group_sizes(group, n, ngroups, members, err) < 0) {
-        free(members);
         return -1;
-    }
     memset(out, 0, (size_t)ngroups * ngroups * sizeof *out);
     for (int k = 0; k < n; k++)
         for (int j = 0; j < n; j++)
@@ -122,13 +126,9 @@ int ari_segment_comm_grouped(const ari_comm_triple *tr, size_t ntr, int n, int T
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "%d entities in %d groups", n, ngroups);
     if (check_segments(T, seg, nseg, err) < 0 || check_triples(tr, ntr, n, T, err) < 0)
         return -1;
-    int *members = malloc((size_t)ngroups * sizeof *members);
+    int *members = group_sizes(group, n, ngroups, err);
     if (!members)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    if (group_sizes(group, n, ngroups, members, err) < 0) {
-        free(members);
         return -1;
-    }
     memset(out, 0, (size_t)nseg * ngroups * ngroups * sizeof *out);
     for (size_t i = 0; i < ntr; i++)
         spread(seg, nseg, tr[i].t, group[tr[i].src], group[tr[i].dst], tr[i].count, ngroups, out);

@@ -51,6 +51,18 @@ static void dtw_row(double ai, const double *b, const double *prev, double *cur,
     }
 }
 
+/* The columns jlo..jhi of row i (1-based) within the Sakoe-Chiba window
+ * (window < 0: none) of a series of lb values. */
+static void dtw_band(int i, int window, int lb, int *jlo, int *jhi)
+{
+    *jlo = 1;
+    *jhi = lb;
+    if (window >= 0) {
+        *jlo = i - window > 1 ? i - window : 1;
+        *jhi = i + window < lb ? i + window : lb;
+    }
+}
+
 double ari_ts_dtw(const double *a, int la, const double *b, int lb, ari_dtw_step step, int window, double *work)
 {
     if (window >= 0 && abs(la - lb) > window)
@@ -59,11 +71,8 @@ double ari_ts_dtw(const double *a, int la, const double *b, int lb, ari_dtw_step
     for (int j = 0; j <= lb; j++)
         prev[j] = INFINITY;
     for (int i = 1; i <= la; i++) {
-        int jlo = 1, jhi = lb;
-        if (window >= 0) {
-            jlo = i - window > 1 ? i - window : 1;
-            jhi = i + window < lb ? i + window : lb;
-        }
+        int jlo, jhi;
+        dtw_band(i, window, lb, &jlo, &jhi);
         cur[0] = INFINITY;
         cur[jlo - 1] = INFINITY;
         if (jhi < lb)
@@ -136,11 +145,8 @@ static void dtw_lanes(const double *a, const double *const *b, int l, ari_dtw_st
     for (int j = 0; j <= l; j++)
         set_lanes(prev + j * DTW_LANES, INFINITY);
     for (int i = 1; i <= l; i++) {
-        int jlo = 1, jhi = l;
-        if (window >= 0) {
-            jlo = i - window > 1 ? i - window : 1;
-            jhi = i + window < l ? i + window : l;
-        }
+        int jlo, jhi;
+        dtw_band(i, window, l, &jlo, &jhi);
         set_lanes(cur, INFINITY);
         set_lanes(cur + (jlo - 1) * DTW_LANES, INFINITY);
         if (jhi < l)

@@ -134,14 +134,21 @@ static int first_fields(const char *head, size_t n, char *buf, size_t size)
     return 1;
 }
 
+/* Splits a probed head line into *fields (the caller frees it): the count,
+ * or -1. */
+static long head_fields(char *buf, char ***fields)
+{
+    size_t cap = 0;
+    return ari_mt_split(buf, fields, &cap, "", 1, NULL);
+}
+
 int ari_ross_matrix_probe(const char *head, size_t n)
 {
     char buf[8192];
     if (!first_fields(head, n, buf, sizeof buf))
         return 0;
     char **fields = NULL;
-    size_t cap = 0;
-    long nf = ari_mt_split(buf, &fields, &cap, "", 1, NULL);
+    long nf = head_fields(buf, &fields);
     int ok = nf >= 1;
     for (long i = 0; ok && i < nf; i++) {
         double v;
@@ -165,8 +172,7 @@ int ari_ross_records_probe(const char *head, size_t n)
     if (!first_line(head, n, buf, sizeof buf))
         return 0;
     char **fields = NULL;
-    size_t cap = 0;
-    long nf = ari_mt_split(buf, &fields, &cap, "", 1, NULL);
+    long nf = head_fields(buf, &fields);
     int ok = nf > 0 && has_field(fields, nf, "LastGvt") &&
              (has_field(fields, nf, "KpGid") || (has_field(fields, nf, "Kpid") && has_field(fields, nf, "Peid")));
     free(fields);

@@ -5,28 +5,14 @@
 // max/mean/std computed here, and the errors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon, sourceDir, sharedData, importedTrace } from '../lib/daemon.mjs';
 import { call, uploadMultipart, uploadRaw, makeTarGz, stopClean, assertError } from '../fixtures/api/util.mjs';
+import { dirFiles, splitCsv } from '../fixtures/api/metrics.mjs';
 
 const fixtureDir = join(sourceDir, 'tests', 'fixtures', 'metrics', 'ross');
 const sampleDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'ross-sample');
-const files = (dir, prefix) => readdirSync(dir).sort()
-  .map((name) => ({ name: `${prefix}/${name}`, data: readFileSync(join(dir, name)) }));
-
-// A CSV line split on commas outside quotes, quotes removed.
-function splitCsv(line) {
-  const out = [];
-  let cur = '', q = false;
-  for (const ch of line) {
-    if (ch === '"') q = !q;
-    else if (ch === ',' && !q) { out.push(cur); cur = ''; }
-    else cur += ch;
-  }
-  out.push(cur);
-  return out;
-}
 const readMatrix = (path) => {
   const lines = readFileSync(path, 'utf8').trim().split('\n').map(splitCsv);
   return { time: lines[0].map(Number), rows: lines.slice(1).map((r) => r.map(Number)) };
@@ -35,7 +21,7 @@ const readMatrix = (path) => {
 let d, fixtureId;
 before(async () => {
   d = await startDaemon();
-  fixtureId = await importedTrace(d.url, await uploadMultipart(d.url, files(fixtureDir, 'ross')), 'ross fixture');
+  fixtureId = await importedTrace(d.url, await uploadMultipart(d.url, dirFiles(fixtureDir, 'ross')), 'ross fixture');
 });
 after(async () => { if (d) await stopClean(d); });
 
@@ -125,12 +111,12 @@ test('errors: parameters 400, other kinds 409, unknown traces 404', async () => 
 });
 
 test('a tar.gz of the run imports the same; a bad cell fails the upload naming line and column', async () => {
-  const id = await importedTrace(d.url, await uploadRaw(d.url, makeTarGz(files(fixtureDir, 'ross2')),
+  const id = await importedTrace(d.url, await uploadRaw(d.url, makeTarGz(dirFiles(fixtureDir, 'ross2')),
     { filename: 'ross2.tar.gz' }), 'tar.gz');
   const a = (await call(d.url, `/api/v1/traces/${id}/series?metric=NetworkSend&format=json`)).json;
   const b = (await call(d.url, `/api/v1/traces/${fixtureId}/series?metric=NetworkSend&format=json`)).json;
   assert.deepEqual(a.values, b.values);
-  const bad = files(fixtureDir, 'bad').map((f) => f.name.endsWith('_RbSec.csv')
+  const bad = dirFiles(fixtureDir, 'bad').map((f) => f.name.endsWith('_RbSec.csv')
     ? { ...f, data: Buffer.from(f.data.toString().replace(/\n(\d+),/, '\n$1x,')) } : f);
   const r = await uploadMultipart(d.url, bad);
   let j;
@@ -145,7 +131,7 @@ test('a tar.gz of the run imports the same; a bad cell fails the upload naming l
 
 test('the real ROSS sample: /series cells equal the files', async (t) => {
   if (!existsSync(sampleDir)) { t.skip(`no ${sampleDir}`); return; }
-  const id = await importedTrace(d.url, await uploadMultipart(d.url, files(sampleDir, 'ross-sample')), 'sample');
+  const id = await importedTrace(d.url, await uploadMultipart(d.url, dirFiles(sampleDir, 'ross-sample')), 'sample');
   const tr = (await call(d.url, `/api/v1/traces/${id}`)).json;
   assert.deepEqual(tr.summary.entities, { PE: 16, KP: 256 });
   assert.equal(tr.summary.time_points, 99);

@@ -21,29 +21,7 @@
 #include "analysis/kmeans_hw.h"
 #include "analysis/mds_pca.h"
 #include "analysis/ts_distance.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static double uniform(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 static double *generate(int n, int l)
 {
@@ -52,10 +30,10 @@ static double *generate(int n, int l)
         return NULL;
     for (int i = 0; i < n; i++) {
         int g = i % 3, anomalous = i % 997 == 5;
-        double level = 40 + 20 * uniform();
+        double level = 40 + 20 * bench_uniform();
         for (int t = 0; t < l; t++) {
             double shape = g == 0 ? 1 : g == 1 ? 0.3 + 1.4 * t / l : (t > l / 3 && t < l / 2 ? 2.5 : 0.6);
-            double v = level * shape + 8 * uniform() + (anomalous && t > l / 2 ? 150 : 0);
+            double v = level * shape + 8 * bench_uniform() + (anomalous && t > l / 2 ? 150 : 0);
             x[(size_t)i * l + t] = floor(v);
         }
     }
@@ -77,13 +55,13 @@ static int write_bin(const char *path, const double *x, size_t count)
 static double run_once(const char *what, const double *x, int n, int l, int k, char *detail, size_t size)
 {
     ari_error err = {0};
-    double t0 = now();
+    double t0 = bench_now();
     if (strcmp(what, "kmeans") == 0) {
         ari_kmeans_hw_opts o;
         ari_kmeans_hw_defaults(&o);
         o.seed = 1;
         ari_kmeans_hw_result *r = ari_kmeans_hw(x, n, l, k, &o, &err);
-        double t = now() - t0;
+        double t = bench_now() - t0;
         if (!r)
             return -1;
         snprintf(detail, size, "tot.withinss=%.10g iter=%d converged=%d", r->tot_withinss, r->iterations,
@@ -95,7 +73,7 @@ static double run_once(const char *what, const double *x, int n, int l, int k, c
         double *c = malloc((size_t)n * 2 * sizeof *c), ex[2];
         if (!c || ari_mds_pca(x, n, l, 2, 0, c, ex, &err) < 0)
             return -1;
-        double t = now() - t0;
+        double t = bench_now() - t0;
         snprintf(detail, size, "explained=%.6f,%.6f |first|=%.6g,%.6g", ex[0], ex[1], fabs(c[0]), fabs(c[1]));
         free(c);
         return t;
@@ -106,7 +84,7 @@ static double run_once(const char *what, const double *x, int n, int l, int k, c
     double *d = malloc((size_t)n * n * sizeof *d);
     if (!d || ari_ts_distance_matrix(x, n, 1, l, &o, d, &err) < 0)
         return -1;
-    double t = now() - t0;
+    double t = bench_now() - t0;
     double sum = 0;
     for (size_t i = 0; i < (size_t)n * n; i++)
         sum += d[i];
@@ -140,7 +118,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_pdes_cluster %s failed\n", what);
             return 1;
         }
-    qsort(times, (size_t)runs, sizeof *times, by_double);
+    qsort(times, (size_t)runs, sizeof *times, bench_by_double);
     printf("ariadne %.6f %s\n", times[runs / 2], detail);
     free(times);
     free(x);

@@ -27,37 +27,16 @@
 
 #include "analysis/edivisive.h"
 #include "analysis/tsne.h"
-
-static uint64_t rng = 0x243f6a8885a308d3ULL;
-
-static double uniform(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double gaussian(void)
-{
-    return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_util.h"
 
 static void make_phases(double *x, int n, int T)
 {
     for (int e = 0; e < n; e++) {
         double level[4];
         for (int k = 0; k < 4; k++)
-            level[k] = gaussian();
+            level[k] = bench_gaussian();
         for (int t = 0; t < T; t++)
-            x[(size_t)e * T + t] = level[(4 * t) / T] + gaussian();
+            x[(size_t)e * T + t] = level[(4 * t) / T] + bench_gaussian();
     }
 }
 
@@ -66,10 +45,10 @@ static void make_blobs(double *x, int n, int p)
     double centre[8][16];
     for (int b = 0; b < 8; b++)
         for (int c = 0; c < p; c++)
-            centre[b][c] = 8 * gaussian();
+            centre[b][c] = 8 * bench_gaussian();
     for (int i = 0; i < n; i++)
         for (int c = 0; c < p; c++)
-            x[(size_t)i * p + c] = centre[i % 8][c] + gaussian();
+            x[(size_t)i * p + c] = centre[i % 8][c] + bench_gaussian();
 }
 
 static int write_csv(const char *path, const double *x, int rows, int cols, int transpose)
@@ -107,36 +86,36 @@ static int bench_edivisive(int n, int T, int perms, const char *dir)
     if (write_csv(path, x, T, n, 1) < 0)
         return 1;
     ari_error err = {0};
-    double t0 = now();
+    double t0 = bench_now();
     if (ari_ed_distances(x, T, n, 1, 1, 0, D, &err) < 0)
         return fprintf(stderr, "%s\n", err.message), 1;
-    printf("ed_distances %.6f %d x %d\n", now() - t0, T, T);
+    printf("ed_distances %.6f %d x %d\n", bench_now() - t0, T, T);
     ari_ed_options o;
     ari_ed_defaults(&o);
     o.k = 3;
     ari_ed_result r;
-    t0 = now();
+    t0 = bench_now();
     if (ari_edivisive(D, T, &o, &r, &err) < 0)
         return fprintf(stderr, "%s\n", err.message), 1;
-    print_points("ed_search_k3", now() - t0, &r);
+    print_points("ed_search_k3", bench_now() - t0, &r);
     ari_ed_result_free(&r);
     o.k = -1;
     o.permutations = perms;
     const int threads[2] = {1, 0};
     for (int i = 0; i < 2; i++) {
         o.threads = threads[i];
-        t0 = now();
+        t0 = bench_now();
         if (ari_edivisive(D, T, &o, &r, &err) < 0)
             return fprintf(stderr, "%s\n", err.message), 1;
-        print_points(threads[i] == 1 ? "ed_perm_1thread" : "ed_perm_allcores", now() - t0, &r);
+        print_points(threads[i] == 1 ? "ed_perm_1thread" : "ed_perm_allcores", bench_now() - t0, &r);
         ari_ed_result_free(&r);
     }
     /* ecp's default R, for reference (R's side does not run it) */
     o.permutations = 199;
-    t0 = now();
+    t0 = bench_now();
     if (ari_edivisive(D, T, &o, &r, &err) < 0)
         return fprintf(stderr, "%s\n", err.message), 1;
-    print_points("ed_perm199_allcores", now() - t0, &r);
+    print_points("ed_perm199_allcores", bench_now() - t0, &r);
     ari_ed_result_free(&r);
     free(x);
     free(D);
@@ -161,11 +140,11 @@ static int bench_tsne(int n, const char *dir)
     const int threads[2] = {1, 0};
     for (int i = 0; i < 2; i++) {
         o.threads = threads[i];
-        double t0 = now();
+        double t0 = bench_now();
         if (ari_tsne_rows(x, n, p, &o, y, &r, &err) < 0)
             return fprintf(stderr, "%s\n", err.message), 1;
         const char *name = threads[i] == 1 ? "tsne_1thread" : "tsne_default";
-        printf("%s %.6f n=%d kl=%.4f\n", name, now() - t0, n, r.kl);
+        printf("%s %.6f n=%d kl=%.4f\n", name, bench_now() - t0, n, r.kl);
     }
     snprintf(path, sizeof path, "%s/tsne_c.csv", dir);
     if (write_csv(path, y, n, 2, 0) < 0)
@@ -257,6 +236,7 @@ static int preservation(const char *data, const char *layout)
 
 int main(int argc, char **argv)
 {
+    bench_rng = 0x243f6a8885a308d3ULL;
     if (argc == 4 && strcmp(argv[1], "np") == 0)
         return preservation(argv[2], argv[3]);
     if (argc != 7 || strcmp(argv[1], "run") != 0) {

@@ -15,34 +15,7 @@
 #include <time.h>
 
 #include "analysis/regression.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static double uniform(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double gaussian(void)
-{
-    return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -63,12 +36,12 @@ int main(int argc, char **argv)
     static const double sizes[] = {0.001, 0.01, 0.05, 0.1, 0.2, 0.35};
     for (size_t i = 0; i < n; i++) {
         int k = (int)(i % (size_t)ngroups);
-        double u = uniform();
+        double u = bench_uniform();
         group[i] = k;
         g[i] = u < 0.78 ? 0.5 : sizes[(int)(u * 100) % 6];
-        d[i] = exp(4.8 + 0.05 * k + (0.75 + 0.01 * k) * log(g[i]) + 0.1 * gaussian());
-        if (uniform() < 0.005)
-            d[i] *= 3 + 7 * uniform();
+        d[i] = exp(4.8 + 0.05 * k + (0.75 + 0.01 * k) * log(g[i]) + 0.1 * bench_gaussian());
+        if (bench_uniform() < 0.005)
+            d[i] *= 3 + 7 * bench_uniform();
     }
     if (argc > 4) {
         FILE *f = fopen(argv[4], "w");
@@ -82,7 +55,7 @@ int main(int argc, char **argv)
     size_t counts[ARI_REG_NMODELS] = {0};
     ari_error err = {0};
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (int m = 0; m < ARI_REG_NMODELS; m++) {
             if (ari_reg_classify_groups((ari_reg_model)m, n, group, ngroups, g, d, fits, flag, &err) < 0) {
                 fprintf(stderr, "error: %s\n", err.message);
@@ -92,9 +65,9 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < n; i++)
                 counts[m] += flag[i];
         }
-        times[r] = now() - t0;
+        times[r] = bench_now() - t0;
     }
-    qsort(times, (size_t)runs, sizeof *times, by_double);
+    qsort(times, (size_t)runs, sizeof *times, bench_by_double);
     printf("ariadne %.6f", times[runs / 2]);
     for (int m = 0; m < ARI_REG_NMODELS; m++)
         printf(" %s=%zu", ari_reg_model_name((ari_reg_model)m), counts[m]);

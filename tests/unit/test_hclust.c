@@ -53,29 +53,6 @@ static const char r_script[] =
     "}\n"
     "close(out)\n";
 
-static double *matrix_of(const ross_matrix *m, ari_ts_metric metric)
-{
-    ari_ts_distance_opts o;
-    ari_ts_distance_defaults(&o);
-    o.metric = metric;
-    double *d = malloc((size_t)m->n * m->n * sizeof *d);
-    ari_error err = {0};
-    assert_int_equal(ari_ts_distance_matrix(m->x, m->n, 1, m->l, &o, d, &err), 0);
-    return d;
-}
-
-static double *tie_matrix(int n)
-{
-    double *d = malloc((size_t)n * n * sizeof *d);
-    rng_state = 0x71e5ULL;
-    for (int i = 0; i < n; i++) {
-        d[(size_t)i * n + i] = 0;
-        for (int j = i + 1; j < n; j++)
-            d[(size_t)i * n + j] = d[(size_t)j * n + i] = 1 + floor(6 * rng_uniform());
-    }
-    return d;
-}
-
 static void read_ints(FILE *r, int *out, int count)
 {
     double *v = malloc((size_t)count * sizeof *v);
@@ -133,33 +110,27 @@ static void test_vs_r(void **state)
     for (int m = 0; m < count; m++) {
         snprintf(cases[ncases].name, sizeof cases[ncases].name, "%.60s euclid", ms[m].name);
         cases[ncases].n = ms[m].n;
-        cases[ncases++].d = matrix_of(&ms[m], ARI_TS_EUCLID);
+        cases[ncases++].d = ross_distances(&ms[m], ARI_TS_EUCLID, ARI_DTW_SYMMETRIC1, NULL);
     }
     snprintf(cases[ncases].name, sizeof cases[ncases].name, "%.60s dtw symmetric1", ms[count - 1].name);
     cases[ncases].n = ms[count - 1].n;
-    cases[ncases++].d = matrix_of(&ms[count - 1], ARI_TS_DTW);
+    cases[ncases++].d = ross_distances(&ms[count - 1], ARI_TS_DTW, ARI_DTW_SYMMETRIC1, NULL);
     snprintf(cases[ncases].name, sizeof cases[ncases].name, "integer distances (ties)");
     cases[ncases].n = 60;
-    cases[ncases++].d = tie_matrix(60);
+    cases[ncases++].d = ross_tie_matrix(60, 0x71e5ULL, 6);
 
-    char *dir = test_tmpdir(), *in, *out;
-    assert_true(asprintf(&in, "%s/d.txt", dir) > 0 && asprintf(&out, "%s/r.txt", dir) > 0);
-    FILE *f = fopen(in, "w");
+    ross_r rx;
+    FILE *f = ross_r_open(&rx);
     for (int i = 0; i < ncases; i++)
         ross_write_matrix(f, cases[i].d, cases[i].n, cases[i].n);
-    fclose(f);
-    FILE *r = test_run_r(dir, "hclust.R", r_script, in, out);
+    FILE *r = ross_r_run(&rx, "hclust.R", r_script);
     assert_non_null(r);
     for (int i = 0; i < ncases; i++)
         check_case(&cases[i], r);
-    fclose(r);
     for (int i = 0; i < ncases; i++)
         free(cases[i].d);
     ross_free(ms, count);
-    ari_remove_tree(dir);
-    free(dir);
-    free(in);
-    free(out);
+    ross_r_close(&rx, r);
 }
 
 /* Naive complete linkage: the sorted merge heights. */

@@ -195,9 +195,8 @@ static void test_vs_r(void **state)
     ross_matrix ms[ROSS_MAX_MATRICES];
     int count = ross_load(ms);
     kcase *cases = calloc((size_t)count * NK, sizeof *cases);
-    char *dir = test_tmpdir(), *in, *out;
-    assert_true(asprintf(&in, "%s/x.txt", dir) > 0 && asprintf(&out, "%s/r.txt", dir) > 0);
-    FILE *f = fopen(in, "w");
+    ross_r rx;
+    FILE *f = ross_r_open(&rx);
     rng_state = 0x6b6d65616e73ULL;
     for (int m = 0; m < count; m++)
         for (int q = 0; q < NK; q++) {
@@ -210,20 +209,15 @@ static void test_vs_r(void **state)
             for (int i = 0; i < NSTART * c->k; i++)
                 fprintf(f, "%d%c", c->starts[i], (i + 1) % c->k ? ' ' : '\n');
         }
-    fclose(f);
-    FILE *r = test_run_r(dir, "kmeans.R", r_script, in, out);
+    FILE *r = ross_r_run(&rx, "kmeans.R", r_script);
     assert_non_null(r);
     for (int i = 0; i < count * NK; i++) {
         check_given_starts(&cases[i], r);
         check_random_starts(&cases[i], r);
     }
-    fclose(r);
     free(cases);
     ross_free(ms, count);
-    ari_remove_tree(dir);
-    free(dir);
-    free(in);
-    free(out);
+    ross_r_close(&rx, r);
 }
 
 static void test_threads_and_edges(void **state)

@@ -61,13 +61,9 @@ static void test_vs_r(void **state)
         skip();
     ross_matrix ms[ROSS_MAX_MATRICES];
     int count = ross_load(ms);
-    char *dir = test_tmpdir(), *in, *out;
-    assert_true(asprintf(&in, "%s/x.txt", dir) > 0 && asprintf(&out, "%s/r.txt", dir) > 0);
-    FILE *f = fopen(in, "w");
-    for (int m = 0; m < count; m++)
-        ross_write_matrix(f, ms[m].x, ms[m].n, ms[m].l);
-    fclose(f);
-    FILE *r = test_run_r(dir, "cmdscale.R", r_script, in, out);
+    ross_r rx;
+    ross_write_all(ross_r_open(&rx), ms, count);
+    FILE *r = ross_r_run(&rx, "cmdscale.R", r_script);
     assert_non_null(r);
     for (int m = 0; m < count; m++) {
         int n = ms[m].n;
@@ -87,12 +83,8 @@ static void test_vs_r(void **state)
         free(c);
         free(want);
     }
-    fclose(r);
     ross_free(ms, count);
-    ari_remove_tree(dir);
-    free(dir);
-    free(in);
-    free(out);
+    ross_r_close(&rx, r);
 }
 
 static void test_vs_double_centring(void **state)

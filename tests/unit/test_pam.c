@@ -94,32 +94,6 @@ static const char r_script[] =
     "}\n"
     "close(out)\n";
 
-static double *matrix_of(const ross_matrix *m, ari_ts_metric metric)
-{
-    ari_ts_distance_opts o;
-    ari_ts_distance_defaults(&o);
-    o.metric = metric;
-    o.step = ARI_DTW_SYMMETRIC2;
-    o.time = m->time;
-    double *d = malloc((size_t)m->n * m->n * sizeof *d);
-    ari_error err = {0};
-    assert_int_equal(ari_ts_distance_matrix(m->x, m->n, 1, m->l, &o, d, &err), 0);
-    return d;
-}
-
-/* Integer distances 0..5 between 40 points: many ties. */
-static double *tie_matrix(int n)
-{
-    double *d = malloc((size_t)n * n * sizeof *d);
-    rng_state = 0x7a11e5ULL;
-    for (int i = 0; i < n; i++) {
-        d[(size_t)i * n + i] = 0;
-        for (int j = i + 1; j < n; j++)
-            d[(size_t)i * n + j] = d[(size_t)j * n + i] = 1 + floor(5 * rng_uniform());
-    }
-    return d;
-}
-
 /* Two cases (k = 3 and 5) on one matrix, which the first one owns. */
 static int add_cases(pcase *cases, int count, const char *name, int n, double *d)
 {
@@ -174,34 +148,31 @@ static void test_vs_r(void **state)
     char label[160];
     for (int m = 0; m < count; m++) {
         snprintf(label, sizeof label, "%.60s euclid", ms[m].name);
-        ncases = add_cases(cases, ncases, label, ms[m].n, matrix_of(&ms[m], ARI_TS_EUCLID));
+        ncases = add_cases(cases, ncases, label, ms[m].n,
+                           ross_distances(&ms[m], ARI_TS_EUCLID, ARI_DTW_SYMMETRIC2, ms[m].time));
     }
     snprintf(label, sizeof label, "%.60s dtw symmetric2", ms[0].name);
-    ncases = add_cases(cases, ncases, label, ms[0].n, matrix_of(&ms[0], ARI_TS_DTW));
+    ncases = add_cases(cases, ncases, label, ms[0].n,
+                       ross_distances(&ms[0], ARI_TS_DTW, ARI_DTW_SYMMETRIC2, ms[0].time));
     snprintf(label, sizeof label, "%.60s twed", ms[1].name);
-    ncases = add_cases(cases, ncases, label, ms[1].n, matrix_of(&ms[1], ARI_TS_TWED));
-    ncases = add_cases(cases, ncases, "integer distances (ties)", 40, tie_matrix(40));
+    ncases = add_cases(cases, ncases, label, ms[1].n,
+                       ross_distances(&ms[1], ARI_TS_TWED, ARI_DTW_SYMMETRIC2, ms[1].time));
+    ncases = add_cases(cases, ncases, "integer distances (ties)", 40, ross_tie_matrix(40, 0x7a11e5ULL, 5));
 
-    char *dir = test_tmpdir(), *in, *out;
-    assert_true(asprintf(&in, "%s/d.txt", dir) > 0 && asprintf(&out, "%s/r.txt", dir) > 0);
-    FILE *f = fopen(in, "w");
+    ross_r rx;
+    FILE *f = ross_r_open(&rx);
     for (int i = 0; i < ncases; i++) {
         fprintf(f, "%d\n", cases[i].k);
         ross_write_matrix(f, cases[i].d, cases[i].n, cases[i].n);
     }
-    fclose(f);
-    FILE *r = test_run_r(dir, "pam.R", r_script, in, out);
+    FILE *r = ross_r_run(&rx, "pam.R", r_script);
     assert_non_null(r);
     for (int i = 0; i < ncases; i++)
         check_case(&cases[i], r);
-    fclose(r);
     for (int i = 0; i < ncases; i += 2)
         free(cases[i].d);
     ross_free(ms, count);
-    ari_remove_tree(dir);
-    free(dir);
-    free(in);
-    free(out);
+    ross_r_close(&rx, r);
 }
 
 static void test_small_and_errors(void **state)

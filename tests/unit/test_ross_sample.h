@@ -4,8 +4,9 @@
  * 256 KP rows x 99 GVT columns, every value quoted, the header row the
  * LastGvt values), read by a tiny CSV parser of its own; otherwise three
  * generated matrices of the same shape (five behaviour groups, integer
- * counts with ties, as the ROSS counters are). Also writes matrices for R
- * and reads R's numbers back. */
+ * counts with ties, as the ROSS counters are), and distance matrices of
+ * them or with many ties. Also writes matrices for R,
+ * runs R in a fresh directory (ross_r_*) and reads R's numbers back. */
 #ifndef ARIADNE_TEST_ROSS_SAMPLE_H
 #define ARIADNE_TEST_ROSS_SAMPLE_H
 
@@ -14,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ts_distance.h"
+#include "test_helpers.h"
 #include "test_rng.h"
+#include "util/fs.h"
 
 #define ROSS_MAX_MATRICES 7
 
@@ -156,6 +160,41 @@ static inline void ross_free(ross_matrix *ms, int count)
     }
 }
 
+/* The n x n distance matrix of m's rows (metric, DTW step, time stamps
+ * for TWED or NULL); aborts on failure. */
+static inline double *ross_distances(const ross_matrix *m, ari_ts_metric metric, ari_dtw_step step,
+                                     const double *time)
+{
+    ari_ts_distance_opts o;
+    ari_ts_distance_defaults(&o);
+    o.metric = metric;
+    o.step = step;
+    o.time = time;
+    double *d = malloc((size_t)m->n * m->n * sizeof *d);
+    ari_error err = {0};
+    if (!d || ari_ts_distance_matrix(m->x, m->n, 1, m->l, &o, d, &err) < 0) {
+        fprintf(stderr, "distance matrix of %s: %s\n", m->name, err.message);
+        abort();
+    }
+    return d;
+}
+
+/* Random integer distances 1..levels between n points (many ties), from
+ * the test generator seeded with seed. */
+static inline double *ross_tie_matrix(int n, uint64_t seed, int levels)
+{
+    double *d = malloc((size_t)n * n * sizeof *d);
+    if (!d)
+        abort();
+    rng_state = seed;
+    for (int i = 0; i < n; i++) {
+        d[(size_t)i * n + i] = 0;
+        for (int j = i + 1; j < n; j++)
+            d[(size_t)i * n + j] = d[(size_t)j * n + i] = 1 + floor(levels * rng_uniform());
+    }
+    return d;
+}
+
 /* Writes "n p" and then the rows, full precision. */
 static inline void ross_write_matrix(FILE *f, const double *x, int n, int p)
 {
@@ -163,6 +202,53 @@ static inline void ross_write_matrix(FILE *f, const double *x, int n, int p)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < p; j++)
             fprintf(f, "%.17g%c", x[(size_t)i * p + j], j + 1 == p ? '\n' : ' ');
+}
+
+/* Writes the count matrices x (n x l) one after the other. */
+static inline void ross_write_all(FILE *f, const ross_matrix *ms, int count)
+{
+    for (int m = 0; m < count; m++)
+        ross_write_matrix(f, ms[m].x, ms[m].n, ms[m].l);
+}
+
+/* One exchange with R in a fresh directory: ross_r_open gives the input
+ * file to write, ross_r_run runs the script on it and gives R's output,
+ * ross_r_close removes everything. */
+typedef struct ross_r {
+    char *dir, *in, *out;
+    FILE *input;
+} ross_r;
+
+/* Makes the directory and opens the input for writing (aborts on failure). */
+static inline FILE *ross_r_open(ross_r *x)
+{
+    x->dir = test_tmpdir();
+    if (!x->dir || asprintf(&x->in, "%s/in.txt", x->dir) < 0 || asprintf(&x->out, "%s/out.txt", x->dir) < 0)
+        abort();
+    x->input = fopen(x->in, "w");
+    if (!x->input)
+        abort();
+    return x->input;
+}
+
+/* Closes the input and runs the R program script, saved as name: R's
+ * output stream, or NULL when R failed. */
+static inline FILE *ross_r_run(ross_r *x, const char *name, const char *script)
+{
+    fclose(x->input);
+    x->input = NULL;
+    return test_run_r(x->dir, name, script, x->in, x->out);
+}
+
+/* Closes R's output r (when not NULL) and removes the directory. */
+static inline void ross_r_close(ross_r *x, FILE *r)
+{
+    if (r)
+        fclose(r);
+    ari_remove_tree(x->dir);
+    free(x->dir);
+    free(x->in);
+    free(x->out);
 }
 
 /* Reads count doubles; 0 or -1. */

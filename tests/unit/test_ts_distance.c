@@ -279,13 +279,9 @@ static void test_euclid_vs_r(void **state)
         skip();
     ross_matrix ms[ROSS_MAX_MATRICES];
     int count = ross_load(ms);
-    char *dir = test_tmpdir(), *in, *out;
-    assert_true(asprintf(&in, "%s/x.txt", dir) > 0 && asprintf(&out, "%s/d.txt", dir) > 0);
-    FILE *f = fopen(in, "w");
-    for (int m = 0; m < count; m++)
-        ross_write_matrix(f, ms[m].x, ms[m].n, ms[m].l);
-    fclose(f);
-    FILE *r = test_run_r(dir, "dist.R", r_dist, in, out);
+    ross_r rx;
+    ross_write_all(ross_r_open(&rx), ms, count);
+    FILE *r = ross_r_run(&rx, "dist.R", r_dist);
     assert_non_null(r);
     ari_ts_distance_opts o;
     ari_ts_distance_defaults(&o);
@@ -303,12 +299,8 @@ static void test_euclid_vs_r(void **state)
         free(d);
         free(want);
     }
-    fclose(r);
     ross_free(ms, count);
-    ari_remove_tree(dir);
-    free(dir);
-    free(in);
-    free(out);
+    ross_r_close(&rx, r);
 }
 
 int main(void)
