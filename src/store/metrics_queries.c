@@ -7,21 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/metrics_cache.h"
 #include "store/store_internal.h"
 #include "util/sbuf.h"
 #include "util/vec.h"
 
 /* ---- description -------------------------------------------------------------------- */
 
-static int trace_kind(ari_store *s, int64_t id, ari_error *err)
+/* 0 for a pdes trace (its stamp: created_at and sha256, into stamp), 1
+ * absent, 2 another kind (err says which), -1 error. */
+static int trace_kind(ari_store *s, int64_t id, char *stamp, size_t stamp_size, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT kind, format FROM traces WHERE id = ?1", id, err);
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT kind, format, created_at || ' ' || coalesce(sha256, '') FROM traces WHERE id = ?1", id, err);
     if (!st)
         return -1;
     int rc = ari_store_step_row(s, st, "trace kind", err);
     if (rc != 0)
         return rc;
     const char *kind = (const char *)sqlite3_column_text(st, 0), *format = (const char *)sqlite3_column_text(st, 1);
+    const char *when = (const char *)sqlite3_column_text(st, 2);
+    snprintf(stamp, stamp_size, "%s", when ? when : "");
     if (strcmp(kind, "pdes") != 0) {
         ari_error_set(err, "not_pdes", "trace %lld is a %s trace (%s), not a sampled-metrics (pdes) trace", (long long)id,
                       kind, format);
@@ -113,7 +119,7 @@ int ari_mt_info_load(ari_store *s, int64_t trace_id, ari_mt_info *info, ari_erro
 {
     memset(info, 0, sizeof *info);
     info->trace_id = trace_id;
-    int rc = trace_kind(s, trace_id, err);
+    int rc = trace_kind(s, trace_id, info->stamp, sizeof info->stamp, err);
     if (rc != 0)
         return rc;
     sqlite3_stmt *st = ari_store_stmt_id(s,
@@ -267,10 +273,49 @@ static int rows_of_entities(const ari_mt_info *info, const ari_mt_matrix *m, int
     return 0;
 }
 
+/* Adds one entity's stored row (v over the trace's time points, maybe
+ * unaligned) into the sums and counts of its matrix row. */
+static void add_entity(const ari_mt_matrix *m, const double *v, size_t row, double *sum, uint32_t *cnt)
+{
+    size_t base = row * m->l;
+    for (size_t j = 0; j < m->l; j++) {
+        double x;
+        memcpy(&x, &v[m->time_idx[j]], sizeof x); /* a blob need not be aligned */
+        if (!isnan(x)) {
+            sum[base + j] += x;
+            cnt[base + j]++;
+        }
+    }
+}
+
+/* The same from the process's cache of the metric's rows (metrics_cache.h):
+ * 0, 1 when the cache does not keep it (too large), -1 with err. */
+static int accumulate_cached(ari_store *s, const ari_mt_info *info, int64_t metric_id, const int32_t *row_of,
+                             const ari_mt_matrix *m, double *sum, uint32_t *cnt, ari_error *err)
+{
+    ari_error e = {0};
+    ari_mt_rows *rows = ari_mt_rows_acquire(s, info->trace_id, info->stamp, metric_id, info->nentities, info->ntimes, &e);
+    if (!rows) {
+        if (!e.code[0])
+            return 1;
+        *err = e;
+        return -1;
+    }
+    const double *v = ari_mt_rows_values(rows);
+    for (size_t i = 0; i < info->nentities; i++)
+        if (row_of[i] >= 0)
+            add_entity(m, v + i * info->ntimes, (size_t)row_of[i], sum, cnt);
+    ari_mt_rows_release(rows);
+    return 0;
+}
+
 /* Adds metric k's stored rows into the sums and counts. */
 static int accumulate(ari_store *s, const ari_mt_info *info, int64_t metric_id, const int32_t *row_of,
                       ari_mt_matrix *m, double *sum, uint32_t *cnt, ari_error *err)
 {
+    int cached = accumulate_cached(s, info, metric_id, row_of, m, sum, cnt, err);
+    if (cached <= 0)
+        return cached;
     ari_arg args[] = {ari_arg_int(info->trace_id), ari_arg_int(metric_id)};
     sqlite3_stmt *st = ari_store_bound(s, "SELECT entity_id, vals FROM mt_values WHERE trace_id = ?1 AND metric_id = ?2",
                                        args, ARI_NARGS(args), err);
@@ -286,22 +331,42 @@ static int accumulate(ari_store *s, const ari_mt_info *info, int64_t metric_id, 
             sqlite3_reset(st);
             return ari_error_set(err, ARI_E_DB, "trace %lld: corrupt values", (long long)info->trace_id);
         }
-        size_t base = (size_t)row_of[e] * m->l;
-        for (size_t j = 0; j < m->l; j++) {
-            double x;
-            memcpy(&x, &v[m->time_idx[j]], sizeof x); /* a blob need not be aligned */
-            if (!isnan(x)) {
-                sum[base + j] += x;
-                cnt[base + j]++;
-            }
-        }
+        add_entity(m, v, (size_t)row_of[e], sum, cnt);
     }
     return ari_store_rows_end(s, st, rc, "values", err);
+}
+
+/* At the data level a matrix row is one stored row: copied from the cache
+ * without sums. 0, 1 when the cache does not keep the metric, -1 with err. */
+static int copy_cached(ari_store *s, const ari_mt_info *info, int64_t metric_id, const ari_mt_matrix *m, double *out,
+                       ari_error *err)
+{
+    ari_error e = {0};
+    ari_mt_rows *rows = ari_mt_rows_acquire(s, info->trace_id, info->stamp, metric_id, info->nentities, info->ntimes, &e);
+    if (!rows) {
+        if (!e.code[0])
+            return 1;
+        *err = e;
+        return -1;
+    }
+    const double *v = ari_mt_rows_values(rows);
+    for (size_t r = 0; r < m->n; r++) {
+        const double *src = v + (size_t)m->entity_ids[r] * info->ntimes;
+        for (size_t j = 0; j < m->l; j++)
+            out[r * m->l + j] = src[m->time_idx[j]];
+    }
+    ari_mt_rows_release(rows);
+    return 0;
 }
 
 static int load_metric(ari_store *s, const ari_mt_info *info, int64_t metric_id, const int32_t *row_of,
                        ari_mt_matrix *m, double *out, ari_error *err)
 {
+    if (strcmp(m->level, info->data_level) == 0) {
+        int rc = copy_cached(s, info, metric_id, m, out, err);
+        if (rc <= 0)
+            return rc;
+    }
     size_t cells = m->n * m->l;
     double *sum = calloc(cells ? cells : 1, sizeof *sum);
     uint32_t *cnt = calloc(cells ? cells : 1, sizeof *cnt);

@@ -8,6 +8,8 @@
  *    its KPs;
  *  - the communication triples of a range of time points;
  *  - max / mean / std over entities along time (the overview).
+ * A metric's stored rows are read once per process and kept
+ * (metrics_cache.h) while they fit the cache's budget.
  */
 #ifndef ARIADNE_METRICS_QUERIES_H
 #define ARIADNE_METRICS_QUERIES_H
@@ -35,6 +37,7 @@ typedef struct ari_mt_metric {
 
 typedef struct ari_mt_info {
     int64_t trace_id;
+    char stamp[96];            /* created_at and sha256: which stored trace (metrics_cache.h) */
     ari_mt_entity *entities;   /* by id: entities[i].id == i */
     size_t nentities;
     ari_mt_metric *metrics;

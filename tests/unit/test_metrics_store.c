@@ -17,6 +17,7 @@
 
 #include "gen/pdes_sim.h"
 #include "import/import.h"
+#include "store/metrics_cache.h"
 #include "store/metrics_queries.h"
 #include "test_helpers.h"
 #include "util/fs.h"
@@ -135,6 +136,37 @@ static void test_ross_fixture(void **state)
     assert_true(c.count[0] == 4);
     assert_true(c.count[1] == 14 && c.count[2] == 3 && c.time_idx[3] == 5 && c.count[4] == 15);
     ari_mt_comm_free(&c);
+    ari_mt_info_free(&info);
+}
+
+/* The same matrix at each level through the process's cache of rows
+ * (metrics_cache.h) and straight from SQLite (budget 0: nothing kept). */
+static void test_cache_agrees(void **state)
+{
+    test_db *f = *state;
+    char *dir = fixture("ross");
+    int64_t id = import_path(f, dir);
+    free(dir);
+    ari_mt_info info;
+    ari_error err = {0};
+    assert_int_equal(ari_mt_info_load(f->s, id, &info, &err), 0);
+    const char *metrics[] = {"RbTotal", "RbPrim"};
+    const char *levels[] = {"KP", "PE"};
+    for (int k = 0; k < 2; k++) {
+        ari_mt_request req = {metrics, 2, -1, 2000, 15000, levels[k], NULL, 0};
+        ari_mt_matrix cached, direct;
+        ari_mt_rows_set_budget((size_t)512 << 20);
+        assert_int_equal(ari_mt_matrix_load(f->s, &info, &req, &cached, &err), 0);
+        ari_mt_rows_set_budget(0);
+        assert_int_equal(ari_mt_matrix_load(f->s, &info, &req, &direct, &err), 0);
+        ari_mt_rows_set_budget((size_t)512 << 20);
+        assert_int_equal(cached.n * cached.l * cached.d, direct.n * direct.l * direct.d);
+        assert_true(cached.n > 0 && cached.l > 0);
+        for (size_t i = 0; i < cached.n * cached.l * cached.d; i++)
+            assert_true(isnan(cached.values[i]) ? isnan(direct.values[i]) : cached.values[i] == direct.values[i]);
+        ari_mt_matrix_free(&cached);
+        ari_mt_matrix_free(&direct);
+    }
     ari_mt_info_free(&info);
 }
 
@@ -260,6 +292,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ross_fixture, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_agrees, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_long_fixture, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_atomic, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_generator, test_db_setup, test_db_teardown),
