@@ -1,5 +1,5 @@
 /* api_metrics.c: the sampled-metrics (pdes) endpoints (docs/api.md):
- *   GET /api/v1/traces/{id}/series?metric=&t0=&t1=&entities=&granularity=&time_domain=&format=
+ *   GET /api/v1/traces/{id}/series?metric=&t0=&t1=&entities=&granularity=&time_domain=&max_points=&format=
  *       the dense entity x time matrix of one metric: little-endian
  *       Float32, row-major (rows = entities, columns = time points) as
  *       application/octet-stream with X-Shape: n,l (default); format=json
@@ -133,6 +133,17 @@ static int load_matrix(ari_request *r, int64_t *id, ari_mt_info *info, ari_mt_ma
     return 0;
 }
 
+/* max_points=N (1..100000): at most N time columns (ari_mt_matrix_downsample). */
+static int read_max_points(ari_request *r, size_t *max_points)
+{
+    int64_t v;
+    *max_points = 0;
+    if (ari_param_int(r, "max_points", 0, 1, 100000, &v) < 0)
+        return -1;
+    *max_points = (size_t)v;
+    return 0;
+}
+
 static json_t *real_or_null(double v)
 {
     return isnan(v) ? json_null() : json_real(v);
@@ -212,13 +223,15 @@ enum MHD_Result api_metrics_series(ari_request *r)
 {
     static const char *const formats[] = {"binary", "json", "axes", NULL};
     const char *format;
-    if (ari_param_choice(r, "format", formats, &format) < 0)
+    size_t max_points;
+    if (ari_param_choice(r, "format", formats, &format) < 0 || read_max_points(r, &max_points) < 0)
         return MHD_YES;
     int64_t id;
     ari_mt_info info;
     ari_mt_matrix m;
     if (load_matrix(r, &id, &info, &m) < 0)
         return MHD_YES;
+    ari_mt_matrix_downsample(&m, max_points);
     enum MHD_Result res;
     if (!format || strcmp(format, "binary") == 0)
         res = reply_binary(r, &m);

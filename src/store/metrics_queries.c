@@ -423,6 +423,42 @@ int ari_mt_matrix_load(ari_store *s, const ari_mt_info *info, const ari_mt_reque
     return rc;
 }
 
+/* Bucket b of l columns cut into nb: columns [b l / nb, (b + 1) l / nb). */
+static size_t bucket_start(size_t b, size_t l, size_t nb)
+{
+    return b * l / nb;
+}
+
+void ari_mt_matrix_downsample(ari_mt_matrix *m, size_t max_points)
+{
+    if (max_points == 0 || m->l <= max_points)
+        return;
+    size_t nb = max_points, l = m->l;
+    for (size_t row = 0; row < m->d * m->n; row++) { /* in place: bucket b only reads columns >= b */
+        const double *src = m->values + row * l;
+        double *dst = m->values + row * nb;
+        for (size_t b = 0; b < nb; b++) {
+            double sum = 0;
+            size_t count = 0;
+            for (size_t j = bucket_start(b, l, nb); j < bucket_start(b + 1, l, nb); j++)
+                if (!isnan(src[j])) {
+                    sum += src[j];
+                    count++;
+                }
+            dst[b] = count ? sum / (double)count : NAN;
+        }
+    }
+    for (size_t b = 0; b < nb; b++) {
+        size_t j0 = bucket_start(b, l, nb), j1 = bucket_start(b + 1, l, nb);
+        double t = 0;
+        for (size_t j = j0; j < j1; j++)
+            t += m->time[j];
+        m->time[b] = t / (double)(j1 - j0);
+        m->time_idx[b] = m->time_idx[j0];
+    }
+    m->l = nb;
+}
+
 void ari_mt_matrix_free(ari_mt_matrix *m)
 {
     free(m->entity_ids);

@@ -87,6 +87,11 @@ typedef struct ari_mt_matrix {
 int ari_mt_matrix_load(ari_store *s, const ari_mt_info *info, const ari_mt_request *req, ari_mt_matrix *m,
                        ari_error *err);
 void ari_mt_matrix_free(ari_mt_matrix *m);
+/* At most max_points time columns (0: unchanged): consecutive columns in
+ * max_points equal-count buckets, each value the mean of its bucket's
+ * samples (NaN when none), its time the mean of the bucket's times and
+ * time_idx its first time point's. For a chart narrower than the range. */
+void ari_mt_matrix_downsample(ari_mt_matrix *m, size_t max_points);
 
 typedef struct ari_mt_comm {
     size_t n;                   /* triples */

@@ -170,6 +170,37 @@ static void test_cache_agrees(void **state)
     ari_mt_info_free(&info);
 }
 
+/* Downsampling: 2 rows x 7 columns into 3 buckets of 2, 2 and 3 columns. */
+static void test_downsample(void **state)
+{
+    (void)state;
+    ari_mt_matrix m;
+    memset(&m, 0, sizeof m);
+    m.n = 2;
+    m.l = 7;
+    m.d = 1;
+    m.values = malloc(14 * sizeof *m.values);
+    m.time = malloc(7 * sizeof *m.time);
+    m.time_idx = malloc(7 * sizeof *m.time_idx);
+    assert_non_null(m.values);
+    for (size_t j = 0; j < 7; j++) {
+        m.time[j] = 10.0 * (double)j;
+        m.time_idx[j] = j + 5;
+        m.values[j] = (double)j;
+        m.values[7 + j] = j == 2 || j == 3 ? NAN : 100.0 + (double)j;
+    }
+    ari_mt_matrix_downsample(&m, 3);
+    assert_int_equal(m.l, 3);
+    const double want0[] = {0.5, 2.5, 5}, want1[] = {100.5, NAN, 105}, times[] = {5, 25, 50};
+    for (size_t b = 0; b < 3; b++) {
+        assert_true(m.values[b] == want0[b]);
+        assert_true(isnan(want1[b]) ? isnan(m.values[3 + b]) : m.values[3 + b] == want1[b]);
+        assert_true(m.time[b] == times[b]);
+    }
+    assert_int_equal(m.time_idx[1], 7);
+    ari_mt_matrix_free(&m);
+}
+
 static void test_long_fixture(void **state)
 {
     test_db *f = *state;
@@ -293,6 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ross_fixture, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_cache_agrees, test_db_setup, test_db_teardown),
+        cmocka_unit_test(test_downsample),
         cmocka_unit_test_setup_teardown(test_long_fixture, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_atomic, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_generator, test_db_setup, test_db_teardown),
