@@ -102,7 +102,7 @@ static int read_entities(ari_request *r, int64_t **ids, size_t *n)
 }
 
 /* The matrix of one metric for the request's parameters; a reply when not 0. */
-static int load_matrix(ari_request *r, int64_t *id, ari_mt_info *info, ari_mt_matrix *m)
+static int load_matrix(ari_request *r, int64_t *id, ari_mt_info *info, ari_mt_matrix *m, size_t max_points)
 {
     const char *metric, *level = ari_param(r, "granularity");
     double t0, t1;
@@ -122,7 +122,7 @@ static int load_matrix(ari_request *r, int64_t *id, ari_mt_info *info, ari_mt_ma
         return -1;
     }
     const char *metrics[1] = {metric};
-    ari_mt_request req = {metrics, 1, domain, t0, t1, level && *level ? level : NULL, ents, nents};
+    ari_mt_request req = {metrics, 1, domain, t0, t1, level && *level ? level : NULL, ents, nents, max_points};
     rc = ari_mt_matrix_load(r->db, info, &req, m, &err);
     free(ents);
     if (rc != 0) {
@@ -229,9 +229,8 @@ enum MHD_Result api_metrics_series(ari_request *r)
     int64_t id;
     ari_mt_info info;
     ari_mt_matrix m;
-    if (load_matrix(r, &id, &info, &m) < 0)
+    if (load_matrix(r, &id, &info, &m, max_points) < 0)
         return MHD_YES;
-    ari_mt_matrix_downsample(&m, max_points);
     enum MHD_Result res;
     if (!format || strcmp(format, "binary") == 0)
         res = reply_binary(r, &m);
@@ -305,7 +304,7 @@ static enum MHD_Result overview_compute(ari_request *r, const char *stat, const 
     int64_t id;
     ari_mt_info info;
     ari_mt_matrix m;
-    if (load_matrix(r, &id, &info, &m) < 0)
+    if (load_matrix(r, &id, &info, &m, 0) < 0)
         return MHD_YES;
     ari_mt_stat st = !stat || strcmp(stat, "max") == 0 ? ARI_MT_STAT_MAX
                      : strcmp(stat, "mean") == 0      ? ARI_MT_STAT_MEAN : ARI_MT_STAT_STD;

@@ -255,7 +255,7 @@ static double *ring_means(ari_request *r, const ari_selection *sel, const comm_r
     if (c->nrings == 0)
         return out;
     ari_mt_request req = {c->rings, (size_t)c->nrings, sel->info.key_domain, NAN, NAN, sel->info.data_level,
-                          c->kp_ids, nkp};
+                          c->kp_ids, nkp, 0};
     ari_mt_matrix mm;
     ari_error err = {0};
     int rc = ari_mt_matrix_load(r->db, &sel->info, &req, &mm, &err);

@@ -361,7 +361,7 @@ static int build_x(ari_request *r, ari_selection *sel)
 int ari_sel_load(ari_request *r, ari_selection *sel)
 {
     ari_mt_request req = {sel->metrics, sel->nmetrics, sel->domain, sel->t0, sel->t1, sel->level, sel->entities,
-                          sel->nentities};
+                          sel->nentities, 0};
     ari_error err = {0};
     if (ari_mt_matrix_load(r->db, &sel->info, &req, &sel->m, &err) < 0) {
         ari_reply_from_error(r, &err);

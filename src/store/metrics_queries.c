@@ -379,6 +379,87 @@ static int load_metric(ari_store *s, const ari_mt_info *info, int64_t metric_id,
     return rc;
 }
 
+/* Bucket b of l columns cut into nb: columns [b l / nb, (b + 1) l / nb). */
+static size_t bucket_start(size_t b, size_t l, size_t nb)
+{
+    return b * l / nb;
+}
+
+/* The buckets' times (the mean of their times) and first time points; m->l
+ * becomes nb. */
+static void bucket_times(ari_mt_matrix *m, size_t nb)
+{
+    size_t l = m->l;
+    for (size_t b = 0; b < nb; b++) {
+        size_t j0 = bucket_start(b, l, nb), j1 = bucket_start(b + 1, l, nb);
+        double t = 0;
+        for (size_t j = j0; j < j1; j++)
+            t += m->time[j];
+        m->time[b] = t / (double)(j1 - j0);
+        m->time_idx[b] = m->time_idx[j0];
+    }
+    m->l = nb;
+}
+
+/* The means of nb buckets of one row of l columns (src[col(j)]: the
+ * column's sample), NaN for a bucket without one. */
+static void bucket_row(const double *src, const size_t *cols, size_t l, size_t nb, double *dst)
+{
+    for (size_t b = 0; b < nb; b++) {
+        double sum = 0;
+        size_t count = 0;
+        for (size_t j = bucket_start(b, l, nb); j < bucket_start(b + 1, l, nb); j++) {
+            double x = src[cols ? cols[j] : j];
+            if (!isnan(x)) {
+                sum += x;
+                count++;
+            }
+        }
+        dst[b] = count ? sum / (double)count : NAN;
+    }
+}
+
+void ari_mt_matrix_downsample(ari_mt_matrix *m, size_t max_points)
+{
+    if (max_points == 0 || m->l <= max_points)
+        return;
+    size_t nb = max_points, l = m->l;
+    for (size_t row = 0; row < m->d * m->n; row++) /* in place: bucket b only reads columns >= b */
+        bucket_row(m->values + row * l, NULL, l, nb, m->values + row * nb);
+    bucket_times(m, nb);
+}
+
+/* The data level in nb buckets straight from the cached rows, each bucket's
+ * mean taken while copying (no full-width matrix): 0; 1 when a metric is not
+ * in the cache (the caller reads the full width and downsamples); -1 with
+ * err. Fills m->values (d x n x nb) and the buckets' times. */
+static int load_bucketed(ari_store *s, const ari_mt_info *info, const int64_t *ids, ari_mt_matrix *m, size_t nb,
+                         ari_error *err)
+{
+    size_t cells = m->d * m->n * nb;
+    if (!(m->values = malloc((cells > 0 ? cells : 1) * sizeof *m->values)))
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (size_t k = 0; k < m->d; k++) {
+        ari_error e = {0};
+        ari_mt_rows *rows = ari_mt_rows_acquire(s, info->trace_id, info->stamp, ids[k], info->nentities, info->ntimes, &e);
+        if (!rows) {
+            free(m->values);
+            m->values = NULL;
+            if (!e.code[0])
+                return 1;
+            *err = e;
+            return -1;
+        }
+        const double *v = ari_mt_rows_values(rows);
+        for (size_t r = 0; r < m->n; r++)
+            bucket_row(v + (size_t)m->entity_ids[r] * info->ntimes, m->time_idx, m->l, nb,
+                       m->values + (k * m->n + r) * nb);
+        ari_mt_rows_release(rows);
+    }
+    bucket_times(m, nb);
+    return 0;
+}
+
 #define MAX_MATRIX_CELLS ((size_t)1 << 29)
 
 int ari_mt_matrix_load(ari_store *s, const ari_mt_info *info, const ari_mt_request *req, ari_mt_matrix *m,
@@ -409,54 +490,27 @@ int ari_mt_matrix_load(ari_store *s, const ari_mt_info *info, const ari_mt_reque
     if (rc == 0 && m->n * m->l * (m->d ? m->d : 1) > MAX_MATRIX_CELLS)
         rc = ari_error_set(err, ARI_E_TOO_LARGE, "%zu x %zu x %zu values: ask for fewer entities, metrics or time points",
                            m->d, m->n, m->l);
+    size_t nb = req->max_points && m->l > req->max_points ? req->max_points : 0;
+    int full = 1; /* the full width is to read (then downsampled when nb) */
+    if (rc == 0 && nb && li == data) {
+        int b = load_bucketed(s, info, ids, m, nb, err);
+        full = b == 1;
+        rc = b < 0 ? -1 : 0;
+    }
     size_t total = m->d * m->n * m->l;
-    if (rc == 0 && !(m->values = malloc((total > 0 ? total : 1) * sizeof *m->values)))
+    if (rc == 0 && full && !(m->values = malloc((total > 0 ? total : 1) * sizeof *m->values)))
         rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    if (rc == 0)
+    if (rc == 0 && full)
         rc = rows_of_entities(info, m, &row_of, err);
-    for (size_t k = 0; rc == 0 && k < m->d; k++)
+    for (size_t k = 0; rc == 0 && full && k < m->d; k++)
         rc = load_metric(s, info, ids[k], row_of, m, m->values + k * m->n * m->l, err);
+    if (rc == 0 && full)
+        ari_mt_matrix_downsample(m, nb);
     free(ids);
     free(row_of);
     if (rc < 0)
         ari_mt_matrix_free(m);
     return rc;
-}
-
-/* Bucket b of l columns cut into nb: columns [b l / nb, (b + 1) l / nb). */
-static size_t bucket_start(size_t b, size_t l, size_t nb)
-{
-    return b * l / nb;
-}
-
-void ari_mt_matrix_downsample(ari_mt_matrix *m, size_t max_points)
-{
-    if (max_points == 0 || m->l <= max_points)
-        return;
-    size_t nb = max_points, l = m->l;
-    for (size_t row = 0; row < m->d * m->n; row++) { /* in place: bucket b only reads columns >= b */
-        const double *src = m->values + row * l;
-        double *dst = m->values + row * nb;
-        for (size_t b = 0; b < nb; b++) {
-            double sum = 0;
-            size_t count = 0;
-            for (size_t j = bucket_start(b, l, nb); j < bucket_start(b + 1, l, nb); j++)
-                if (!isnan(src[j])) {
-                    sum += src[j];
-                    count++;
-                }
-            dst[b] = count ? sum / (double)count : NAN;
-        }
-    }
-    for (size_t b = 0; b < nb; b++) {
-        size_t j0 = bucket_start(b, l, nb), j1 = bucket_start(b + 1, l, nb);
-        double t = 0;
-        for (size_t j = j0; j < j1; j++)
-            t += m->time[j];
-        m->time[b] = t / (double)(j1 - j0);
-        m->time_idx[b] = m->time_idx[j0];
-    }
-    m->l = nb;
 }
 
 void ari_mt_matrix_free(ari_mt_matrix *m)

@@ -69,6 +69,8 @@ typedef struct ari_mt_request {
     const char *level;          /* NULL: the data level */
     const int64_t *entities;    /* ids at that level, in the order wanted; NULL: all of the level */
     size_t nentities;
+    size_t max_points;          /* 0: every time point; else at most that many columns
+                                 * (ari_mt_matrix_downsample's buckets) */
 } ari_mt_request;
 
 typedef struct ari_mt_matrix {

@@ -81,7 +81,7 @@ static void test_ross_fixture(void **state)
     assert_int_equal(prim->derived, 1);
     /* KP cells, RbPrim = RbTotal - RbSec, over a time range */
     const char *metrics[] = {"RbTotal", "RbPrim"};
-    ari_mt_request req = {metrics, 2, -1, 3002.5, 9020.5, NULL, NULL, 0};
+    ari_mt_request req = {metrics, 2, -1, 3002.5, 9020.5, NULL, NULL, 0, 0};
     ari_mt_matrix m;
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &req, &m, &err), 0);
     assert_int_equal(m.n, 12);
@@ -98,7 +98,7 @@ static void test_ross_fixture(void **state)
     ari_mt_matrix_free(&m);
     /* PE = mean of its KPs, for two PEs given in order */
     int64_t pes[2] = {entity_named(&info, "PE 2"), entity_named(&info, "PE 0")};
-    ari_mt_request pe = {metrics, 1, -1, NAN, NAN, "PE", pes, 2};
+    ari_mt_request pe = {metrics, 1, -1, NAN, NAN, "PE", pes, 2, 0};
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &pe, &m, &err), 0);
     assert_int_equal(m.n, 2);
     for (size_t j = 0; j < m.l; j++) {
@@ -109,7 +109,7 @@ static void test_ross_fixture(void **state)
     }
     /* overview: max over KPs of RbTotal at column 0 */
     ari_mt_matrix_free(&m);
-    ari_mt_request all = {metrics, 1, -1, NAN, NAN, NULL, NULL, 0};
+    ari_mt_request all = {metrics, 1, -1, NAN, NAN, NULL, NULL, 0, 0};
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &all, &m, &err), 0);
     double out[20];
     ari_mt_overview(&m, 0, ARI_MT_STAT_MAX, out);
@@ -120,7 +120,7 @@ static void test_ross_fixture(void **state)
     ari_mt_matrix_free(&m);
     /* errors */
     const char *bad[] = {"Nope"};
-    ari_mt_request r1 = {bad, 1, -1, NAN, NAN, NULL, NULL, 0}, r2 = {metrics, 1, -1, NAN, NAN, "LP", NULL, 0};
+    ari_mt_request r1 = {bad, 1, -1, NAN, NAN, NULL, NULL, 0, 0}, r2 = {metrics, 1, -1, NAN, NAN, "LP", NULL, 0, 0};
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &r1, &m, &err), -1);
     assert_string_equal(err.code, ARI_E_INVALID_PARAMETER);
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &r2, &m, &err), -1);
@@ -140,7 +140,9 @@ static void test_ross_fixture(void **state)
 }
 
 /* The same matrix at each level through the process's cache of rows
- * (metrics_cache.h) and straight from SQLite (budget 0: nothing kept). */
+ * (metrics_cache.h) and straight from SQLite (budget 0: nothing kept),
+ * whole and in 4 buckets (at the data level the cached rows are bucketed
+ * while copied; otherwise the full width is read, then downsampled). */
 static void test_cache_agrees(void **state)
 {
     test_db *f = *state;
@@ -152,8 +154,8 @@ static void test_cache_agrees(void **state)
     assert_int_equal(ari_mt_info_load(f->s, id, &info, &err), 0);
     const char *metrics[] = {"RbTotal", "RbPrim"};
     const char *levels[] = {"KP", "PE"};
-    for (int k = 0; k < 2; k++) {
-        ari_mt_request req = {metrics, 2, -1, 2000, 15000, levels[k], NULL, 0};
+    for (int k = 0; k < 4; k++) {
+        ari_mt_request req = {metrics, 2, -1, 2000, 15000, levels[k % 2], NULL, 0, k < 2 ? 0 : 4};
         ari_mt_matrix cached, direct;
         ari_mt_rows_set_budget((size_t)512 << 20);
         assert_int_equal(ari_mt_matrix_load(f->s, &info, &req, &cached, &err), 0);
@@ -161,7 +163,9 @@ static void test_cache_agrees(void **state)
         assert_int_equal(ari_mt_matrix_load(f->s, &info, &req, &direct, &err), 0);
         ari_mt_rows_set_budget((size_t)512 << 20);
         assert_int_equal(cached.n * cached.l * cached.d, direct.n * direct.l * direct.d);
-        assert_true(cached.n > 0 && cached.l > 0);
+        assert_true(cached.n > 0 && (k < 2 ? cached.l > 4 : cached.l == 4));
+        for (size_t j = 0; j < cached.l; j++)
+            assert_true(cached.time[j] == direct.time[j] && cached.time_idx[j] == direct.time_idx[j]);
         for (size_t i = 0; i < cached.n * cached.l * cached.d; i++)
             assert_true(isnan(cached.values[i]) ? isnan(direct.values[i]) : cached.values[i] == direct.values[i]);
         ari_mt_matrix_free(&cached);
@@ -213,13 +217,13 @@ static void test_long_fixture(void **state)
     assert_string_equal(info.data_level, "entity");
     const char *metrics[] = {"flops"};
     int64_t r3 = entity_named(&info, "rank 3");
-    ari_mt_request req = {metrics, 1, -1, 1.0, 1.0, NULL, &r3, 1};
+    ari_mt_request req = {metrics, 1, -1, 1.0, 1.0, NULL, &r3, 1, 0};
     ari_mt_matrix m;
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &req, &m, &err), 0);
     assert_int_equal(m.n * m.l, 1);
     assert_true(m.values[0] == 66);
     ari_mt_matrix_free(&m);
-    ari_mt_request grp = {metrics, 1, -1, NAN, NAN, "group", NULL, 0};
+    ari_mt_request grp = {metrics, 1, -1, NAN, NAN, "group", NULL, 0, 0};
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &grp, &m, &err), 0);
     assert_int_equal(m.n, 2);
     assert_true(m.values[1 * m.l + 0] == (20 + 30) / 2.0); /* node 1 at t = 0 */
@@ -289,7 +293,7 @@ static void test_generator(void **state)
     assert_int_equal(test_query_int(f->db_path, sql), 1);
     /* NetworkSend of each KP = its CommData to KPs of other PEs (4 KPs per PE) */
     const char *metrics[] = {"NetworkSend"};
-    ari_mt_request req = {metrics, 1, -1, NAN, NAN, NULL, NULL, 0};
+    ari_mt_request req = {metrics, 1, -1, NAN, NAN, NULL, NULL, 0, 0};
     ari_mt_matrix m;
     assert_int_equal(ari_mt_matrix_load(f->s, &info, &req, &m, &err), 0);
     ari_mt_comm c;
