@@ -5,12 +5,18 @@
 // lines it crosses; the segment boundaries A, B, C... drawn over both, and
 // edited on the detail: drag, double-click to add, select + Delete).
 // `d3` is getD3(); colours come from colors.js through the caller's colourOf.
+// Above LARGE lines or dots, the marks go to a canvas (lib/pdes_canvas.js).
 import { PDES } from '../colors.js';
 import { tipContent, d3Tip } from './tooltip.js';
 import { segmentLabel } from './pdes_state.js';
 import { formatNumber } from './format.js';
+import { LARGE, hiDpiCanvas, drawLinesCanvas, describeLines, crossedRows, nearestRow, drawDotsCanvas, segmentsCross } from './pdes_canvas.js';
+
+export { segmentsCross, crossedRows, LARGE };
 
 const M = { left: 58, right: 14, top: 20, bottom: 28 };
+// The horizontal margins of a time chart: its plot is the width minus these.
+export const CHART_MARGINS = M.left + M.right;
 
 const fmt = (v) => (v === null || v === undefined || Number.isNaN(v) ? '–' : formatNumber(v));
 const tickFmt = (d3) => d3.format('~s');
@@ -63,36 +69,13 @@ function drawCutLines(svg, x, cuts, y0, y1) {
 
 // ---- detail -----------------------------------------------------------------
 
-// Does segment p1-p2 cross segment p3-p4 (pixel coordinates)?
-export function segmentsCross(p1, p2, p3, p4) {
-  const d = (a, b, c) => (c[0] - a[0]) * (b[1] - a[1]) - (b[0] - a[0]) * (c[1] - a[1]);
-  const d1 = d(p3, p4, p1), d2 = d(p3, p4, p2), d3 = d(p1, p2, p3), d4 = d(p1, p2, p4);
-  return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0));
-}
-
-// The polylines (arrays of [x, y], NaN gaps split) that `stroke` crosses.
-export function crossedLines(lines, stroke) {
-  const hit = [];
-  for (const { id, pts } of lines) {
-    let found = false;
-    for (let i = 1; i < pts.length && !found; i++) {
-      const a = pts[i - 1], b = pts[i];
-      if (!a || !b) continue;
-      const minx = Math.min(a[0], b[0]), maxx = Math.max(a[0], b[0]);
-      for (let j = 1; j < stroke.length; j++) {
-        const c = stroke[j - 1], e = stroke[j];
-        if (Math.max(c[0], e[0]) < minx || Math.min(c[0], e[0]) > maxx) continue;
-        if (segmentsCross(a, b, c, e)) { found = true; break; }
-      }
-    }
-    if (found) hit.push(id);
-  }
-  return hit;
-}
-
 // ctx: {series: [s1, s2], visible(id), colourOf(id), labelOf(id), selection,
 // cuts, selectedCut, width, tip, onStroke(ids), onCuts(cuts), onSelectCut(t|null)}.
+// Above LARGE visible lines per chart the polylines go to a canvas under
+// the SVG (lib/pdes_canvas.js); the stroke selection is computed from the
+// values and the scales in both cases.
 export function drawDetail(d3, holder, ctx) {
+  const started = performance.now();
   const { series, width } = ctx;
   const chartH = 120, gap = 26;
   const height = M.top + 2 * chartH + gap + M.bottom;
@@ -100,44 +83,54 @@ export function drawDetail(d3, holder, ctx) {
   const time = s0.time;
   const x = d3.scaleLinear().domain(time.length > 1 ? [time[0], time[time.length - 1]] : [time[0] - 1, time[0] + 1])
     .range([M.left, width - M.right]);
-  const svg = d3.select(holder).append('svg').attr('class', 'pdes-detail-svg').attr('width', width).attr('height', height)
+  const xs = Float64Array.from(time, (t) => x(t));
+  const rowsOf = (s) => { const r = []; for (let i = 0; i < s.n; i++) if (ctx.visible(s.entities[i].id)) r.push(i); return r; };
+  const large = series.some((s) => rowsOf(s).length > LARGE);
+  const layers = d3.select(holder).append('div').attr('class', 'pdes-layers').style('height', `${height}px`).node();
+  const cv = large ? hiDpiCanvas(layers, width, height, 'pdes-detail-canvas') : null;
+  const svg = d3.select(layers).append('svg').attr('class', `pdes-detail-svg${large ? ' is-large' : ''}`).attr('width', width).attr('height', height)
     .attr('tabindex', 0).attr('role', 'img')
     .attr('aria-label', `One line per entity: ${series.map((s) => s.metric).join(' and ')}`);
   const anySel = ctx.selection.size > 0;
-  const lines = [];
+  const charts = [];
   series.forEach((s, k) => {
     const top = M.top + k * (chartH + gap), bottom = top + chartH;
+    const rows = rowsOf(s);
     let lo = Infinity, hi = -Infinity;
-    for (let i = 0; i < s.n; i++) {
-      if (!ctx.visible(s.entities[i].id)) continue;
+    for (const i of rows) {
       for (let j = 0; j < s.l; j++) { const v = s.values[i * s.l + j]; if (v < lo) lo = v; if (v > hi) hi = v; }
     }
     if (!(lo <= hi)) { lo = 0; hi = 1; }
     const y = d3.scaleLinear().domain([Math.min(0, lo), hi > lo ? hi : lo + 1]).nice().range([bottom, top]);
+    const chart = { s, rows, xs, y, top, bottom, left: M.left, right: width - M.right };
+    charts.push(chart);
     const g = svg.append('g').attr('class', 'pdes-chart').attr('data-metric', s.metric);
     g.append('g').attr('class', 'pdes-axis').attr('transform', `translate(0,${bottom})`)
       .call(d3.axisBottom(x).ticks(Math.max(2, Math.floor(width / 90))).tickFormat(tickFmt(d3)));
     g.append('g').attr('class', 'pdes-axis').attr('transform', `translate(${M.left},0)`)
       .call(d3.axisLeft(y).ticks(4).tickFormat(tickFmt(d3)));
     g.append('text').attr('class', 'pdes-axis-label').attr('x', M.left + 4).attr('y', top + 10).text(s.metric);
-    const rows = [];
-    for (let i = 0; i < s.n; i++) {
-      const e = s.entities[i];
-      if (!ctx.visible(e.id)) continue;
-      const pts = [];
-      for (let j = 0; j < s.l; j++) { const v = s.values[i * s.l + j]; pts.push(Number.isNaN(v) ? null : [x(time[j]), y(v)]); }
-      rows.push({ id: e.id, name: e.name, pts, sel: ctx.selection.has(e.id) });
-      lines.push({ id: e.id, pts });
-    }
-    rows.sort((a, b) => a.sel - b.sel); // the selected on top
+    if (large) return;
+    const data = rows.map((i) => {
+      const e = s.entities[i], pts = [];
+      for (let j = 0; j < s.l; j++) { const v = s.values[i * s.l + j]; pts.push(Number.isNaN(v) ? null : [xs[j], y(v)]); }
+      return { id: e.id, name: e.name, pts, sel: ctx.selection.has(e.id) };
+    });
+    data.sort((a, b) => a.sel - b.sel); // the selected on top
     const line = d3.line().defined((p) => p !== null).x((p) => p[0]).y((p) => p[1]);
-    g.append('g').attr('class', 'pdes-lines').selectAll('path').data(rows).join('path')
+    g.append('g').attr('class', 'pdes-lines').selectAll('path').data(data).join('path')
       .attr('class', (r) => `pdes-line${r.sel ? ' is-selected' : ''}${anySel && !r.sel ? ' is-dimmed' : ''}`)
       .attr('data-id', (r) => r.id).attr('fill', 'none')
       .attr('stroke', (r) => (anySel && !r.sel ? PDES.dimmed : ctx.colourOf(r.id)))
       .attr('d', (r) => line(r.pts))
       .call(d3Tip, ctx.tip, (r) => tipContent(r.name, [['Cluster', ctx.labelOf(r.id)]], 'Drag across lines to select them', s.metric));
   });
+  if (large) {
+    const drawn = drawLinesCanvas(cv.canvas, cv.g2, charts, { colourOf: ctx.colourOf, selection: ctx.selection, dimmed: PDES.dimmed });
+    describeLines(cv.canvas, drawn[0], charts[0].rows.length);
+    cv.canvas.dataset.columns = String(s0.l);
+    cv.canvas.dataset.drawMs = String(Math.round(performance.now() - started));
+  }
   // the freeform stroke
   const strokeG = svg.append('g').attr('class', 'pdes-stroke-layer');
   const overlay = svg.insert('rect', '.pdes-chart').attr('class', 'pdes-overlay')
@@ -152,18 +145,33 @@ export function drawDetail(d3, holder, ctx) {
     strokeG.selectAll('*').remove();
     strokeG.append('path').attr('class', 'pdes-stroke').attr('stroke', PDES.stroke).attr('fill', 'none');
   });
+  let hover = 0;
   node.addEventListener('pointermove', (ev) => {
-    if (!stroke) return;
+    if (!stroke) { if (large && !hover) hover = requestAnimationFrame(() => { hover = 0; hoverLine(ev); }); return; }
     stroke.push(local(ev));
     strokeG.select('path').attr('d', d3.line()(stroke));
   });
+  // on a canvas, the tooltip names the line nearest the pointer
+  const hoverLine = (ev) => {
+    const [px, py] = local(ev);
+    for (const ch of charts) {
+      const i = px >= ch.left && px <= ch.right ? nearestRow(ch, px, py) : -1;
+      if (i >= 0) {
+        const e = ch.s.entities[i];
+        ctx.tip.show(ev, tipContent(e.name, [['Cluster', ctx.labelOf(e.id)]], 'Drag across lines to select them', ch.s.metric));
+        return;
+      }
+    }
+    ctx.tip.hide();
+  };
+  node.addEventListener('pointerleave', () => { if (large) ctx.tip.hide(); });
   const end = () => {
     if (!stroke) return;
     const st = stroke;
     stroke = null;
     strokeG.selectAll('*').remove();
     const len = st.length > 1 ? d3.sum(st.slice(1), (p, i) => Math.hypot(p[0] - st[i][0], p[1] - st[i][1])) : 0;
-    ctx.onStroke(len < 4 ? [] : crossedLines(lines, st));
+    ctx.onStroke(len < 4 ? [] : crossedRows(charts, st));
   };
   node.addEventListener('pointerup', end);
   node.addEventListener('pointercancel', end);
@@ -220,21 +228,30 @@ export function drawScatter(d3, holder, proj, ctx) {
   const m = 14;
   const pts = proj.entities.map((id, i) => ({ id: typeof id === 'object' ? id.id : id, xy: proj.xy[i] }))
     .filter((p) => ctx.visible(p.id) && p.xy && Number.isFinite(p.xy[0]) && Number.isFinite(p.xy[1]));
-  const svg = d3.select(holder).append('svg').attr('class', 'pdes-scatter-svg').attr('width', width).attr('height', height)
-    .attr('role', 'img').attr('aria-label', `${proj.method} projection of ${pts.length} entities`);
   const ex = d3.extent(pts, (p) => p.xy[0]), ey = d3.extent(pts, (p) => p.xy[1]);
   const span = Math.max((ex[1] - ex[0]) || 1, (ey[1] - ey[0]) || 1);
   const side = Math.min(width, height) - 2 * m;
   const cx = (ex[0] + ex[1]) / 2, cy = (ey[0] + ey[1]) / 2;
   const sx = (v) => width / 2 + (v - cx) / span * side, sy = (v) => height / 2 - (v - cy) / span * side;
-  svg.append('rect').attr('class', 'pdes-scatter-bg').attr('width', width).attr('height', height);
+  for (const p of pts) { p.px = sx(p.xy[0]); p.py = sy(p.xy[1]); }
+  const large = pts.length > LARGE;
+  const layers = d3.select(holder).append('div').attr('class', 'pdes-layers').style('height', `${height}px`).node();
+  const cv = large ? hiDpiCanvas(layers, width, height, 'pdes-scatter-canvas') : null;
+  const svg = d3.select(layers).append('svg').attr('class', `pdes-scatter-svg${large ? ' is-large' : ''}`).attr('width', width).attr('height', height)
+    .attr('role', 'img').attr('aria-label', `${proj.method} projection of ${pts.length} entities`);
+  if (!large) svg.append('rect').attr('class', 'pdes-scatter-bg').attr('width', width).attr('height', height);
   const anySel = ctx.selection.size > 0;
   pts.sort((a, b) => ctx.selection.has(a.id) - ctx.selection.has(b.id));
-  svg.append('g').selectAll('circle').data(pts).join('circle')
-    .attr('class', (p) => `pdes-dot${ctx.selection.has(p.id) ? ' is-selected' : ''}${anySel && !ctx.selection.has(p.id) ? ' is-dimmed' : ''}`)
-    .attr('data-id', (p) => p.id).attr('cx', (p) => sx(p.xy[0])).attr('cy', (p) => sy(p.xy[1])).attr('r', 4)
-    .attr('fill', (p) => ctx.colourOf(p.id)).attr('stroke', (p) => (ctx.selection.has(p.id) ? PDES.selected : 'none'))
-    .call(d3Tip, ctx.tip, (p) => tipContent(ctx.nameOf(p.id), [['Cluster', ctx.labelOf(p.id)], ['x', fmt(p.xy[0])], ['y', fmt(p.xy[1])]], 'Drag around points to select them'));
+  const tipOf = (p) => tipContent(ctx.nameOf(p.id), [['Cluster', ctx.labelOf(p.id)], ['x', fmt(p.xy[0])], ['y', fmt(p.xy[1])]], 'Drag around points to select them');
+  if (large) {
+    drawDotsCanvas(cv.canvas, cv.g2, pts, { colourOf: ctx.colourOf, selection: ctx.selection, outline: PDES.selected });
+  } else {
+    svg.append('g').selectAll('circle').data(pts).join('circle')
+      .attr('class', (p) => `pdes-dot${ctx.selection.has(p.id) ? ' is-selected' : ''}${anySel && !ctx.selection.has(p.id) ? ' is-dimmed' : ''}`)
+      .attr('data-id', (p) => p.id).attr('cx', (p) => p.px).attr('cy', (p) => p.py).attr('r', 4)
+      .attr('fill', (p) => ctx.colourOf(p.id)).attr('stroke', (p) => (ctx.selection.has(p.id) ? PDES.selected : 'none'))
+      .call(d3Tip, ctx.tip, tipOf);
+  }
   const lassoG = svg.append('g');
   let lasso = null;
   const node = svg.node();
@@ -245,8 +262,17 @@ export function drawScatter(d3, holder, proj, ctx) {
     lassoG.selectAll('*').remove();
     lassoG.append('path').attr('class', 'pdes-lasso').attr('stroke', PDES.stroke);
   });
+  // on a canvas, the tooltip names the dot nearest the pointer (within 6 px)
+  let hover = 0;
+  const hoverDot = (ev) => {
+    const [px, py] = d3.pointer(ev, node);
+    let best = null, bestD = 36;
+    for (const p of pts) { const d = (p.px - px) ** 2 + (p.py - py) ** 2; if (d <= bestD) { bestD = d; best = p; } }
+    if (best) ctx.tip.show(ev, tipOf(best)); else ctx.tip.hide();
+  };
+  node.addEventListener('pointerleave', () => { if (large) ctx.tip.hide(); });
   node.addEventListener('pointermove', (ev) => {
-    if (!lasso) return;
+    if (!lasso) { if (large && !hover) hover = requestAnimationFrame(() => { hover = 0; hoverDot(ev); }); return; }
     lasso.push(d3.pointer(ev, node));
     lassoG.select('path').attr('d', `${d3.line()(lasso)}Z`);
   });
@@ -255,7 +281,7 @@ export function drawScatter(d3, holder, proj, ctx) {
     const poly = lasso;
     lasso = null;
     lassoG.selectAll('*').remove();
-    ctx.onLasso(poly.length < 3 ? [] : pts.filter((p) => d3.polygonContains(poly, [sx(p.xy[0]), sy(p.xy[1])])).map((p) => p.id));
+    ctx.onLasso(poly.length < 3 ? [] : pts.filter((p) => d3.polygonContains(poly, [p.px, p.py])).map((p) => p.id));
   };
   node.addEventListener('pointerup', end);
   node.addEventListener('pointercancel', end);

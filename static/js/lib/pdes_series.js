@@ -49,14 +49,29 @@ function decode(buf) {
   return out;
 }
 
-// query: {metric, t0, t1, granularity, time_domain, entities (array)}.
+// A server without max_points answers 400 to it: then it is no longer sent.
+let maxPointsRefused = false;
+
+// query: {metric, t0, t1, granularity, time_domain, entities (array),
+// max_points (at most that many time columns, each the mean of a bucket of
+// consecutive time points: the view asks for its chart's pixel width)}.
 export async function loadSeries(traceId, query, signal) {
   const q = { ...query, entities: query.entities && query.entities.length ? query.entities.join(',') : undefined };
+  if (maxPointsRefused || !(q.max_points >= 1)) delete q.max_points;
+  else q.max_points = Math.floor(q.max_points);
   const path = `/traces/${traceId}/series`;
-  const [axes, bin] = await Promise.all([
-    json(apiUrl(path, { ...q, format: 'axes' }), signal),
-    binary(apiUrl(path, q), signal),
-  ]);
+  let axes, bin;
+  try {
+    [axes, bin] = await Promise.all([
+      json(apiUrl(path, { ...q, format: 'axes' }), signal),
+      binary(apiUrl(path, q), signal),
+    ]);
+  } catch (e) {
+    if (!(q.max_points && e.status === 400)) throw e;
+    const s = await loadSeries(traceId, { ...query, max_points: undefined }, signal);
+    maxPointsRefused = true; // the same request without it is accepted
+    return s;
+  }
   const [n, l] = bin.shape;
   const values = decode(bin.buf);
   if (!(n === axes.entities.length && l === axes.time.length && values.length === n * l)) {

@@ -19,7 +19,7 @@ import { formatNumber } from '../lib/format.js';
 import { PdesState, OPTIONS, segmentsOf } from '../lib/pdes_state.js';
 import { loadSeries } from '../lib/pdes_series.js';
 import { runAnalysis, analysisAvailable } from '../lib/analysis_job.js';
-import { drawOverview, drawDetail, drawScatter } from '../lib/pdes_charts.js';
+import { drawOverview, drawDetail, drawScatter, CHART_MARGINS } from '../lib/pdes_charts.js';
 import { drawCommSegment, kpsOfPes } from '../lib/pdes_comm.js';
 
 const select = (cls, label, options, value, onchange) => h('label', { class: 'pdes-field' }, label,
@@ -195,7 +195,10 @@ registerView({
       for (const name of ['cluster', 'projection', 'changepoints', 'comm']) if (jobs.has(name)) jobs.get(name).abort();
       det.say('loading', 'Loading the series…');
       const r = st.get('range');
-      const q = (metric) => ({ metric, granularity: st.get('gran'), time_domain: summary.time_domain, t0: r ? r[0] : undefined, t1: r ? r[1] : undefined });
+      // at most one time column per pixel of the chart (the server averages buckets)
+      const maxPoints = Math.max(2, width(det) - CHART_MARGINS);
+      const q = (metric) => ({ metric, granularity: st.get('gran'), time_domain: summary.time_domain, t0: r ? r[0] : undefined, t1: r ? r[1] : undefined,
+        max_points: maxPoints });
       try {
         const out = await Promise.all([loadSeries(trace.id, q(st.get('m1')), signal), loadSeries(trace.id, q(st.get('m2')), signal)]);
         if (seq !== loadSeq) return;
@@ -400,7 +403,15 @@ registerView({
       if (has('cuts')) { drawSeg(); runComm(); } else if (has('cm', 'ring')) runComm();
       else if (has('thr')) drawComm();
     });
-    const ro = new ResizeObserver(() => { drawOv(); drawDet(); drawSim(); drawComm(); });
+    // redraw when the width changes (not the height: drawing changes it)
+    let lastWidth = -1;
+    const ro = new ResizeObserver((entries) => {
+      const w = Math.round(entries[entries.length - 1].contentRect.width);
+      if (w === lastWidth) return;
+      const first = lastWidth < 0;
+      lastWidth = w;
+      if (!first) { drawOv(); drawDet(); drawSim(); drawComm(); }
+    });
     onDispose(() => ro.disconnect());
     drawSelInfo();
     writeUrl();
