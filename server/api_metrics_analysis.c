@@ -7,7 +7,7 @@
  * Each reads the selection (metrics_selection.h), estimates its work and
  * answers 200 (cached or cheap) or 202 with a background run
  * (analysis_runs.h). The computations below own their input and run in
- * either thread. */
+ * either thread. A 200 answer is CSV with ?format=csv (csv_reply.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +200,7 @@ static int run_kmeans(job *j, json_t *doc, ari_run_ctl *ctl, ari_error *err)
     ari_kmeans_hw_defaults(&o);
     o.nstart = j->nstart;
     o.seed = j->seed;
+    o.cancel = ari_run_cancel_flag(ctl);
     ari_run_phase(ctl, "k-means", 0, 1, 0);
     ari_kmeans_hw_result *km = ari_kmeans_hw(j->x, j->n, j->d * j->l, j->k, &o, err);
     if (!km)
@@ -221,9 +222,9 @@ static json_t *sizes_of(const int *labels, int n, int k)
     return a;
 }
 
-static int run_pam(job *j, json_t *doc, const double *D, ari_error *err)
+static int run_pam(job *j, json_t *doc, const double *D, ari_run_ctl *ctl, ari_error *err)
 {
-    ari_pam_result *pr = ari_pam(D, j->n, j->k, err);
+    ari_pam_result *pr = ari_pam_cancellable(D, j->n, j->k, ari_run_cancel_flag(ctl), err);
     if (!pr)
         return -1;
     json_t *ids = json_object_get(doc, "entities"), *medoids = json_array();
@@ -237,9 +238,9 @@ static int run_pam(job *j, json_t *doc, const double *D, ari_error *err)
     return 0;
 }
 
-static int run_complete(job *j, json_t *doc, const double *D, ari_error *err)
+static int run_complete(job *j, json_t *doc, const double *D, ari_run_ctl *ctl, ari_error *err)
 {
-    ari_hclust_result *h = ari_hclust_complete(D, j->n, err);
+    ari_hclust_result *h = ari_hclust_complete_cancellable(D, j->n, ari_run_cancel_flag(ctl), err);
     int *labels = h ? malloc((size_t)j->n * sizeof *labels) : NULL;
     if (!labels || ari_hclust_cut(h, j->k, labels, err) < 0) {
         if (h && !labels)
@@ -283,7 +284,8 @@ static char *cluster_compute(void *input, ari_run_ctl *ctl, ari_error *err)
             rc = ari_error_set(err, ARI_E_CANCELLED, "cancelled");
         if (rc == 0) {
             ari_run_phase(ctl, j->method, 0.9, 1, 0);
-            rc = strcmp(j->method, "pam") == 0 ? run_pam(j, doc, D, err) : run_complete(j, doc, D, err);
+            rc = strcmp(j->method, "pam") == 0 ? run_pam(j, doc, D, ctl, err)
+                                               : run_complete(j, doc, D, ctl, err);
         }
         free(D);
     }

@@ -7,7 +7,7 @@
  * of the source PE), in one direction (send, recv, sum, max), and the
  * mean of ring metrics per data-level entity, with scales shared by all
  * segments. Computed in the request (sums over the stored triples) and
- * cached. */
+ * cached. A 200 answer is CSV with ?format=csv (csv_reply.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -43,12 +43,12 @@ static int check_table(ari_request *r, const ari_csv_view *v)
 
 int ari_csv_admit(ari_request *r)
 {
-    if (!r->route || strcmp(r->method, "GET") != 0 || own_format(r))
+    if (!r->route || own_format(r))
         return 0;
     const ari_csv_view *v = ari_csv_view_find(r->route->pattern);
     if (!v) {
-        if (!is_csv(r))
-            return 0;
+        if (!is_csv(r) || strcmp(r->method, "GET") != 0)
+            return 0; /* a POST or DELETE without a view keeps its own parameters */
         ari_reply_error(r, 400, "invalid_parameter",
                         "format=csv is offered by the analysis endpoints of a trace (gantt, bounds, ...; "
                         "see /api/v1/openapi.json), not by %.200s: drop format or ask for json",

@@ -442,6 +442,79 @@ static const ari_csv_table ensemble_scatter[] = {
         {"slope", NULL, "fit.slope"}, {"intercept", NULL, "fit.intercept"}, {NULL}}},
     {NULL}};
 
+/* api_metrics_analysis.c, api_metrics_comm.c, api_analyses.c (issue 17):
+ * the sampled-metrics analyses; entity ids are those of the selection.
+ * The cluster tables, the projection's, the change points' and the
+ * communication view's come back under "result" in /analyses/{id}. */
+#define CLUSTER_ENTITIES(R) \
+    {"entity", NULL, "."}, {"label", NULL, "#", ARI_CSV_LOOKUP, R "labels"}, {NULL}
+#define CLUSTER_CENTERS {"cluster", NULL, "@1#"}, {"index", NULL, "#"}, {"value", NULL, "."}, {NULL}
+#define CLUSTER_MEDOIDS {"cluster", NULL, "#"}, {"entity", NULL, "."}, {NULL}
+#define CLUSTER_MERGES(R)                                                                                  \
+    {"step", NULL, "#"}, {"a", NULL, "[0]"}, {"b", NULL, "[1]"},                                           \
+        {"height", NULL, "#", ARI_CSV_LOOKUP, R "dendrogram.height"}, {NULL}
+#define PROJECTION_POINTS(R) \
+    {"entity", NULL, "#", ARI_CSV_LOOKUP, R "entities"}, {"x", NULL, "[0]"}, {"y", NULL, "[1]"}, {NULL}
+#define CPD_SEGMENTS {"label", NULL, "label"}, {"i0", NULL, "i0"}, {"i1", NULL, "i1"}, {"t0", NULL, "t0"}, \
+        {"t1", NULL, "t1"}, {NULL}
+#define CPD_POINTS(R)                                                                                      \
+    {"index", NULL, "."}, {"time", NULL, "#", ARI_CSV_LOOKUP, R "times"},                                  \
+        {"p_value", NULL, "#", ARI_CSV_LOOKUP, R "p_values"},                                              \
+        {"statistic", NULL, "#", ARI_CSV_LOOKUP, R "statistics"}, {NULL}
+#define COMM_MATRIX(R)                                                                                     \
+    {"segment", NULL, "@1#"}, {"t0", NULL, "@1.t0"}, {"t1", NULL, "@1.t1"},                                \
+        {"source", NULL, "@2#", ARI_CSV_LOOKUP, R "entities", "id"},                                       \
+        {"source_name", NULL, "@2#", ARI_CSV_LOOKUP, R "entities", "name"},                                \
+        {"target", NULL, "@3#", ARI_CSV_LOOKUP, R "entities", "id"},                                       \
+        {"target_name", NULL, "@3#", ARI_CSV_LOOKUP, R "entities", "name"}, {"value", NULL, "."}, {NULL}
+#define COMM_RINGS(R)                                                                                      \
+    {"segment", NULL, "@1#"}, {"t0", NULL, "@1.t0"}, {"t1", NULL, "@1.t1"},                                \
+        {"entity", NULL, "#", ARI_CSV_LOOKUP, R "ring_entities"}, {"metric", NULL, "@2#"},                 \
+        {"value", NULL, "."}, {NULL}
+
+static const ari_csv_table metrics_cluster[] = {
+    {"entities", "entities[]", NULL, NULL, NULL, {CLUSTER_ENTITIES("@0.")}},
+    {"centers", "centers[][]", NULL, NULL, NULL, {CLUSTER_CENTERS}},
+    {"medoids", "medoids[]", NULL, NULL, NULL, {CLUSTER_MEDOIDS}},
+    {"merges", "dendrogram.merge[]", NULL, NULL, NULL, {CLUSTER_MERGES("@0.")}},
+    {NULL}};
+
+static const ari_csv_table metrics_projection[] = {
+    {"points", "xy[]", NULL, NULL, NULL, {PROJECTION_POINTS("@0.")}},
+    {NULL}};
+
+static const ari_csv_table metrics_changepoints[] = {
+    {"segments", "segments[]", NULL, NULL, NULL, {CPD_SEGMENTS}},
+    {"change_points", "change_points[]", NULL, NULL, NULL, {CPD_POINTS("@0.")}},
+    {NULL}};
+
+static const ari_csv_table metrics_comm[] = {
+    {"matrix", "segments[].matrix[][]", NULL, NULL, NULL, {COMM_MATRIX("@0.")}},
+    {"rings", "segments[].rings.*[]", NULL, NULL, NULL, {COMM_RINGS("@0.")}},
+    {NULL}};
+
+/* A run's document: the tables of its kind, under "result"; the first
+ * with rows is the default, so each kind's main table comes first. */
+#define KIND "@0.analysis.kind"
+static const ari_csv_table analyses[] = {
+    {"entities", "result.entities[]", NULL, KIND, "cluster", {CLUSTER_ENTITIES("@0.result.")}},
+    {"points", "result.xy[]", NULL, KIND, "projection", {PROJECTION_POINTS("@0.result.")}},
+    {"segments", "result.segments[]", NULL, KIND, "changepoints", {CPD_SEGMENTS}},
+    {"matrix", "result.segments[].matrix[][]", NULL, KIND, "comm_segments", {COMM_MATRIX("@0.result.")}},
+    {"centers", "result.centers[][]", NULL, KIND, "cluster", {CLUSTER_CENTERS}},
+    {"medoids", "result.medoids[]", NULL, KIND, "cluster", {CLUSTER_MEDOIDS}},
+    {"merges", "result.dendrogram.merge[]", NULL, KIND, "cluster", {CLUSTER_MERGES("@0.result.")}},
+    {"change_points", "result.change_points[]", NULL, KIND, "changepoints", {CPD_POINTS("@0.result.")}},
+    {"rings", "result.segments[].rings.*[]", NULL, KIND, "comm_segments", {COMM_RINGS("@0.result.")}},
+    {NULL}};
+#undef KIND
+
+/* api_metrics.c: GET /overview (GET /series has a format of its own). */
+static const ari_csv_table metrics_overview[] = {
+    {"points", "time[]", NULL, NULL, NULL, {
+        {"time", NULL, "."}, {"value", NULL, "#", ARI_CSV_LOOKUP, "@0.value"}, {NULL}}},
+    {NULL}};
+
 static const ari_csv_view views[] = {
     {"/api/v1/traces/{}/gantt", "gantt", gantt},
     {"/api/v1/traces/{}/states", "states", states},
@@ -482,6 +555,12 @@ static const ari_csv_view views[] = {
     {"/api/v1/ensembles/{}/diff", "ensemble_diff", ensemble_diff},
     {"/api/v1/ensembles/{}/projection", "ensemble_projection", ensemble_projection},
     {"/api/v1/ensembles/{}/scatter", "ensemble_scatter", ensemble_scatter},
+    {"/api/v1/traces/{}/cluster", "cluster", metrics_cluster},
+    {"/api/v1/traces/{}/projection", "projection", metrics_projection},
+    {"/api/v1/traces/{}/changepoints", "changepoints", metrics_changepoints},
+    {"/api/v1/traces/{}/comm/segments", "comm_segments", metrics_comm},
+    {"/api/v1/analyses/{}", "analysis", analyses},
+    {"/api/v1/traces/{}/overview", "overview", metrics_overview},
 };
 // clang-format on
 

@@ -17,6 +17,7 @@ typedef struct hc_work {
     int *nn;
     double *disnn;
     unsigned char *alive;
+    const int *cancel; /* optional flag (hclust.h) */
 } hc_work;
 
 static inline size_t tri(int n, int i, int j)
@@ -72,8 +73,9 @@ static void merge_into(hc_work *w, int i2, int j2)
 }
 
 /* The n-1 merges as pairs of point indices (the lower one names the
- * union) with their heights. */
-static void agglomerate(hc_work *w, int *ia, int *ib, double *crit)
+ * union) with their heights; -1 when the cancel flag was seen (checked
+ * before each merge). */
+static int agglomerate(hc_work *w, int *ia, int *ib, double *crit)
 {
     int n = w->n;
     for (int i = 0; i < n - 1; i++) {
@@ -81,6 +83,8 @@ static void agglomerate(hc_work *w, int *ia, int *ib, double *crit)
         nearest_right(w, i);
     }
     for (int s = 0; s < n - 1; s++) {
+        if (w->cancel && __atomic_load_n(w->cancel, __ATOMIC_RELAXED))
+            return -1;
         double dmin = HC_INF;
         int im = 0, jm = 1;
         for (int i = 0; i < n - 1; i++)
@@ -96,6 +100,7 @@ static void agglomerate(hc_work *w, int *ia, int *ib, double *crit)
         w->alive[j2] = 0;
         merge_into(w, i2, j2);
     }
+    return 0;
 }
 
 /* R's merge matrix (hcass2): a point as -(i+1), a cluster as its step + 1. */
@@ -165,6 +170,12 @@ static int check_input(const double *dist, int n, ari_error *err)
 
 ari_hclust_result *ari_hclust_complete(const double *dist, int n, ari_error *err)
 {
+    return ari_hclust_complete_cancellable(dist, n, NULL, err);
+}
+
+ari_hclust_result *ari_hclust_complete_cancellable(const double *dist, int n, const int *cancel,
+                                                   ari_error *err)
+{
     if (check_input(dist, n, err) < 0)
         return NULL;
     ari_hclust_result *h = ari_zalloc(sizeof *h, err);
@@ -172,7 +183,7 @@ ari_hclust_result *ari_hclust_complete(const double *dist, int n, ari_error *err
         return NULL;
     h->n = n;
     size_t pairs = (size_t)n * (n - 1) / 2;
-    hc_work w = {.n = n};
+    hc_work w = {.n = n, .cancel = cancel};
     w.diss = malloc((pairs ? pairs : 1) * sizeof *w.diss);
     w.nn = calloc((size_t)n, sizeof *w.nn);
     w.disnn = malloc((size_t)n * sizeof *w.disnn);
@@ -191,9 +202,14 @@ ari_hclust_result *ari_hclust_complete(const double *dist, int n, ari_error *err
             for (int j = i + 1; j < n; j++)
                 w.diss[tri(n, i, j)] = dist[(size_t)i * n + j];
         memset(w.alive, 1, (size_t)n);
-        agglomerate(&w, ia, ib, h->height);
-        to_merge_matrix(n, ia, ib, h->merge, scratch);
-        dendrogram_order(n, h->merge, h->order, scratch);
+        if (agglomerate(&w, ia, ib, h->height) < 0) {
+            ari_hclust_free(h);
+            h = NULL;
+            ari_error_set(err, ARI_E_CANCELLED, "hierarchical clustering cancelled");
+        } else {
+            to_merge_matrix(n, ia, ib, h->merge, scratch);
+            dendrogram_order(n, h->merge, h->order, scratch);
+        }
     }
     free(w.diss);
     free(w.nn);

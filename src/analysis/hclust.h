@@ -41,6 +41,12 @@ typedef struct ari_hclust_result {
  * invalid_parameter (n < 1 or above ARI_HCLUST_MAX_POINTS, a non-finite
  * distance), nomem. */
 ari_hclust_result *ari_hclust_complete(const double *dist, int n, ari_error *err);
+/* ari_hclust_complete with a cancel flag (NULL: none): a non-zero value
+ * there (read atomically; analysis_runs.h) stops before the next merge,
+ * and it returns NULL with ARI_E_CANCELLED. A flag never set gives
+ * ari_hclust_complete's tree. */
+ari_hclust_result *ari_hclust_complete_cancellable(const double *dist, int n, const int *cancel,
+                                                   ari_error *err);
 void ari_hclust_free(ari_hclust_result *h);
 
 /* labels (n): the clusters after the first n - k merges, numbered 0.. by

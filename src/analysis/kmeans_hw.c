@@ -229,15 +229,22 @@ static void final_sums(hw_state *s, const double *a)
     }
 }
 
+static int cancelled(const int *cancel)
+{
+    return cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED);
+}
+
 /* One start from the centres already in s->c (k >= 2, k < m). Returns -1
- * on an empty initial cluster. */
-static int kmns(hw_state *s, const double *a, int iter_max)
+ * on an empty initial cluster, 1 when cancel was set before a pass. */
+static int kmns(hw_state *s, const double *a, int iter_max, const int *cancel)
 {
     if (initial_assignment(s, a) < 0)
         return -1;
     int indx = 0, ij, max_steps = s->m < 42949672 ? 50 * s->m : 2147483647;
     s->ifault = 2;
     for (ij = 1; ij <= iter_max; ij++) {
+        if (cancelled(cancel))
+            return 1;
         optra(s, a, &indx);
         if (indx == s->m) {
             s->ifault = 0;
@@ -405,6 +412,7 @@ typedef struct hw_job {
     const double *x;
     int n, p, k, iter_max, nstart;
     const int *starts;
+    const int *cancel;
     atomic_int next;
 } hw_job;
 
@@ -417,6 +425,7 @@ typedef struct hw_worker {
     int *labels, *sizes, iter, ifault;
     double *centers, *withinss;
     int failed;     /* an empty initial cluster (cannot happen with distinct rows) */
+    int stopped;    /* left its starts on the cancel flag */
 } hw_worker;
 
 static void keep_if_better(hw_worker *w, int start)
@@ -451,10 +460,19 @@ static void *hw_run(void *arg)
         int st = atomic_fetch_add(&job->next, 1);
         if (st >= job->nstart)
             break;
+        if (cancelled(job->cancel)) {
+            w->stopped = 1;
+            break;
+        }
         for (int c = 0; c < job->k; c++)
             memcpy(w->s.c + (size_t)c * job->p, job->x + (size_t)job->starts[st * job->k + c] * job->p,
                    (size_t)job->p * sizeof *w->s.c);
-        if (kmns(&w->s, job->x, job->iter_max) < 0) {
+        int rc = kmns(&w->s, job->x, job->iter_max, job->cancel);
+        if (rc > 0) {
+            w->stopped = 1;
+            break;
+        }
+        if (rc < 0) {
             w->failed = 1;
             continue;
         }
@@ -593,6 +611,9 @@ static int run_starts(hw_job *job, int nt, ari_kmeans_hw_result *r, ari_error *e
     for (int t = 1; t <= started; t++)
         pthread_join(w[t].thread, NULL);
     hw_worker *best = NULL;
+    for (int t = 0; t < nt && rc == 0; t++)
+        if (w[t].stopped)
+            rc = ari_error_set(err, ARI_E_CANCELLED, "k-means cancelled");
     for (int t = 0; t < nt && rc == 0; t++) {
         if (w[t].failed)
             rc = ari_error_set(err, ARI_E_INVALID_PARAMETER, "k-means: empty cluster after the first assignment");
@@ -622,6 +643,10 @@ ari_kmeans_hw_result *ari_kmeans_hw(const double *x, int n, int p, int k, const 
 {
     if (check_args(x, n, p, k, o, err) < 0)
         return NULL;
+    if (cancelled(o->cancel)) {
+        ari_error_set(err, ARI_E_CANCELLED, "k-means cancelled");
+        return NULL;
+    }
     if (k == 1)
         return one_cluster(x, n, p, err);
     int *starts = o->init ? NULL : malloc((size_t)o->nstart * k * sizeof *starts);
@@ -635,6 +660,7 @@ ari_kmeans_hw_result *ari_kmeans_hw(const double *x, int n, int p, int k, const 
     if (r) {
         hw_job job = {.x = x, .n = n, .p = p, .k = k, .iter_max = o->iter_max, .nstart = o->nstart,
                       .starts = o->init ? o->init : starts};
+        job.cancel = o->cancel;
         atomic_init(&job.next, 0);
         if (run_starts(&job, thread_count(o->threads, o->nstart), r, err) < 0) {
             ari_kmeans_hw_free(r);

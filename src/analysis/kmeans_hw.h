@@ -24,6 +24,11 @@
  * thread count. The start with the least total within-cluster sum of
  * squares is kept, the first one on a tie (R's rule).
  *
+ * Cancel: when `cancel` is set, a non-zero value there (read atomically;
+ * the flag of analysis_runs.h) stops the run before each start and each
+ * AS 136 pass, and it returns NULL with ARI_E_CANCELLED. A flag never set
+ * changes nothing in the answer.
+ *
  * k = 1 puts every point in one cluster. k must be below n and at most the
  * number of distinct rows (R's errors). Labels are 0-based cluster numbers
  * in the order of the start's centres (R's, minus one).
@@ -48,6 +53,7 @@ typedef struct ari_kmeans_hw_opts {
     uint64_t seed;
     const int *init;  /* optional: nstart*k 0-based row indices, start s = init[s*k .. s*k+k-1] */
     int threads;      /* 0: the online CPUs */
+    const int *cancel; /* optional: non-zero (read atomically) stops with ARI_E_CANCELLED */
 } ari_kmeans_hw_opts;
 
 typedef struct ari_kmeans_hw_result {
@@ -69,7 +75,7 @@ void ari_kmeans_hw_defaults(ari_kmeans_hw_opts *o);
 /* x: n x p row-major, finite. Returns a result (free it with
  * ari_kmeans_hw_free), or NULL with err: invalid_parameter (k < 1, k >= n
  * when k > 1, fewer distinct rows than k, a bad init index or repeated
- * init rows, a non-finite value, nstart or iter_max < 1), nomem. */
+ * init rows, a non-finite value, nstart or iter_max < 1), nomem, cancelled. */
 ari_kmeans_hw_result *ari_kmeans_hw(const double *x, int n, int p, int k, const ari_kmeans_hw_opts *o,
                                     ari_error *err);
 void ari_kmeans_hw_free(ari_kmeans_hw_result *r);

@@ -16,7 +16,13 @@ typedef struct pam_work {
     unsigned char *is_med; /* n */
     double *near, *second; /* n: distance to the nearest and second-nearest medoid */
     double big;            /* larger than every distance */
+    const int *cancel;     /* optional flag (pam.h) */
 } pam_work;
+
+static int cancelled(const pam_work *w)
+{
+    return w->cancel && __atomic_load_n(w->cancel, __ATOMIC_RELAXED);
+}
 
 static inline double dis(const pam_work *w, int i, int j)
 {
@@ -87,7 +93,8 @@ static double swap_cost(const pam_work *w, int i, int h)
     return dz;
 }
 
-/* Swaps while the best swap improves; returns the number of swaps. */
+/* Swaps while the best swap improves; returns the number of swaps, or -1
+ * when the cancel flag was seen (checked per candidate h). */
 static int swap_phase(pam_work *w, double *sky)
 {
     int swaps = 0;
@@ -96,6 +103,8 @@ static int swap_phase(pam_work *w, double *sky)
         double best = 1;
         int hbest = -1, ibest = -1;
         for (int h = 0; h < w->n; h++) {
+            if (cancelled(w))
+                return -1;
             if (w->is_med[h])
                 continue;
             for (int i = 0; i < w->n; i++) {
@@ -176,11 +185,16 @@ static int check_input(const double *dist, int n, int k, double *max_out, ari_er
 
 ari_pam_result *ari_pam(const double *dist, int n, int k, ari_error *err)
 {
+    return ari_pam_cancellable(dist, n, k, NULL, err);
+}
+
+ari_pam_result *ari_pam_cancellable(const double *dist, int n, int k, const int *cancel, ari_error *err)
+{
     double mx = 0;
     if (check_input(dist, n, k, &mx, err) < 0)
         return NULL;
     ari_pam_result *r = ari_zalloc(sizeof *r, err);
-    pam_work w = {.d = dist, .n = n, .k = k, .big = mx * 1.1 + 1};
+    pam_work w = {.d = dist, .n = n, .k = k, .big = mx * 1.1 + 1, .cancel = cancel};
     int *nearest_med = malloc((size_t)n * sizeof *nearest_med);
     w.is_med = calloc((size_t)n, 1);
     w.near = malloc((size_t)n * sizeof *w.near);
@@ -204,7 +218,13 @@ ari_pam_result *ari_pam(const double *dist, int n, int k, ari_error *err)
         if (k > 1)
             r->swaps = swap_phase(&w, &sky);
         r->objective_swap = sky / n;
-        assign(&w, r, nearest_med);
+        if (r->swaps < 0 || cancelled(&w)) {
+            ari_pam_free(r);
+            r = NULL;
+            ari_error_set(err, ARI_E_CANCELLED, "PAM cancelled");
+        } else {
+            assign(&w, r, nearest_med);
+        }
     }
     free(nearest_med);
     free(w.is_med);

@@ -43,6 +43,11 @@ typedef struct ari_pam_result {
  * invalid_parameter (k out of range, a negative or non-finite distance),
  * nomem. */
 ari_pam_result *ari_pam(const double *dist, int n, int k, ari_error *err);
+/* ari_pam with a cancel flag (NULL: none): a non-zero value there (read
+ * atomically; analysis_runs.h) stops SWAP at its next candidate, and it
+ * returns NULL with ARI_E_CANCELLED. A flag never set gives ari_pam's
+ * answer. */
+ari_pam_result *ari_pam_cancellable(const double *dist, int n, int k, const int *cancel, ari_error *err);
 void ari_pam_free(ari_pam_result *r);
 
 #endif

@@ -13,7 +13,9 @@
  *    moves to another cluster with a gain, checked here directly.
  * Also: the thread count does not change the answer, k = 1, and the
  * errors (k >= n, fewer distinct rows than k, a non-finite value, repeated
- * start rows). */
+ * start rows). Cancel: a flag set beforehand, or set by another thread
+ * during 1000 starts, stops the run with ARI_E_CANCELLED; a flag left at 0
+ * gives the answer of no flag. */
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 // clang-format on
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,11 +275,64 @@ static void test_threads_and_edges(void **state)
     ross_free(&m, 1);
 }
 
+static void *set_flag_later(void *arg)
+{
+    usleep(20000);
+    __atomic_store_n((int *)arg, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    ross_matrix m;
+    ross_generate(&m, 1);
+    ari_kmeans_hw_opts o;
+    ari_kmeans_hw_defaults(&o);
+    o.seed = 5;
+    ari_error err = {0};
+    ari_kmeans_hw_result *plain = ari_kmeans_hw(m.x, m.n, m.l, 4, &o, &err);
+    assert_non_null(plain);
+    /* a flag at 0 changes nothing */
+    int flag = 0;
+    o.cancel = &flag;
+    ari_kmeans_hw_result *same = ari_kmeans_hw(m.x, m.n, m.l, 4, &o, &err);
+    assert_non_null(same);
+    assert_true(same->tot_withinss == plain->tot_withinss && same->best_start == plain->best_start);
+    assert_memory_equal(same->labels, plain->labels, (size_t)m.n * sizeof *same->labels);
+    assert_memory_equal(same->centers, plain->centers, (size_t)4 * m.l * sizeof *same->centers);
+    ari_kmeans_hw_free(same);
+    ari_kmeans_hw_free(plain);
+    /* a flag set beforehand: k = 1 and k = 4, one and two threads */
+    flag = 1;
+    const int kk[] = {1, 4}, threads[] = {1, 2};
+    for (int a = 0; a < 2; a++)
+        for (int t = 0; t < 2; t++) {
+            o.threads = threads[t];
+            err = (ari_error){0};
+            assert_null(ari_kmeans_hw(m.x, m.n, m.l, kk[a], &o, &err));
+            assert_string_equal(err.code, ARI_E_CANCELLED);
+        }
+    /* set by another thread while 1000 starts run (about a second without
+     * the flag): stopped at the next start or pass */
+    flag = 0;
+    o.nstart = 1000;
+    o.threads = 2;
+    pthread_t setter;
+    assert_int_equal(pthread_create(&setter, NULL, set_flag_later, &flag), 0);
+    err = (ari_error){0};
+    assert_null(ari_kmeans_hw(m.x, m.n, m.l, 6, &o, &err));
+    pthread_join(setter, NULL);
+    assert_string_equal(err.code, ARI_E_CANCELLED);
+    ross_free(&m, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vs_r),
         cmocka_unit_test(test_threads_and_edges),
+        cmocka_unit_test(test_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
