@@ -296,7 +296,7 @@ int ari_hatchet_json_read(const char *path, const char *name, const ari_profile_
 int ari_hatchet_json_probe(const char *head, size_t n)
 {
     size_t i = 0;
-    if (memchr(head, '\0', n))
+    if (!head || n == 0 || memchr(head, '\0', n))
         return 0;
     while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r'))
         i++;
