@@ -288,19 +288,30 @@ static void add_entity(const ari_mt_matrix *m, const double *v, size_t row, doub
     }
 }
 
+/* The metric's rows from the process's cache (metrics_cache.h): 0 and
+ * *rows to release, 1 when the cache does not keep it (too large), -1 with
+ * err. */
+static int cached_rows(ari_store *s, const ari_mt_info *info, int64_t metric_id, ari_mt_rows **rows, ari_error *err)
+{
+    ari_error e = {0};
+    *rows = ari_mt_rows_acquire(s, info->trace_id, info->stamp, metric_id, info->nentities, info->ntimes, &e);
+    if (*rows)
+        return 0;
+    if (!e.code[0])
+        return 1;
+    *err = e;
+    return -1;
+}
+
 /* The same from the process's cache of the metric's rows (metrics_cache.h):
  * 0, 1 when the cache does not keep it (too large), -1 with err. */
 static int accumulate_cached(ari_store *s, const ari_mt_info *info, int64_t metric_id, const int32_t *row_of,
                              const ari_mt_matrix *m, double *sum, uint32_t *cnt, ari_error *err)
 {
-    ari_error e = {0};
-    ari_mt_rows *rows = ari_mt_rows_acquire(s, info->trace_id, info->stamp, metric_id, info->nentities, info->ntimes, &e);
-    if (!rows) {
-        if (!e.code[0])
-            return 1;
-        *err = e;
-        return -1;
-    }
+    ari_mt_rows *rows;
+    int rc = cached_rows(s, info, metric_id, &rows, err);
+    if (rc != 0)
+        return rc;
     const double *v = ari_mt_rows_values(rows);
     for (size_t i = 0; i < info->nentities; i++)
         if (row_of[i] >= 0)
@@ -341,14 +352,10 @@ static int accumulate(ari_store *s, const ari_mt_info *info, int64_t metric_id, 
 static int copy_cached(ari_store *s, const ari_mt_info *info, int64_t metric_id, const ari_mt_matrix *m, double *out,
                        ari_error *err)
 {
-    ari_error e = {0};
-    ari_mt_rows *rows = ari_mt_rows_acquire(s, info->trace_id, info->stamp, metric_id, info->nentities, info->ntimes, &e);
-    if (!rows) {
-        if (!e.code[0])
-            return 1;
-        *err = e;
-        return -1;
-    }
+    ari_mt_rows *rows;
+    int rc = cached_rows(s, info, metric_id, &rows, err);
+    if (rc != 0)
+        return rc;
     const double *v = ari_mt_rows_values(rows);
     for (size_t r = 0; r < m->n; r++) {
         const double *src = v + (size_t)m->entity_ids[r] * info->ntimes;
@@ -440,15 +447,12 @@ static int load_bucketed(ari_store *s, const ari_mt_info *info, const int64_t *i
     if (!(m->values = malloc((cells > 0 ? cells : 1) * sizeof *m->values)))
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     for (size_t k = 0; k < m->d; k++) {
-        ari_error e = {0};
-        ari_mt_rows *rows = ari_mt_rows_acquire(s, info->trace_id, info->stamp, ids[k], info->nentities, info->ntimes, &e);
-        if (!rows) {
+        ari_mt_rows *rows;
+        int rc = cached_rows(s, info, ids[k], &rows, err);
+        if (rc != 0) {
             free(m->values);
             m->values = NULL;
-            if (!e.code[0])
-                return 1;
-            *err = e;
-            return -1;
+            return rc;
         }
         const double *v = ari_mt_rows_values(rows);
         for (size_t r = 0; r < m->n; r++)

@@ -36,6 +36,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ariadned, startDaemon } from '../lib/daemon.mjs';
+import { rng } from '../lib/rng.mjs';
 
 const members = Number(process.env.BENCH_MEMBERS || 300);
 const nodes = Number(process.env.BENCH_NODES || 2000);
@@ -51,16 +52,6 @@ const missed = [];
 
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const mb = (bytes) => (bytes / 1048576).toFixed(1);
-
-// mulberry32: a small seeded generator, so that runs are comparable.
-function rng(s) {
-  return () => {
-    s |= 0; s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // The program: parent, module and base exclusive time of every call site.
 function program(rand) {

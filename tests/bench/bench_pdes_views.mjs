@@ -26,6 +26,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ariadned, startDaemon } from '../lib/daemon.mjs';
+import { rng } from '../lib/rng.mjs';
 
 const n = Number(process.env.BENCH_ENTITIES || 16384);
 const l = Number(process.env.BENCH_SAMPLES || 1000);
@@ -33,16 +34,6 @@ const TARGET_MS = 200;
 const dir = mkdtempSync(join(tmpdir(), 'ariadne-bench-pdes-'));
 const missed = [];
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
-
-// mulberry32: seeded, so that runs are comparable.
-function rng(s) {
-  return () => {
-    s |= 0; s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function writeCsv(path) {
   const rand = rng(1);
@@ -122,7 +113,7 @@ async function main() {
   try {
     const base = `${d.url}/api/v1/traces/1`;
     const post = (body) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    const t1 = 10 * Math.min(l - 1, 399), t0r = 10 * 200;
+    const first = Math.floor(l / 5), t0r = 10 * first, t1 = 10 * Math.min(l - 1, first + 199); // 200 points
     const subset = (k) => Array.from({ length: Math.min(k, n) }, (_, i) => i);
     const requests = [
       ['GET /overview?stat=max', `${base}/overview?metric=Load&stat=max`],
