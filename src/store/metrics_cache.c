@@ -49,12 +49,9 @@ static void evict(void)
     }
 }
 
-/* The stored rows into values (NaN-filled first). */
-static int read_rows(ari_store *s, int64_t trace_id, int64_t metric_id, size_t nentities, size_t ntimes,
-                     double *values, ari_error *err)
+int ari_mt_rows_scan(ari_store *s, int64_t trace_id, int64_t metric_id, size_t ntimes, ari_mt_row_fn fn, void *ctx,
+                     ari_error *err)
 {
-    for (size_t k = 0; k < nentities * ntimes; k++)
-        values[k] = NAN;
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric_id)};
     sqlite3_stmt *st = ari_store_bound(s, "SELECT entity_id, vals FROM mt_values WHERE trace_id = ?1 AND metric_id = ?2",
                                        args, ARI_NARGS(args), err);
@@ -63,13 +60,41 @@ static int read_rows(ari_store *s, int64_t trace_id, int64_t metric_id, size_t n
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t e = sqlite3_column_int64(st, 0);
-        if ((size_t)sqlite3_column_bytes(st, 1) != ntimes * sizeof(double) || e < 0 || (size_t)e >= nentities) {
+        int bad = (size_t)sqlite3_column_bytes(st, 1) != ntimes * sizeof(double);
+        if (bad)
+            ari_error_set(err, ARI_E_DB, "trace %lld: corrupt values", (long long)trace_id);
+        if (bad || fn(ctx, e, sqlite3_column_blob(st, 1), err) < 0) {
             sqlite3_reset(st);
-            return ari_error_set(err, ARI_E_DB, "trace %lld: corrupt values", (long long)trace_id);
+            return -1;
         }
-        memcpy(values + (size_t)e * ntimes, sqlite3_column_blob(st, 1), ntimes * sizeof(double));
     }
     return ari_store_rows_end(s, st, rc, "values", err);
+}
+
+/* The cache's reading: a row into its place; an entity out of range is corrupt. */
+typedef struct rows_target {
+    double *values;
+    size_t nentities, ntimes;
+    int64_t trace_id;
+} rows_target;
+
+static int put_row(void *ctx, int64_t e, const double *row, ari_error *err)
+{
+    rows_target *t = ctx;
+    if (e < 0 || (size_t)e >= t->nentities)
+        return ari_error_set(err, ARI_E_DB, "trace %lld: corrupt values", (long long)t->trace_id);
+    memcpy(t->values + (size_t)e * t->ntimes, row, t->ntimes * sizeof(double));
+    return 0;
+}
+
+/* The stored rows into values (NaN-filled first). */
+static int read_rows(ari_store *s, int64_t trace_id, int64_t metric_id, size_t nentities, size_t ntimes,
+                     double *values, ari_error *err)
+{
+    for (size_t k = 0; k < nentities * ntimes; k++)
+        values[k] = NAN;
+    rows_target t = {values, nentities, ntimes, trace_id};
+    return ari_mt_rows_scan(s, trace_id, metric_id, ntimes, put_row, &t, err);
 }
 
 static ari_mt_rows *find(const char *key)

@@ -30,6 +30,14 @@ ari_mt_rows *ari_mt_rows_acquire(ari_store *s, int64_t trace_id, const char *sta
 /* values[e * ntimes + t]. */
 const double *ari_mt_rows_values(const ari_mt_rows *r);
 void ari_mt_rows_release(ari_mt_rows *r);
+/* Every stored row of a metric (mt_values), one call of fn(ctx, entity,
+ * row) each: row is ntimes float64, maybe unaligned; a row of another
+ * length is corrupt (ARI_E_DB). fn returns 0, or -1 with err set, which
+ * stops the scan. 0, or -1 with err. The one reader of those rows: the
+ * cache's and, for a metric too large to keep, the matrix loader's. */
+typedef int (*ari_mt_row_fn)(void *ctx, int64_t entity, const double *row, ari_error *err);
+int ari_mt_rows_scan(ari_store *s, int64_t trace_id, int64_t metric_id, size_t ntimes, ari_mt_row_fn fn, void *ctx,
+                     ari_error *err);
 /* The budget in bytes; 0 keeps nothing. */
 void ari_mt_rows_set_budget(size_t bytes);
 

@@ -320,31 +320,34 @@ static int accumulate_cached(ari_store *s, const ari_mt_info *info, int64_t metr
     return 0;
 }
 
-/* Adds metric k's stored rows into the sums and counts. */
+/* Sums and counts of a matrix, filled row by row (ari_mt_rows_scan). */
+typedef struct sums_target {
+    const ari_mt_info *info;
+    const int32_t *row_of;
+    const ari_mt_matrix *m;
+    double *sum;
+    uint32_t *cnt;
+} sums_target;
+
+static int add_scanned(void *ctx, int64_t e, const double *row, ari_error *err)
+{
+    (void)err;
+    sums_target *t = ctx;
+    if (e >= 0 && (size_t)e < t->info->nentities && t->row_of[e] >= 0)
+        add_entity(t->m, row, (size_t)t->row_of[e], t->sum, t->cnt);
+    return 0;
+}
+
+/* Adds metric k's stored rows into the sums and counts: from the cache, or
+ * read as they come for a metric too large to keep. */
 static int accumulate(ari_store *s, const ari_mt_info *info, int64_t metric_id, const int32_t *row_of,
                       ari_mt_matrix *m, double *sum, uint32_t *cnt, ari_error *err)
 {
     int cached = accumulate_cached(s, info, metric_id, row_of, m, sum, cnt, err);
     if (cached <= 0)
         return cached;
-    ari_arg args[] = {ari_arg_int(info->trace_id), ari_arg_int(metric_id)};
-    sqlite3_stmt *st = ari_store_bound(s, "SELECT entity_id, vals FROM mt_values WHERE trace_id = ?1 AND metric_id = ?2",
-                                       args, ARI_NARGS(args), err);
-    if (!st)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t e = sqlite3_column_int64(st, 0);
-        if (e < 0 || (size_t)e >= info->nentities || row_of[e] < 0)
-            continue;
-        const double *v = sqlite3_column_blob(st, 1);
-        if ((size_t)sqlite3_column_bytes(st, 1) != info->ntimes * sizeof(double)) {
-            sqlite3_reset(st);
-            return ari_error_set(err, ARI_E_DB, "trace %lld: corrupt values", (long long)info->trace_id);
-        }
-        add_entity(m, v, (size_t)row_of[e], sum, cnt);
-    }
-    return ari_store_rows_end(s, st, rc, "values", err);
+    sums_target t = {info, row_of, m, sum, cnt};
+    return ari_mt_rows_scan(s, info->trace_id, metric_id, info->ntimes, add_scanned, &t, err);
 }
 
 /* At the data level a matrix row is one stored row: copied from the cache
