@@ -12,6 +12,7 @@ export ROOT
 RUN_PACKAGES=(build-essential cmake pkg-config
     libmicrohttpd-dev libjansson-dev libsqlite3-dev libgsl-dev libhwloc-dev libglpk-dev
     libarchive-dev libexpat1-dev nettle-dev zlib1g-dev libzstd-dev
+    libcurl4-openssl-dev
     sqlite3)
 # Packages the test suite and benchmarks also need: cmocka, headless
 # chromium for the browser tests, and the reference tools results are

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "handlers.h"
+#include "metrics_selection.h"
 #include "params.h"
 #include "reply.h"
 #include "store/analysis_cache.h"
@@ -110,6 +111,8 @@ static int load_matrix(ari_request *r, int64_t *id, ari_mt_info *info, ari_mt_ma
     int64_t *ents = NULL;
     size_t nents = 0;
     if (ari_path_id(r, 0, id) < 0 || read_metric(r, &metric) < 0 || read_range(r, &t0, &t1) < 0)
+        return -1;
+    if (ari_sel_refuse_live(r, *id) < 0)
         return -1;
     ari_error err = {0};
     int rc = ari_mt_info_load(r->db, *id, info, &err);

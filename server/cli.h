@@ -8,6 +8,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_generate(int argc, char **argv); /* cmd_generate.c */
+int cmd_replay(int argc, char **argv);   /* cmd_replay.c */
 
 /* Prints "ariadned <cmd>: error: <message>" to stderr; returns 1 (the exit
  * status of a failed command). */

@@ -18,6 +18,7 @@
 #include "dbpool.h"
 #include "http.h"
 #include "jobs.h"
+#include "live_hub.h"
 #include "upload.h"
 #include "ingest/input.h"
 #include "util/log.h"
@@ -308,8 +309,14 @@ static int run(ari_server *srv, const ari_http_options *http_options)
         ari_dbpool_close(srv->pool);
         return ari_cli_fail("serve", "%s", err.message);
     }
+    if (!(srv->live = ari_live_hubs_new(srv))) {
+        ari_jobs_stop(srv->jobs);
+        ari_dbpool_close(srv->pool);
+        return ari_cli_fail("serve", "out of memory");
+    }
     ari_http *http = ari_http_start(srv, http_options, &err);
     if (!http) {
+        ari_live_hubs_free(srv->live);
         ari_jobs_stop(srv->jobs);
         ari_dbpool_close(srv->pool);
         return ari_cli_fail("serve", "%s", err.message);
@@ -322,6 +329,8 @@ static int run(ari_server *srv, const ari_http_options *http_options)
     sigwait(&stop, &sig);
     ari_log(ARI_LOG_INFO, "received %s; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     ari_http_stop(http, GRACE_SECONDS);
+    ari_live_hubs_free(srv->live); /* stopped in ari_http_stop */
+    srv->live = NULL;
     ari_jobs_stop(srv->jobs);
     ari_runs_stop(); /* the analyses still running (analysis_runs.h) */
     ari_dbpool_close(srv->pool);

@@ -515,7 +515,24 @@ static const ari_csv_table metrics_overview[] = {
         {"time", NULL, "."}, {"value", NULL, "#", ARI_CSV_LOOKUP, "@0.value"}, {NULL}}},
     {NULL}};
 
+/* api_stream_events.c (issue 18): a live run's communication matrices. */
+static const ari_csv_table live_comm[] = {
+    {"matrix", "matrix[][]", NULL, NULL, NULL, {
+        {"t_idx", NULL, "@0.t_idx"}, {"source", NULL, "@1#", ARI_CSV_LOOKUP, "@0.ids"},
+        {"source_name", NULL, "@1#", ARI_CSV_LOOKUP, "@0.names"}, {"target", NULL, "#", ARI_CSV_LOOKUP, "@0.ids"},
+        {"target_name", NULL, "#", ARI_CSV_LOOKUP, "@0.names"}, {"value", NULL, "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table live_comm_diff[] = {
+    {"diffs", "diffs[].matrix[][]", NULL, NULL, NULL, {
+        {"base", NULL, "@0.base"}, {"t_idx", NULL, "@1.t_idx"}, {"source", NULL, "@2#", ARI_CSV_LOOKUP, "@0.ids"},
+        {"source_name", NULL, "@2#", ARI_CSV_LOOKUP, "@0.names"}, {"target", NULL, "#", ARI_CSV_LOOKUP, "@0.ids"},
+        {"target_name", NULL, "#", ARI_CSV_LOOKUP, "@0.names"}, {"value", NULL, "."}, {NULL}}},
+    {NULL}};
+
 static const ari_csv_view views[] = {
+    {"/api/v1/streams/{}/comm", "live_comm", live_comm},
+    {"/api/v1/streams/{}/comm/diff", "live_comm_diff", live_comm_diff},
     {"/api/v1/traces/{}/gantt", "gantt", gantt},
     {"/api/v1/traces/{}/states", "states", states},
     {"/api/v1/traces/{}/links", "links", links},

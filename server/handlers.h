@@ -109,4 +109,17 @@ enum MHD_Result api_ensemble_node_gradients(ari_request *r);
 enum MHD_Result api_ensemble_node_hierarchy(ari_request *r);
 enum MHD_Result api_ensemble_diff(ari_request *r);
 
+/* api_streams.c: live runs, the producer's side: create, samples, close, list, get */
+enum MHD_Result api_streams_create(ari_request *r);
+enum MHD_Result api_streams_list(ari_request *r);
+enum MHD_Result api_streams_get(ari_request *r);
+enum MHD_Result api_stream_samples(ari_request *r);
+enum MHD_Result api_stream_close(ari_request *r);
+/* api_stream_events.c: watching a live run (live_hub.h): events (SSE), state, controls, comm */
+enum MHD_Result api_stream_events(ari_request *r);
+enum MHD_Result api_stream_state(ari_request *r);
+enum MHD_Result api_stream_control(ari_request *r);
+enum MHD_Result api_stream_comm(ari_request *r);
+enum MHD_Result api_stream_comm_diff(ari_request *r);
+
 #endif

@@ -26,6 +26,7 @@
 #include "csv_reply.h"
 #include "dbpool.h"
 #include "handlers.h"
+#include "live_hub.h"
 #include "reply.h"
 #include "router.h"
 #include "upload.h"
@@ -492,6 +493,7 @@ static struct MHD_Daemon *start_daemon(ari_http *h, const struct sockaddr_storag
     ari_server *srv = h->srv;
     /* epoll: no FD_SETSIZE cap; ITC: MHD_quiesce_daemon needs it. */
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    flags |= MHD_ALLOW_SUSPEND_RESUME; /* the live runs' event streams (live_sse.h) */
     if (addr->ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     return MHD_start_daemon(flags, srv->cfg.port, NULL, NULL, on_request, h,
@@ -546,6 +548,9 @@ void ari_http_stop(ari_http *h, double grace_seconds)
     /* No new connections; in-flight requests go on. The listening socket
      * is ours to close once the threads are gone. */
     MHD_socket listener = MHD_quiesce_daemon(h->daemon);
+    /* Event streams never end by themselves: end them (and resume every
+     * suspended one: none may outlive MHD_stop_daemon). */
+    ari_live_hubs_shutdown(srv->live);
     double deadline = ari_now() + grace_seconds;
     while (atomic_load(&srv->active) > 0 && ari_now() < deadline) {
         struct timespec ts = {0, 20 * 1000 * 1000};

@@ -16,6 +16,7 @@ static const char usage[] =
     "  import     import traces into the database without a server\n"
     "  token      create, list or revoke API tokens\n"
     "  generate   write a simulated StarPU Cholesky trace (example data)\n"
+    "  replay     stream a metrics trace to a server as a live run\n"
     "\n"
     "Run 'ariadned COMMAND --help' for a command's options.\n"
     "Options: --help, --version\n";
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
         return cmd_token(argc - 1, argv + 1);
     if (strcmp(cmd, "generate") == 0)
         return cmd_generate(argc - 1, argv + 1);
+    if (strcmp(cmd, "replay") == 0)
+        return cmd_replay(argc - 1, argv + 1);
     fprintf(stderr, "ariadned: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
 }

@@ -10,6 +10,7 @@
 
 #include "reply.h"
 #include "store/analysis_cache.h"
+#include "store/stream_store.h"
 #include "store/task_queries.h"
 #include "util/sha256.h"
 
@@ -101,9 +102,24 @@ static int check_fields(ari_request *r, json_t *body, const ari_body_field *own,
     return ari_body_check(r, body, all);
 }
 
+int ari_sel_refuse_live(ari_request *r, int64_t trace_id)
+{
+    ari_error err = {0};
+    int open = ari_stream_is_open(r->db, trace_id, &err);
+    if (open < 0)
+        return ari_reply_from_error(r, &err), -1;
+    if (open)
+        return ari_reply_error(r, 409, "live_run",
+                               "this run is live: watch it at #/live/%lld; offline analyses open when it is closed",
+                               (long long)trace_id), -1;
+    return 0;
+}
+
 static int open_trace(ari_request *r, ari_selection *sel)
 {
     ari_error err = {0};
+    if (ari_sel_refuse_live(r, sel->trace_id) < 0)
+        return -1;
     int rc = ari_mt_info_load(r->db, sel->trace_id, &sel->info, &err);
     if (rc == 1) {
         ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)sel->trace_id);

@@ -49,6 +49,9 @@ typedef struct ari_selection {
     json_t *params;            /* canonical parameters, the endpoint adds its own */
 } ari_selection;
 
+/* 409 live_run for a live run still open (store/stream_store.h): its
+ * offline analyses open once it is closed. 0, or -1 after answering. */
+int ari_sel_refuse_live(ari_request *r, int64_t trace_id);
 /* Checks the body against the selection's fields (with_selection; else
  * only time_domain and granularity are read, and own must list them) plus
  * `own` (ended by {NULL}); a null field counts as absent. Then opens the trace of the path (404, 409 not_pdes) and reads

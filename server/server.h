@@ -14,6 +14,7 @@ typedef struct ari_dbpool ari_dbpool;
 typedef struct ari_jobs ari_jobs;
 typedef struct ari_upload ari_upload;
 typedef struct ari_route ari_route;
+typedef struct ari_live_hubs ari_live_hubs;
 
 typedef struct ari_config {
     const char *db_path;
@@ -37,6 +38,7 @@ typedef struct ari_server {
     char static_root[PATH_MAX];
     double started;           /* monotonic seconds */
     atomic_int active;        /* requests in flight */
+    ari_live_hubs *live;      /* the live runs' hubs (live_hub.h); NULL: none */
 } ari_server;
 
 #define ARI_MAX_PATH_PARAMS 4
