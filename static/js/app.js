@@ -7,6 +7,7 @@
 //   #/traces/3/gantt?start=0&end=100         trace 3, view "gantt" + params
 //   #/compare?traces=3,4                     task traces side by side
 //   #/ensembles/2                            ensemble 2: members and parameters
+//   #/live/7                                 live run 7 (views/live.js; a closed one replays)
 import { api } from './api.js';
 import { parseHash } from './router.js';
 import { h, clear } from './dom.js';
@@ -17,6 +18,7 @@ import { renderTracePage, disposeCurrentView, showParams } from './trace.js';
 import './views/index.js';
 import { renderCompare } from './compare.js';
 import { renderEnsemblePage, showEnsembleParams } from './ensembles.js';
+import { renderLivePage, disposeLivePage } from './views/live.js';
 
 function setActiveNav(name) {
   for (const a of document.querySelectorAll('[data-nav]')) {
@@ -49,6 +51,7 @@ async function route(ev) {
       && showEnsembleParams(id, params)) return;
   const el = h('div', { class: 'page' });
   disposeCurrentView();
+  disposeLivePage();
   clear(main).appendChild(el);
   main.setAttribute('aria-busy', 'true');
   try {
@@ -64,6 +67,9 @@ async function route(ev) {
     } else if (page === 'ensembles' && id !== undefined && segments.length === 2) {
       setActiveNav('traces');
       await renderEnsemblePage(el, id);
+    } else if (page === 'live' && id !== undefined && segments.length === 2) {
+      setActiveNav('traces');
+      await renderLivePage(el, id, params);
     } else if (page === 'traces' && segments.length <= 3) {
       setActiveNav('traces');
       await renderTracePage(el, id, view || 'overview', params);

@@ -336,3 +336,29 @@ export function commScale(d3, domain) {
   const [lo, hi] = domain;
   return d3.scaleSequential((t) => d3.interpolateRdYlBu(1 - t)).domain([lo, hi > lo ? hi : lo + 1]);
 }
+
+// ---- live runs (views/live.js, lib/live_*.js; Fig. 6.5 of seed 004) ----------
+// Change points are numbered teal vertical lines (a1, a2, b1, b2); the base
+// time a brown draggable line (b1, b2); the live and base matrices (e1, e2)
+// a grey sequential map, the differences (e3) a red-blue divergent one;
+// significant causality rows (d) a yellow background.
+export const LIVE = {
+  changePoint: '#0d9488',   // teal
+  base: '#8b5a2b',          // brown
+  history: '#334155',       // the history polyline (mean over entities)
+  significant: '#fef08a',   // yellow
+  matrixEmpty: '#ffffff',   // a zero cell of the live and base matrices
+  matrixText: '#334155',    // row and column names of the matrices
+};
+
+// White (0) to near black (max) on a square-root scale (communication is
+// sparse and skewed): the live and base communication matrices.
+export function liveGreyScale(d3, max) {
+  return d3.scaleSequentialSqrt((t) => d3.interpolateGreys(0.04 + 0.92 * t)).domain([0, max > 0 ? max : 1]);
+}
+
+// Blue (comm(cp) < comm(base)) - white (0) - red (more): the difference matrices.
+export function liveDiffScale(d3, lim) {
+  const l = lim > 0 ? lim : 1;
+  return d3.scaleDiverging((t) => d3.interpolateRdBu(1 - t)).domain([-l, 0, l]);
+}

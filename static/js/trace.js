@@ -297,6 +297,9 @@ function traceHeader(trace) {
         h('dl', { class: 'meta' }, meta.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v)))),
         importWarnings(trace)),
       h('div', { class: 'header-actions' },
+        // a live run (issue 18): its page shows it arriving, or replays it once closed
+        trace.format === 'stream' ? h('a', { class: 'btn btn-primary', id: 'trace-live-link', href: `#/live/${trace.id}` },
+          trace.meta && trace.meta.live === 'closed' ? 'Replay live' : 'Watch live') : null,
         h('button', { type: 'button', class: 'btn', onclick: async () => {
           if (await renameTrace(trace)) window.dispatchEvent(new HashChangeEvent('hashchange'));
         } }, 'Rename'),

@@ -145,7 +145,9 @@ async function loadPage(results, subtitle, state, reload) {
     return;
   }
   const bar = compareBar();
-  results.append(bar.el, traceTable(body.traces, reload, bar.update), pager(body, state, reload), kindLegend());
+  const live = await liveStates(body.traces);
+  if (seq !== state.seq) return;
+  results.append(bar.el, traceTable(body.traces, reload, bar.update, live), pager(body, state, reload), kindLegend());
 }
 
 function emptyState() {
@@ -205,14 +207,36 @@ function selectBox(t, onChange) {
     onchange: (e) => { if (e.target.checked) selected.set(t.id, t.name); else selected.delete(t.id); onChange(); } });
 }
 
-function traceTable(traces, reload, onSelect) {
+// Live runs (format "stream", issue 18): trace id -> 'open' | 'closed'
+// from GET /streams; an older server without it: every stream is 'open'.
+async function liveStates(traces) {
+  const out = new Map();
+  if (!traces.some((t) => t.format === 'stream')) return out;
+  let list = null;
+  try { list = await api.get('/streams'); } catch { list = null; }
+  const runs = Array.isArray(list) ? list : (list && (list.streams || list.runs)) || [];
+  for (const r of runs) out.set(r.trace_id ?? r.id, r.state);
+  for (const t of traces) if (t.format === 'stream' && !out.has(t.id)) out.set(t.id, 'open');
+  return out;
+}
+
+// The "live" badge of a live run, a link to its page (#/live/{id}); a
+// closed run's says "replay".
+function liveBadge(t, live) {
+  if (!live.has(t.id)) return null;
+  const open = live.get(t.id) !== 'closed';
+  return h('a', { class: `badge badge-live${open ? '' : ' is-closed'}`, href: `#/live/${t.id}`, 'data-state': open ? 'open' : 'closed',
+    title: open ? 'Samples are arriving: watch the run live' : 'The run has ended: replay it on the live page' }, open ? 'live' : 'replay');
+}
+
+function traceTable(traces, reload, onSelect, live = new Map()) {
   const head = h('thead', {}, h('tr', {},
     ['', 'Name', 'Kind', 'Format', 'Size', 'Uploaded (UTC)', 'Contents', 'Actions'].map((t, i) =>
       h('th', { scope: 'col', class: i === 4 ? 'num' : i === 0 ? 'select' : null }, t || h('span', { class: 'sr-only' }, 'Compare')))));
   const rows = traces.map((t) => h('tr', { dataset: { traceId: t.id } },
     h('td', { class: 'select' }, selectBox(t, onSelect)),
     h('td', { class: 'name' },
-      h('a', { href: `#/traces/${t.id}` }, t.name),
+      h('a', { href: `#/traces/${t.id}` }, t.name), liveBadge(t, live) ? ' ' : null, liveBadge(t, live),
       t.description ? h('div', { class: 'muted small' }, t.description) : null),
     h('td', {}, kindBadge(t.kind)),
     h('td', {}, t.format || ''),
