@@ -326,6 +326,13 @@ static int item_comm(rec_ctx *c, const json_t *list, int64_t src, const char *wh
         return fail(c, ARI_E_INVALID_INPUT, "%s: CommData must be a list of counts", where);
     if (json_array_size(list) > 1000000)
         return fail(c, ARI_E_INVALID_INPUT, "%s: CommData has more than 10^6 entries", where);
+    int kps = c->b->kps_per_pe;
+    if (kps <= 0 && c->b->entities[src].parent >= 0 && json_array_size(list) > 0)
+        /* KPs under PEs, but the destinations' PEs unknown: a KP placed
+         * under no PE here would conflict with its own record later */
+        return fail(c, ARI_E_INVALID_INPUT, "%s: CommData needs the number of KPs per PE, which this run "
+                    "does not know yet: give \"kps_per_pe\" when opening the run (POST /api/v1/streams), "
+                    "or send KpGid = Peid * nKP + Kpid with a Peid above 0 in the same record", where);
     if (add_row(c, src) < 0)
         return -1;
     size_t j;
@@ -336,7 +343,6 @@ static int item_comm(rec_ctx *c, const json_t *list, int64_t src, const char *wh
             return fail(c, ARI_E_INVALID_INPUT, "%s: CommData entries must be counts (finite, >= 0)", where);
         if (x == 0)
             continue;
-        int kps = c->b->kps_per_pe;
         int64_t dst = kp_entity(c, (int64_t)j, kps > 0 ? (int64_t)j / kps : -1);
         if (dst < 0 || add_entry(c, dst, x) < 0)
             return -1;

@@ -213,6 +213,15 @@ static void errors(void **state)
             fail_msg("case %zu: rc %d, %s: %s (wanted %s)", i, rc, err.code, err.message, cases[i].message);
         ari_stream_batch_free(&b);
     }
+    /* CommData of a KP under a PE when the KPs per PE are unknown: the
+     * destinations' PEs cannot be placed */
+    ari_stream_batch b;
+    ari_error err = {0};
+    const char *rec = "{\"LastGvt\":1,\"KpData\":[{\"Peid\":0,\"Kpid\":0,\"KpGid\":0,\"CommData\":[1,2]}]}";
+    assert_int_equal(ari_stream_batch_init(&b, 0, NULL), 0);
+    assert_int_equal(ari_stream_parse_buffer(&b, rec, strlen(rec), 0, &err), -1);
+    assert_non_null(strstr(err.message, "line 1: KpData[0]: CommData needs the number of KPs per PE"));
+    ari_stream_batch_free(&b);
 }
 
 static void long_line(void **state)
