@@ -32,22 +32,12 @@ static const char *header(ari_request *r, const char *name)
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
 }
 
-static const char *bearer(ari_request *r)
-{
-    const char *h = header(r, "Authorization");
-    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
-        return NULL;
-    h += 7;
-    while (*h == ' ')
-        h++;
-    return *h ? h : NULL;
-}
 
 /* 0 if the caller may write to run id (its stream token, or with auth on
  * a server token of the write scope); -1 after answering 401/403. */
 static int stream_auth(ari_request *r, int64_t id)
 {
-    const char *x = header(r, "X-Stream-Token"), *b = bearer(r);
+    const char *x = header(r, "X-Stream-Token"), *b = ari_auth_bearer(r);
     ari_error err = {0};
     for (int i = 0; i < 2; i++) {
         const char *tok = i == 0 ? x : b;

@@ -24,7 +24,7 @@ int ari_auth_is_loopback(const char *host)
     return 0;
 }
 
-static const char *bearer_token(ari_request *r)
+const char *ari_auth_bearer(ari_request *r)
 {
     const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
     if (!h || strncasecmp(h, "Bearer ", 7) != 0)
@@ -50,7 +50,7 @@ int ari_auth_check(ari_request *r, ari_scope needed)
     r->scope = ARI_SCOPE_NONE;
     if (needed == ARI_SCOPE_NONE)
         return 0;
-    const char *token = bearer_token(r);
+    const char *token = ari_auth_bearer(r);
     if (!token) {
         unauthorized(r, "this server requires an API token: send 'Authorization: Bearer <token>'");
         return -1;

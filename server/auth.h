@@ -10,6 +10,8 @@
  * r->db when the caller holds a connection (a handler), else through one
  * from the pool. */
 int ari_auth_check(ari_request *r, ari_scope needed);
+/* The token of an "Authorization: Bearer <token>" header, or NULL. */
+const char *ari_auth_bearer(ari_request *r);
 /* 1 for 127.0.0.0/8, ::1 and "localhost". */
 int ari_auth_is_loopback(const char *host);
 

@@ -11,6 +11,8 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_vector.h>
 
+#include "util/dot.h"
+
 struct ari_ipca {
     int k;
     size_t d;
@@ -138,21 +140,6 @@ static size_t build_m(ari_ipca *p, const double *B, size_t m)
 }
 
 /* Dot product with four accumulators (no reassociation needed to pipeline). */
-static double dot(const double *x, const double *y, size_t n)
-{
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        s0 += x[j] * y[j];
-        s1 += x[j + 1] * y[j + 1];
-        s2 += x[j + 2] * y[j + 2];
-        s3 += x[j + 3] * y[j + 3];
-    }
-    for (; j < n; j++)
-        s0 += x[j] * y[j];
-    return (s0 + s1) + (s2 + s3);
-}
-
 /* Columns per block of the Gram and back-projection loops: r rows of a block
  * stay in the L1/L2 cache while every pair is formed. */
 #define IPCA_BLOCK 512
@@ -165,7 +152,7 @@ static void gram(const double *M, size_t r, size_t d, gsl_matrix *G)
         size_t len = d - j0 < IPCA_BLOCK ? d - j0 : IPCA_BLOCK;
         for (size_t a = 0; a < r; a++)
             for (size_t b = 0; b <= a; b++)
-                *gsl_matrix_ptr(G, a, b) += dot(&M[a * d + j0], &M[b * d + j0], len);
+                *gsl_matrix_ptr(G, a, b) += ari_dot(&M[a * d + j0], &M[b * d + j0], len);
     }
     for (size_t a = 0; a < r; a++)
         for (size_t b = 0; b < a; b++)

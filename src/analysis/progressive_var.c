@@ -11,6 +11,7 @@
 
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/dot.h"
 
 /* ---- the sample: standardised columns ---------------------------------- */
 
@@ -69,21 +70,6 @@ static int data_load(var_data *v, const double *Y, size_t ld, size_t r0, size_t 
         v->sd[c] = sd;
     }
     return 0;
-}
-
-static double dot(const double *a, const double *b, size_t n)
-{
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
-    }
-    for (; i < n; i++)
-        s0 += a[i] * b[i];
-    return (s0 + s1) + (s2 + s3);
 }
 
 static double sum(const double *a, size_t n)
@@ -211,14 +197,14 @@ static size_t cholesky(double *A, size_t k, double tol)
 {
     for (size_t j = 0; j < k; j++) {
         double *rj = A + j * k;
-        double djj = rj[j] - dot(rj, rj, j);
+        double djj = rj[j] - ari_dot(rj, rj, j);
         if (!(djj > tol * fabs(rj[j])) || !(djj > 0))
             return j;
         double l = sqrt(djj);
         rj[j] = l;
         for (size_t i = j + 1; i < k; i++) {
             double *ri = A + i * k;
-            ri[j] = (ri[j] - dot(ri, rj, j)) / l;
+            ri[j] = (ri[j] - ari_dot(ri, rj, j)) / l;
         }
     }
     return k;
@@ -541,7 +527,7 @@ static double granger_f(const var_fit *f, const double *linvc, size_t cause, siz
         for (size_t c = 0; c < p; c++) {
             size_t lo = idx[a] > idx[c] ? idx[a] : idx[c];
             const double *xa = linvc + idx[a] * k, *xc = linvc + idx[c] * k;
-            V[a * p + c] = dot(xa + lo, xc + lo, k - lo);
+            V[a * p + c] = ari_dot(xa + lo, xc + lo, k - lo);
         }
     if (cholesky(V, p, 1e-14) < p)
         return NAN;
