@@ -115,6 +115,7 @@ json_t *ari_live_hub_state(ari_live_hub *h, const char *name)
 
 typedef struct comm_view {
     int32_t *parent;
+    const char **names;
     ari_lcomm_tree tree;
     ari_lcomm_view *v;
     char level[ARI_LIVE_NAME];
@@ -124,6 +125,7 @@ static void comm_view_free(comm_view *c)
 {
     ari_lcomm_view_free(c->v);
     free(c->parent);
+    free(c->names);
 }
 
 /* The view of level (NULL: the granularity) or of group's children. Hub locked. */
@@ -143,11 +145,18 @@ static int comm_view_open(ari_live_hub *h, const char *level, int64_t group, com
     int depth = ari_live_level_depth(ld, name);
     if (depth < 0)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "level '%.60s' is not a level of this run", name);
-    if (!(c->parent = malloc((ne ? ne : 1) * sizeof *c->parent)))
+    c->parent = malloc((ne ? ne : 1) * sizeof *c->parent);
+    c->names = malloc((ne ? ne : 1) * sizeof *c->names);
+    if (!c->parent || !c->names) {
+        comm_view_free(c);
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < ne; i++)
+    }
+    for (size_t i = 0; i < ne; i++) {
         c->parent[i] = (int32_t)ari_live_data_entity_parent(ld, i);
-    c->tree = (ari_lcomm_tree){.n = ne, .parent = c->parent, .leaf_level = ari_live_comm_depth(h->ld)};
+        c->names[i] = ari_live_data_entity_name(ld, i);
+    }
+    c->tree = (ari_lcomm_tree){.n = ne, .parent = c->parent, .names = c->names,
+                               .leaf_level = ari_live_comm_depth(h->ld)};
     if (depth > c->tree.leaf_level)
         depth = c->tree.leaf_level;
     if (!(c->v = ari_lcomm_view_new(&c->tree, depth, (int32_t)group, err))) {

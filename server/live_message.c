@@ -450,11 +450,17 @@ static int snapshot_comm(ari_live_engine *e, ari_live_data *ld, size_t t)
         return 0;
     size_t ne = ari_live_data_n_entities(ld);
     int32_t *parent = malloc((ne ? ne : 1) * sizeof *parent);
-    if (!parent)
+    const char **names = malloc((ne ? ne : 1) * sizeof *names);
+    if (!parent || !names) {
+        free(parent);
+        free(names);
         return -1;
-    for (size_t i = 0; i < ne; i++)
+    }
+    for (size_t i = 0; i < ne; i++) {
         parent[i] = (int32_t)ari_live_data_entity_parent(ld, i);
-    ari_lcomm_tree tree = {.n = ne, .parent = parent, .leaf_level = ari_live_comm_depth(ld)};
+        names[i] = ari_live_data_entity_name(ld, i);
+    }
+    ari_lcomm_tree tree = {.n = ne, .parent = parent, .names = names, .leaf_level = ari_live_comm_depth(ld)};
     int depth = ari_live_level_depth(ld, e->ctl.granularity);
     if (depth < 0 || depth > tree.leaf_level)
         depth = tree.leaf_level;
@@ -501,6 +507,7 @@ static int snapshot_comm(ari_live_engine *e, ari_live_data *ld, size_t t)
 done:
     ari_lcomm_view_free(v);
     free(parent);
+    free(names);
     return rc;
 }
 

@@ -10,8 +10,8 @@
  * for ROSS CommData); several triples of one (src, dst) add up.
  *
  * A view is the ordered list of row (= column) entities of a matrix: every
- * entity of a level (ids ascending), or the children of one group
- * (drill-down, ids ascending; a way back up is the view of the group's
+ * entity of a level, or the children of one group (drill-down), in the
+ * natural order of their names when the tree has names, else by id (a way back up is the view of the group's
  * parent, or of its level). Each row entity stands for its descendants at
  * the leaf level (itself if it is at the leaf level). The cell of rows a, b
  * is the MEAN of their block of the leaf matrix, as the spec says ("the
@@ -49,6 +49,8 @@ typedef struct ari_lcomm_tree {
     size_t n;              /* entities 0 .. n-1 */
     const int32_t *parent; /* n: parent id or -1 */
     int leaf_level;        /* the level of the triples' entities */
+    const char *const *names; /* n names, or NULL: rows then go in the names' natural order
+                               * ("PE 2" before "PE 10"), else by id */
 } ari_lcomm_tree;
 
 typedef struct ari_lcomm_view ari_lcomm_view;
@@ -62,7 +64,7 @@ int ari_lcomm_level(const ari_lcomm_tree *tree, int32_t e);
  * leaf-level group, more than ARI_LCOMM_MAX_ROWS rows, a parent cycle), nomem. */
 ari_lcomm_view *ari_lcomm_view_new(const ari_lcomm_tree *tree, int level, int32_t group, ari_error *err);
 size_t ari_lcomm_view_size(const ari_lcomm_view *v);          /* m */
-const int32_t *ari_lcomm_view_ids(const ari_lcomm_view *v);   /* m row entity ids, ascending */
+const int32_t *ari_lcomm_view_ids(const ari_lcomm_view *v);   /* m row entity ids, in row order */
 int ari_lcomm_view_level(const ari_lcomm_view *v);            /* level of the rows */
 int32_t ari_lcomm_view_group(const ari_lcomm_view *v);        /* the group drilled into, or -1 */
 const size_t *ari_lcomm_view_leaves(const ari_lcomm_view *v); /* m: leaf-level descendants of each row */

@@ -32,7 +32,32 @@ static void near(double got, double want, double tol)
 
 /* ids: 0, 1 PEs; 2..6 KPs; 7..10 LPs (7, 8 under KP 2; 9 under KP 5; 10 under KP 6) */
 static const int32_t small_parent[11] = {-1, -1, 0, 0, 0, 1, 1, 2, 2, 5, 6};
-static const ari_lcomm_tree small_tree = {11, small_parent, 1};
+static const ari_lcomm_tree small_tree = {11, small_parent, 1, NULL};
+
+/* With names, rows go in their natural order ("PE 2" before "PE 10"),
+ * whatever the ids, and the cells follow their rows. */
+static void test_natural_order(void **state)
+{
+    (void)state;
+    /* 0: PE 10, 1: PE 2, 2: PE 02b; KPs 3 (under PE 10), 4 (PE 2), 5 (PE 02b) */
+    static const int32_t parent[6] = {-1, -1, -1, 0, 1, 2};
+    static const char *const names[6] = {"PE 10", "PE 2", "PE 2b", "KP 30", "KP 4", "KP 5"};
+    ari_lcomm_tree tree = {6, parent, 1, names};
+    ari_error err = {0};
+    ari_lcomm_view *v = ari_lcomm_view_new(&tree, 0, -1, &err);
+    assert_non_null(v);
+    const int32_t *ids = ari_lcomm_view_ids(v);
+    assert_int_equal(ids[0], 1); /* PE 2 */
+    assert_int_equal(ids[1], 2); /* PE 2b */
+    assert_int_equal(ids[2], 0); /* PE 10 */
+    assert_int_equal(ari_lcomm_view_row(v, 3), 2);
+    const ari_lcomm_triple tr[] = {{3, 4, 7}};
+    double m[9];
+    assert_int_equal(ari_lcomm_view_matrix(v, tr, 1, m, &err), 0);
+    near(m[2 * 3 + 0], 7, 0); /* PE 10 -> PE 2 */
+    near(m[0 * 3 + 2], 0, 0);
+    ari_lcomm_view_free(v);
+}
 
 static void test_hand_sums(void **state)
 {
@@ -121,7 +146,7 @@ static void test_errors(void **state)
     assert_null(ari_lcomm_view_new(&small_tree, 0, 3, &err)); /* a leaf group */
     assert_null(ari_lcomm_view_new(&small_tree, 0, 11, &err));
     const int32_t cyc[3] = {1, 2, 0};
-    const ari_lcomm_tree ct = {3, cyc, 0};
+    const ari_lcomm_tree ct = {3, cyc, 0, NULL};
     assert_null(ari_lcomm_view_new(&ct, 0, -1, &err));
     assert_int_equal(ari_lcomm_level(&ct, 0), -1);
     ari_lcomm_view *v = ari_lcomm_view_new(&small_tree, 0, -1, &err);
@@ -154,7 +179,7 @@ static void test_brute_force(void **state)
             parent[n++] = g;
         }
     }
-    ari_lcomm_tree tree = {n, parent, 1};
+    ari_lcomm_tree tree = {n, parent, 1, NULL};
     ari_lcomm_triple tr[300];
     double dense[MAXN][MAXN] = {{0}};
     for (int i = 0; i < 300; i++) {
@@ -231,7 +256,7 @@ static void test_ross_kp100(void **state)
         parent[g] = -1;
     for (int k = 0; k < NKP; k++)
         parent[NPE + k] = k / KPS;
-    ari_lcomm_tree tree = {NPE + NKP, parent, 1};
+    ari_lcomm_tree tree = {NPE + NKP, parent, 1, NULL};
     ari_lcomm_triple tr[NKP];
     size_t ntr = 0;
     double total = 0;
@@ -272,6 +297,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_sums),
+        cmocka_unit_test(test_natural_order),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_brute_force),
         cmocka_unit_test(test_ross_kp100),
