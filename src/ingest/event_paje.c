@@ -1,0 +1,528 @@
+/* event_paje.c: event traces (event_sink.h) into the Paje model (sink.h):
+ * processes and threads as containers, Enter/Leave pairs as nested states,
+ * matched messages as links, instants as events, metric samples as
+ * variables. The mapping and its rules are in event_paje.h. */
+#include "ingest/event_paje.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/strmap.h"
+#include "util/vec.h"
+
+#define ALIAS_SIZE 32
+
+typedef struct frame {
+    int64_t region;
+    double start;
+} frame;
+
+typedef struct location {
+    int64_t process;
+    char alias[ALIAS_SIZE];
+    frame *stack;
+    size_t depth, cap;
+    double last;          /* the time of its last event */
+} location;
+
+typedef struct process {
+    int64_t rank;
+    char alias[ALIAS_SIZE];
+} process;
+
+/* One side of a message waiting for its partner. */
+typedef struct pending {
+    int64_t location;
+    double time;
+    uint64_t bytes;
+} pending;
+
+/* The unmatched sides of one (sender, receiver, tag, communicator): all
+ * sends or all receives, oldest first from head. */
+typedef struct queue {
+    int receives;         /* 1: the items are receives */
+    pending *items;
+    size_t head, n, cap;
+} queue;
+
+/* The open piece of a (location, metric) variable. */
+typedef struct piece {
+    int64_t location, metric;
+    double start, value;
+} piece;
+
+struct ari_event_paje {
+    const ari_sink *out;
+    ari_event_sink sink;
+    ari_error err;
+    int types_done;
+    process *procs;
+    size_t nprocs, cap_procs;
+    location *locs;
+    size_t nlocs, cap_locs;
+    char **regions;
+    size_t nregions, cap_regions;
+    int64_t ncomms;
+    char **metrics;       /* variable type "V<i>" */
+    size_t nmetrics, cap_metrics;
+    ari_strmap *proc_ids;     /* rank -> index + 1 */
+    ari_strmap *metric_ids;   /* name -> index + 1 */
+    piece *pieces;
+    size_t npieces, cap_pieces;
+    ari_strmap *piece_ids;    /* "loc:metric" -> index + 1 */
+    queue *queues;
+    size_t nqueues, cap_queues;
+    ari_strmap *queue_ids;    /* "src,dst,tag,comm" -> index + 1 */
+    size_t npending;
+    uint64_t nlinks;
+    ari_event_paje_report rep;
+};
+
+static int fail_nomem(ari_event_paje *ep)
+{
+    return ari_error_set(&ep->err, ARI_E_NOMEM, "out of memory");
+}
+
+/* ---- the Paje types, once ---- */
+
+static int define(ari_event_paje *ep, ari_nature nature, const char *alias, const char *name, const char *parent,
+                  const char *start_type, const char *end_type)
+{
+    ari_type_def t = {nature, alias, name, parent, start_type, end_type, NULL};
+    if (ep->out->on_type && ep->out->on_type(ep->out->ctx, &t) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused the type %s", name);
+    return 0;
+}
+
+static int define_types(ari_event_paje *ep)
+{
+    if (ep->types_done)
+        return 0;
+    ep->types_done = 1;
+    if (define(ep, ARI_NATURE_CONTAINER, "P", "Process", "0", NULL, NULL) < 0 ||
+        define(ep, ARI_NATURE_CONTAINER, "T", "Thread", "P", NULL, NULL) < 0 ||
+        define(ep, ARI_NATURE_STATE, "F", "Function", "T", NULL, NULL) < 0 ||
+        define(ep, ARI_NATURE_EVENT, "E", "Instant", "T", NULL, NULL) < 0)
+        return -1;
+    return define(ep, ARI_NATURE_LINK, "M", "Message", "0", "T", "T");
+}
+
+/* ---- processes, locations, regions, communicators ---- */
+
+static int64_t on_process(void *ctx, int64_t rank, const char *name)
+{
+    ari_event_paje *ep = ctx;
+    char key[24];
+    int n = snprintf(key, sizeof key, "%" PRId64, rank);
+    intptr_t v = (intptr_t)ari_strmap_get(ep->proc_ids, key, (size_t)n);
+    if (v)
+        return v - 1;
+    if (define_types(ep) < 0)
+        return -1;
+    if (ari_vec_reserve((void **)&ep->procs, &ep->cap_procs, ep->nprocs + 1, sizeof *ep->procs) < 0 ||
+        !ari_strmap_put(ep->proc_ids, key, (size_t)n, (void *)(intptr_t)(ep->nprocs + 1)))
+        return fail_nomem(ep);
+    process *p = &ep->procs[ep->nprocs];
+    p->rank = rank;
+    snprintf(p->alias, sizeof p->alias, "p%zu", ep->nprocs);
+    char label[64];
+    if (!name)
+        snprintf(label, sizeof label, "rank %" PRId64, rank);
+    ari_container c = {p->alias, name ? name : label, "P", "0", 0, 0};
+    if (ep->out->on_container && ep->out->on_container(ep->out->ctx, &c) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused the process %s", c.name);
+    return (int64_t)ep->nprocs++;
+}
+
+static int64_t on_location(void *ctx, int64_t proc, int64_t thread, const char *name)
+{
+    ari_event_paje *ep = ctx;
+    if (proc < 0 || (size_t)proc >= ep->nprocs)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "a location of an unknown process %" PRId64, proc);
+    if (ari_vec_reserve((void **)&ep->locs, &ep->cap_locs, ep->nlocs + 1, sizeof *ep->locs) < 0)
+        return fail_nomem(ep);
+    location *l = &ep->locs[ep->nlocs];
+    memset(l, 0, sizeof *l);
+    l->process = proc;
+    snprintf(l->alias, sizeof l->alias, "l%zu", ep->nlocs);
+    char label[64];
+    if (!name)
+        snprintf(label, sizeof label, "thread %" PRId64, thread);
+    ari_container c = {l->alias, name ? name : label, "T", ep->procs[proc].alias, 0, 0};
+    if (ep->out->on_container && ep->out->on_container(ep->out->ctx, &c) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused the location %s", c.name);
+    return (int64_t)ep->nlocs++;
+}
+
+static int64_t on_region(void *ctx, const char *name, const char *file, int line, const char *role)
+{
+    (void)file;
+    (void)line;
+    (void)role;
+    ari_event_paje *ep = ctx;
+    if (ari_vec_reserve((void **)&ep->regions, &ep->cap_regions, ep->nregions + 1, sizeof *ep->regions) < 0 ||
+        !(ep->regions[ep->nregions] = strdup(name ? name : "")))
+        return fail_nomem(ep);
+    return (int64_t)ep->nregions++;
+}
+
+static int64_t on_communicator(void *ctx, const char *name, int64_t size)
+{
+    (void)name;
+    (void)size;
+    ari_event_paje *ep = ctx;
+    return ep->ncomms++;
+}
+
+/* ---- enter, leave, instants ---- */
+
+static location *loc_at(ari_event_paje *ep, int64_t loc, double time)
+{
+    if (loc < 0 || (size_t)loc >= ep->nlocs) {
+        ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "an event of an unknown location %" PRId64, loc);
+        return NULL;
+    }
+    location *l = &ep->locs[loc];
+    if (time > l->last)
+        l->last = time;
+    return l;
+}
+
+static int on_enter(void *ctx, int64_t loc, double time, int64_t region)
+{
+    ari_event_paje *ep = ctx;
+    location *l = loc_at(ep, loc, time);
+    if (!l)
+        return -1;
+    if (region < 0 || (size_t)region >= ep->nregions)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "an Enter of an unknown region %" PRId64, region);
+    if (l->depth >= ARI_EP_MAX_DEPTH)
+        return ari_error_set(&ep->err, ARI_E_TOO_LARGE, "more than %d regions open at once on one location",
+                             ARI_EP_MAX_DEPTH);
+    if (ari_vec_reserve((void **)&l->stack, &l->cap, l->depth + 1, sizeof *l->stack) < 0)
+        return fail_nomem(ep);
+    l->stack[l->depth++] = (frame){region, time};
+    return 0;
+}
+
+static int emit_state(ari_event_paje *ep, location *l, double end)
+{
+    frame f = l->stack[--l->depth];
+    ari_state s = {l->alias, "F", ep->regions[f.region], f.start, end, (int)l->depth, NULL, 0};
+    if (ep->out->on_state && ep->out->on_state(ep->out->ctx, &s) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused a state");
+    ep->rep.states++;
+    return 0;
+}
+
+static int on_leave(void *ctx, int64_t loc, double time, int64_t region)
+{
+    ari_event_paje *ep = ctx;
+    location *l = loc_at(ep, loc, time);
+    if (!l)
+        return -1;
+    if (l->depth == 0 || l->stack[l->depth - 1].region != region) {
+        const char *name = region >= 0 && (size_t)region < ep->nregions ? ep->regions[region] : "?";
+        if (l->depth == 0)
+            return ari_error_set(&ep->err, ARI_E_INVALID_INPUT,
+                                 "a Leave of '%.200s' at %.17g ns on location %" PRId64 " without its Enter", name,
+                                 time, loc);
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT,
+                             "a Leave of '%.200s' at %.17g ns on location %" PRId64 " while '%.200s' is open", name,
+                             time, loc, ep->regions[l->stack[l->depth - 1].region]);
+    }
+    return emit_state(ep, l, time);
+}
+
+static int emit_event(ari_event_paje *ep, location *l, double time, const char *value, const ari_field *fields,
+                      size_t nfields)
+{
+    ari_event e = {l->alias, "E", value, time, fields, nfields};
+    if (ep->out->on_event && ep->out->on_event(ep->out->ctx, &e) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused an event");
+    ep->rep.events++;
+    return 0;
+}
+
+static int on_instant(void *ctx, int64_t loc, double time, const char *name)
+{
+    ari_event_paje *ep = ctx;
+    location *l = loc_at(ep, loc, time);
+    return l ? emit_event(ep, l, time, name ? name : "", NULL, 0) : -1;
+}
+
+static int on_collective(void *ctx, const ari_event_collective *c)
+{
+    ari_event_paje *ep = ctx;
+    location *l = loc_at(ep, c->location, c->end);
+    if (!l)
+        return -1;
+    char sent[24], recv[24], root[24];
+    snprintf(sent, sizeof sent, "%" PRIu64, c->bytes_sent);
+    snprintf(recv, sizeof recv, "%" PRIu64, c->bytes_received);
+    snprintf(root, sizeof root, "%" PRId64, c->root);
+    ari_field f[] = {{"bytes_sent", sent}, {"bytes_received", recv}, {"root", root}};
+    return emit_event(ep, l, c->begin, c->op ? c->op : "collective", f, c->root >= 0 ? 3 : 2);
+}
+
+/* ---- messages ---- */
+
+static int is_send(ari_msg_kind k)
+{
+    return k == ARI_MSG_SEND || k == ARI_MSG_ISEND;
+}
+
+static int is_receive(ari_msg_kind k)
+{
+    return k == ARI_MSG_RECV || k == ARI_MSG_IRECV;
+}
+
+static queue *queue_of(ari_event_paje *ep, int64_t src, int64_t dst, int64_t tag, int64_t comm)
+{
+    char key[96];
+    int n = snprintf(key, sizeof key, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, src, dst, tag, comm);
+    intptr_t v = (intptr_t)ari_strmap_get(ep->queue_ids, key, (size_t)n);
+    if (v)
+        return &ep->queues[v - 1];
+    if (ari_vec_reserve((void **)&ep->queues, &ep->cap_queues, ep->nqueues + 1, sizeof *ep->queues) < 0 ||
+        !ari_strmap_put(ep->queue_ids, key, (size_t)n, (void *)(intptr_t)(ep->nqueues + 1))) {
+        fail_nomem(ep);
+        return NULL;
+    }
+    queue *q = &ep->queues[ep->nqueues++];
+    memset(q, 0, sizeof *q);
+    return q;
+}
+
+static int emit_link(ari_event_paje *ep, const pending *send, const pending *recv, int64_t tag, int64_t comm)
+{
+    char key[32], bytes[24], tags[24], comms[24];
+    snprintf(key, sizeof key, "m%" PRIu64, ep->nlinks++);
+    snprintf(bytes, sizeof bytes, "%" PRIu64, send->bytes);
+    snprintf(tags, sizeof tags, "%" PRId64, tag);
+    snprintf(comms, sizeof comms, "%" PRId64, comm);
+    ari_field f[] = {{"bytes", bytes}, {"tag", tags}, {"communicator", comms}};
+    ari_link k = {"0", "M", "message", ep->locs[send->location].alias, ep->locs[recv->location].alias, key,
+                  send->time, recv->time, f, 3};
+    if (ep->out->on_link && ep->out->on_link(ep->out->ctx, &k) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused a message");
+    ep->rep.links++;
+    return 0;
+}
+
+static int on_message(void *ctx, const ari_event_msg *m)
+{
+    ari_event_paje *ep = ctx;
+    location *l = loc_at(ep, m->location, m->time);
+    if (!l)
+        return -1;
+    int receive = is_receive(m->kind);
+    if (!receive && !is_send(m->kind))
+        return 0; /* request posts and completions: the data moved at the other events */
+    int64_t own = ep->procs[l->process].rank;
+    queue *q = receive ? queue_of(ep, m->peer, own, m->tag, m->communicator)
+                       : queue_of(ep, own, m->peer, m->tag, m->communicator);
+    if (!q)
+        return -1;
+    pending me = {m->location, m->time, m->bytes};
+    if (q->head < q->n && q->receives != receive) { /* the oldest partner waiting */
+        pending other = q->items[q->head++];
+        ep->npending--;
+        if (q->head == q->n)
+            q->head = q->n = 0;
+        return receive ? emit_link(ep, &other, &me, m->tag, m->communicator)
+                       : emit_link(ep, &me, &other, m->tag, m->communicator);
+    }
+    if (ep->npending >= ARI_EP_MAX_PENDING)
+        return ari_error_set(&ep->err, ARI_E_TOO_LARGE, "more than %zu message sides wait for their partner",
+                             ARI_EP_MAX_PENDING);
+    if (ari_vec_reserve((void **)&q->items, &q->cap, q->n + 1, sizeof *q->items) < 0)
+        return fail_nomem(ep);
+    q->receives = receive;
+    q->items[q->n++] = me;
+    ep->npending++;
+    return 0;
+}
+
+/* ---- metric samples ---- */
+
+static int64_t metric_id(ari_event_paje *ep, const char *name)
+{
+    intptr_t v = (intptr_t)ari_strmap_get(ep->metric_ids, name, strlen(name));
+    if (v)
+        return v - 1;
+    char alias[ALIAS_SIZE];
+    snprintf(alias, sizeof alias, "V%zu", ep->nmetrics);
+    if (ari_vec_reserve((void **)&ep->metrics, &ep->cap_metrics, ep->nmetrics + 1, sizeof *ep->metrics) < 0 ||
+        !(ep->metrics[ep->nmetrics] = strdup(alias)) ||
+        !ari_strmap_put(ep->metric_ids, name, strlen(name), (void *)(intptr_t)(ep->nmetrics + 1)))
+        return fail_nomem(ep);
+    if (define(ep, ARI_NATURE_VARIABLE, alias, name, "T", NULL, NULL) < 0)
+        return -1;
+    return (int64_t)ep->nmetrics++;
+}
+
+static int emit_piece(ari_event_paje *ep, const piece *p, double end)
+{
+    ari_variable v = {ep->locs[p->location].alias, ep->metrics[p->metric], p->start, end, p->value};
+    if (ep->out->on_variable && ep->out->on_variable(ep->out->ctx, &v) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused a metric sample");
+    ep->rep.variables++;
+    return 0;
+}
+
+static int on_metric(void *ctx, int64_t loc, double time, const char *metric, const char *unit, double value)
+{
+    (void)unit;
+    ari_event_paje *ep = ctx;
+    if (!loc_at(ep, loc, time))
+        return -1;
+    int64_t id = metric_id(ep, metric ? metric : "metric");
+    if (id < 0)
+        return -1;
+    char key[48];
+    int n = snprintf(key, sizeof key, "%" PRId64 ":%" PRId64, loc, id);
+    intptr_t v = (intptr_t)ari_strmap_get(ep->piece_ids, key, (size_t)n);
+    if (v) {
+        piece *p = &ep->pieces[v - 1];
+        if (emit_piece(ep, p, time) < 0)
+            return -1;
+        p->start = time;
+        p->value = value;
+        return 0;
+    }
+    if (ari_vec_reserve((void **)&ep->pieces, &ep->cap_pieces, ep->npieces + 1, sizeof *ep->pieces) < 0 ||
+        !ari_strmap_put(ep->piece_ids, key, (size_t)n, (void *)(intptr_t)(ep->npieces + 1)))
+        return fail_nomem(ep);
+    ep->pieces[ep->npieces++] = (piece){loc, id, time, value};
+    return 0;
+}
+
+static int on_note(void *ctx, const char *key, const char *json_value)
+{
+    (void)ctx;
+    (void)key;
+    (void)json_value;
+    return 0;
+}
+
+/* ---- life ---- */
+
+ari_event_paje *ari_event_paje_new(const ari_sink *out, ari_error *err)
+{
+    ari_event_paje *ep = ari_zalloc(sizeof *ep, err);
+    if (!ep)
+        return NULL;
+    ep->out = out;
+    ep->proc_ids = ari_strmap_new();
+    ep->metric_ids = ari_strmap_new();
+    ep->piece_ids = ari_strmap_new();
+    ep->queue_ids = ari_strmap_new();
+    if (!ep->proc_ids || !ep->metric_ids || !ep->piece_ids || !ep->queue_ids) {
+        ari_event_paje_free(ep);
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    ep->sink = (ari_event_sink){ep,         on_process, on_location, on_region,   on_communicator,
+                                on_enter,   on_leave,   on_instant,  on_message,  on_collective,
+                                on_metric,  on_note,    NULL};
+    return ep;
+}
+
+const ari_event_sink *ari_event_paje_sink(ari_event_paje *ep)
+{
+    return &ep->sink;
+}
+
+const ari_error *ari_event_paje_error(const ari_event_paje *ep)
+{
+    return &ep->err;
+}
+
+static int close_locations(ari_event_paje *ep)
+{
+    for (size_t i = 0; i < ep->nlocs; i++) {
+        location *l = &ep->locs[i];
+        while (l->depth > 0) {
+            ep->rep.unclosed++;
+            if (emit_state(ep, l, l->last) < 0)
+                return -1;
+        }
+    }
+    for (size_t i = 0; i < ep->npieces; i++)
+        if (emit_piece(ep, &ep->pieces[i], ep->locs[ep->pieces[i].location].last) < 0)
+            return -1;
+    return 0;
+}
+
+static int end_containers(ari_event_paje *ep)
+{
+    if (!ep->out->on_container_end)
+        return 0;
+    double *proc_end = calloc(ep->nprocs ? ep->nprocs : 1, sizeof *proc_end);
+    if (!proc_end)
+        return fail_nomem(ep);
+    int rc = 0;
+    for (size_t i = 0; i < ep->nlocs && rc == 0; i++) {
+        location *l = &ep->locs[i];
+        if (l->last > proc_end[l->process])
+            proc_end[l->process] = l->last;
+        if (ep->out->on_container_end(ep->out->ctx, l->alias, l->last) != 0)
+            rc = -1;
+    }
+    for (size_t i = 0; i < ep->nprocs && rc == 0; i++)
+        if (ep->out->on_container_end(ep->out->ctx, ep->procs[i].alias, proc_end[i]) != 0)
+            rc = -1;
+    free(proc_end);
+    return rc < 0 ? ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused a container's end") : 0;
+}
+
+int ari_event_paje_finish(ari_event_paje *ep, ari_event_paje_report *rep, ari_error *err)
+{
+    if (close_locations(ep) < 0 || end_containers(ep) < 0) {
+        if (err)
+            *err = ep->err;
+        return -1;
+    }
+    for (size_t i = 0; i < ep->nqueues; i++) {
+        queue *q = &ep->queues[i];
+        if (q->receives)
+            ep->rep.unmatched_receives += q->n - q->head;
+        else
+            ep->rep.unmatched_sends += q->n - q->head;
+    }
+    if (rep)
+        *rep = ep->rep;
+    return 0;
+}
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void ari_event_paje_free(ari_event_paje *ep)
+{
+    if (!ep)
+        return;
+    for (size_t i = 0; i < ep->nlocs; i++)
+        free(ep->locs[i].stack);
+    for (size_t i = 0; i < ep->nqueues; i++)
+        free(ep->queues[i].items);
+    free(ep->procs);
+    free(ep->locs);
+    free(ep->queues);
+    free(ep->pieces);
+    free_strings(ep->regions, ep->nregions);
+    free_strings(ep->metrics, ep->nmetrics);
+    ari_strmap_free(ep->proc_ids);
+    ari_strmap_free(ep->metric_ids);
+    ari_strmap_free(ep->piece_ids);
+    ari_strmap_free(ep->queue_ids);
+    free(ep);
+}

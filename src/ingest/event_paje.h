@@ -1,0 +1,63 @@
+/* event_paje.h: the MPI and HPC event-trace readers (event_sink.h) into the
+ * Paje model (sink.h), so that an OTF2, Projections or HPCToolkit trace is
+ * stored as containers, states, links, events and variables and the
+ * timeline, pIC aggregation and link views apply to it unchanged (issue 19).
+ *
+ * The mapping:
+ *  - a process (rank) is a container of type "Process" under the root, a
+ *    location a container of type "Thread" under its process;
+ *  - an Enter/Leave pair is a state of type "Function" whose value is the
+ *    region's name, with its depth (0: the bottom of the location's stack);
+ *    a Leave must close the region on top of the stack;
+ *  - a point-to-point message is a link of type "Message" from the sending
+ *    location to the receiving one, start = send, end = receive. Sends
+ *    (blocking, or a non-blocking send at its start) and receives (blocking,
+ *    or a non-blocking receive at its completion) are matched in FIFO order
+ *    per (sender rank, receiver rank, tag, communicator): MPI's
+ *    non-overtaking rule. Either side may come first (readers go location
+ *    by location). The link's fields: bytes, tag, communicator;
+ *  - an instant event or a collective is an event of type "Instant" on its
+ *    location (a collective's value is its operation, its fields the bytes
+ *    and root);
+ *  - a metric sample starts a piece of the location's variable of that
+ *    metric, which lasts until the next sample (the last one until the
+ *    location's last event).
+ *
+ * Bounded: at most ARI_EP_MAX_DEPTH open regions per location; unmatched
+ * message sides are kept until the end (a trace whose sends are never
+ * received holds them all: at most ARI_EP_MAX_PENDING, then an error).
+ */
+#ifndef ARIADNE_EVENT_PAJE_H
+#define ARIADNE_EVENT_PAJE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/event_sink.h"
+#include "ingest/sink.h"
+#include "util/error.h"
+
+#define ARI_EP_MAX_DEPTH 4096
+#define ARI_EP_MAX_PENDING ((size_t)1 << 24)
+
+typedef struct ari_event_paje ari_event_paje;
+
+/* What the end of the read found, for the trace's warnings. */
+typedef struct ari_event_paje_report {
+    uint64_t states, links, events, variables;
+    uint64_t unmatched_sends, unmatched_receives; /* message sides left without a partner */
+    uint64_t unclosed;                           /* regions still open at the end, closed there */
+} ari_event_paje_report;
+
+/* An adapter writing into out (borrowed: must outlive the adapter). */
+ari_event_paje *ari_event_paje_new(const ari_sink *out, ari_error *err);
+/* The event sink that readers write into. */
+const ari_event_sink *ari_event_paje_sink(ari_event_paje *ep);
+/* The error that made a callback fail (code empty if none). */
+const ari_error *ari_event_paje_error(const ari_event_paje *ep);
+/* Closes what is still open (regions at their location's last time,
+ * variables, containers) and fills the report. Returns 0 or -1 (err). */
+int ari_event_paje_finish(ari_event_paje *ep, ari_event_paje_report *rep, ari_error *err);
+void ari_event_paje_free(ari_event_paje *ep);
+
+#endif
