@@ -12,6 +12,7 @@
 #include "ingest/caliper_json.h"
 #include "ingest/hatchet_json.h"
 #include "ingest/hpctoolkit.h"
+#include "ingest/hpctoolkit_db.h"
 #include "ingest/input.h"
 #include "ingest/tau.h"
 #include "store/profile_writer.h"
@@ -54,9 +55,41 @@ static int import_single(ari_trace_writer *w, const ari_import_file *f, const ch
 
 /* ---- HPCToolkit ---- */
 
+/* HPCToolkit 4.x: meta.db (by its magic) with the other *.db files of its
+ * directory; the import needs profile.db and says so when it is missing. */
+static int claim_hpctoolkit_db(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
+{
+    static const char *const others[] = {"profile.db", "cct.db", "trace.db"};
+    char head[16];
+    for (size_t i = 0; i < n; i++) {
+        ari_import_file *f = &files[idx[i]];
+        if (f->claimed || strcmp(base_name(f->name), "meta.db") != 0)
+            continue;
+        long got = ari_input_head(f->path, head, sizeof head);
+        if (got <= 0 || !ari_hpctoolkit_db_probe(head, (size_t)got))
+            continue;
+        f->claimed = 1;
+        g->files[0] = idx[i];
+        g->nfiles = 1;
+        for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
+            for (size_t j = 0; j < n; j++) {
+                ari_import_file *d = &files[idx[j]];
+                if (!d->claimed && strcmp(base_name(d->name), others[o]) == 0) {
+                    d->claimed = 1;
+                    g->files[g->nfiles++] = idx[j];
+                    break;
+                }
+            }
+        return 1;
+    }
+    return 0;
+}
+
 static int claim_hpctoolkit(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
     char head[PROBE_BYTES];
+    if (claim_hpctoolkit_db(files, idx, n, g))
+        return 1;
     for (size_t i = 0; i < n; i++) {
         ari_import_file *f = &files[idx[i]];
         if (f->claimed || strcmp(base_name(f->name), "experiment.xml") != 0)
@@ -144,9 +177,32 @@ static int list_siblings(const ari_import_file *xml, int (*match)(const char *na
     return rc;
 }
 
+/* meta.db + profile.db into the profile writer (the other files listed). */
+static int import_hpctoolkit_db(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
+{
+    const ari_import_file *meta = &files[g->files[0]], *prof = NULL;
+    for (size_t i = 1; i < g->nfiles; i++)
+        if (strcmp(base_name(files[g->files[i]].name), "profile.db") == 0)
+            prof = &files[g->files[i]];
+    if (!prof)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: profile.db is missing next to it", meta->name);
+    for (size_t i = 0; i < g->nfiles; i++) {
+        const ari_import_file *f = &files[g->files[i]];
+        if (ari_trace_writer_file(w, f->path, f->name, "hpctoolkit-db", err) < 0)
+            return -1;
+    }
+    ari_profile_writer *pw = ari_profile_writer_begin(w, err);
+    if (!pw)
+        return -1;
+    int rc = ari_hpctoolkit_db_read(meta->path, meta->name, prof->path, prof->name, ari_profile_writer_sink(pw), err);
+    return finish_read(pw, rc, err);
+}
+
 static int import_hpctoolkit(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
 {
     const ari_import_file *xml = &files[g->files[0]];
+    if (strcmp(base_name(xml->name), "meta.db") == 0)
+        return import_hpctoolkit_db(w, files, g, err);
     char **paths = NULL, **names = NULL;
     size_t n = 0;
     int rc = list_siblings(xml, ari_hpctoolkit_is_metricdb, &paths, &names, &n, err);

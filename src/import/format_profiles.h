@@ -1,6 +1,7 @@
 /* format_profiles.h: the import formats of call-graph profiles (kind
  * "profile"): HPCToolkit databases (a bundle: experiment.xml and the
- * *.metric-db files of its directory), Caliper json-split, Caliper JSON
+ * *.metric-db files of its directory; or, from HPCToolkit 2022 on, meta.db
+ * with profile.db, cct.db and trace.db), Caliper json-split, Caliper JSON
  * record lists, native .cali files, and Hatchet's JSON (graph+dataframe
  * or literal), TAU text profiles (profile.N.C.T files of a directory).
  * Each reads into the store's profile writer. */
