@@ -18,6 +18,9 @@ RUN_PACKAGES=(build-essential cmake pkg-config
 # chromium for the browser tests, and the reference tools results are
 # checked against (pj_dump, glpsol, R with the cluster and Rtsne packages).
 TEST_PACKAGES=(libcmocka-dev chromium pajeng glpk-utils r-base-core r-cran-cluster r-cran-rtsne curl time clang)
+# OTF2 (Score-P) traces: libotf2 to read them, otf2-print to check the reader against.
+RUN_PACKAGES+=(libotf2-trace-dev)
+TEST_PACKAGES+=(otf2-tools)
 
 log() { printf '\033[1m[ariadne]\033[0m %s\n' "$*" >&2; }
 
