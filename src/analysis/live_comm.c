@@ -2,12 +2,12 @@
  * means of group blocks, with drill-down (see live_comm.h). */
 #include "analysis/live_comm.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/natural.h"
 
 #define LCOMM_MAX_LABEL 1024
 
@@ -50,34 +50,6 @@ static int compute_levels(const ari_lcomm_tree *tree, int *levels, ari_error *er
 }
 
 /* The rows: children of group (group >= 0) or every entity at level. */
-/* Natural order of two names: runs of digits compare as numbers, so "PE 2"
- * comes before "PE 10". */
-static int natural_cmp(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-            while (*a == '0')
-                a++;
-            while (*b == '0')
-                b++;
-            size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
-            if (na != nb)
-                return na < nb ? -1 : 1;
-            int c = strncmp(a, b, na);
-            if (c)
-                return c;
-            a += na;
-            b += nb;
-        } else {
-            if (*a != *b)
-                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-            a++;
-            b++;
-        }
-    }
-    return *a ? 1 : *b ? -1 : 0;
-}
-
 /* Insertion sort of the rows by name (views are small: at most
  * ARI_LCOMM_MAX_ROWS rows, and usually already in order). */
 static void sort_rows(ari_lcomm_view *v)
@@ -86,7 +58,7 @@ static void sort_rows(ari_lcomm_view *v)
     for (size_t i = 1; i < v->m; i++) {
         int32_t id = v->ids[i];
         size_t j = i;
-        while (j > 0 && natural_cmp(names[v->ids[j - 1]] ? names[v->ids[j - 1]] : "", names[id] ? names[id] : "") > 0) {
+        while (j > 0 && ari_natural_cmp(names[v->ids[j - 1]] ? names[v->ids[j - 1]] : "", names[id] ? names[id] : "") > 0) {
             v->ids[j] = v->ids[j - 1];
             j--;
         }

@@ -14,6 +14,7 @@
 #include "store/analysis_cache.h"
 #include "store/store_internal.h"
 #include "util/free_all.h"
+#include "util/natural.h"
 #include "util/sbuf.h"
 #include "util/strmap.h"
 #include "util/utf8.h"
@@ -45,37 +46,6 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* "CPU2" < "CPU10": runs of digits compare as numbers. */
-static int natural_cmp(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-            while (*a == '0' && isdigit((unsigned char)a[1]))
-                a++;
-            while (*b == '0' && isdigit((unsigned char)b[1]))
-                b++;
-            size_t la = 0, lb = 0;
-            while (isdigit((unsigned char)a[la]))
-                la++;
-            while (isdigit((unsigned char)b[lb]))
-                lb++;
-            if (la != lb)
-                return la < lb ? -1 : 1;
-            int c = strncmp(a, b, la);
-            if (c)
-                return c;
-            a += la;
-            b += lb;
-        } else {
-            if (*a != *b)
-                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-            a++;
-            b++;
-        }
-    }
-    return *a ? 1 : *b ? -1 : 0;
-}
-
 static int cmp_worker(const void *pa, const void *pb)
 {
     const ari_tq_worker *a = pa, *b = pb;
@@ -84,7 +54,7 @@ static int cmp_worker(const void *pa, const void *pb)
     int c = strcmp(a->resource_type, b->resource_type);
     if (c)
         return c;
-    c = natural_cmp(a->resource, b->resource);
+    c = ari_natural_cmp(a->resource, b->resource);
     if (c)
         return c;
     return (a->id > b->id) - (a->id < b->id);
