@@ -255,9 +255,6 @@ static int64_t table_add(void **rows, size_t *n, size_t *cap, size_t size, idmap
     memset((char *)*rows + *n * size, 0, size);
     return (int64_t)(*n)++;
 }
-#define TABLE_ADD(s, t, idmap_, id) \
-    table_add((void **)&(s)->t, &(s)->n_##t, &(s)->cap_##t, sizeof *(s)->t, &(s)->idmap_, (id))
-
 /* The string of a reference, or NULL when undefined. */
 static const char *str_of(const o2_state *s, uint32_t ref)
 {
@@ -289,7 +286,7 @@ static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *st
         s->strings[i] = copy;
         return OTF2_CALLBACK_SUCCESS;
     }
-    if (!copy || (i = TABLE_ADD(s, strings, string_ids, self)) < 0) {
+    if (!copy || (i = table_add((void **)&s->strings, &s->n_strings, &s->cap_strings, sizeof *s->strings, &s->string_ids, self)) < 0) {
         free(copy);
         return nomem(s);
     }
@@ -306,7 +303,7 @@ static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef
     if (count_def(s, D_REGION) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
     int64_t i = idmap_get(&s->region_ids, self);
-    if (i < 0 && (i = TABLE_ADD(s, regions, region_ids, self)) < 0)
+    if (i < 0 && (i = table_add((void **)&s->regions, &s->n_regions, &s->cap_regions, sizeof *s->regions, &s->region_ids, self)) < 0)
         return nomem(s);
     s->regions[i] = (o2_region){name, file, begin, role, paradigm, -1};
     return OTF2_CALLBACK_SUCCESS;
@@ -322,7 +319,7 @@ static OTF2_CallbackCode def_lgroup(void *u, OTF2_LocationGroupRef self, OTF2_St
         return OTF2_CALLBACK_INTERRUPT;
     if (idmap_get(&s->lgroup_ids, self) >= 0)
         return stop(s, "%s: location group %u defined twice", s->def_name, (unsigned)self);
-    int64_t i = TABLE_ADD(s, lgroups, lgroup_ids, self);
+    int64_t i = table_add((void **)&s->lgroups, &s->n_lgroups, &s->cap_lgroups, sizeof *s->lgroups, &s->lgroup_ids, self);
     if (i < 0)
         return nomem(s);
     s->lgroups[i] = (o2_lgroup){name, self, -1};
@@ -338,7 +335,7 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
         return OTF2_CALLBACK_INTERRUPT;
     if (idmap_get(&s->location_ids, self) >= 0)
         return stop(s, "%s: location %llu defined twice", s->def_name, (unsigned long long)self);
-    int64_t i = TABLE_ADD(s, locations, location_ids, self);
+    int64_t i = table_add((void **)&s->locations, &s->n_locations, &s->cap_locations, sizeof *s->locations, &s->location_ids, self);
     if (i < 0)
         return nomem(s);
     s->locations[i] = (o2_location){.id = self, .name = name, .group = group, .nevents = nevents, .handle = -1};
@@ -358,7 +355,7 @@ static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef n
         return stop(s, "%s: more than %zu group members", s->def_name, ARI_OTF2_MAX_MEMBERS);
     uint64_t *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
     int64_t i = -1;
-    if ((n && !copy) || (i = TABLE_ADD(s, groups, group_ids, self)) < 0) {
+    if ((n && !copy) || (i = table_add((void **)&s->groups, &s->n_groups, &s->cap_groups, sizeof *s->groups, &s->group_ids, self)) < 0) {
         free(copy);
         return nomem(s);
     }
@@ -377,7 +374,7 @@ static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef nam
         return OTF2_CALLBACK_INTERRUPT;
     if (idmap_get(&s->comm_ids, self) >= 0)
         return stop(s, "%s: communicator %u defined twice", s->def_name, (unsigned)self);
-    int64_t i = TABLE_ADD(s, comms, comm_ids, self);
+    int64_t i = table_add((void **)&s->comms, &s->n_comms, &s->cap_comms, sizeof *s->comms, &s->comm_ids, self);
     if (i < 0)
         return nomem(s);
     s->comms[i] = (o2_comm){name, group, -1};
@@ -393,7 +390,7 @@ static OTF2_CallbackCode def_member(void *u, OTF2_MetricMemberRef self, OTF2_Str
     if (count_def(s, D_METRIC_MEMBER) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
     int64_t i = idmap_get(&s->member_ids, self);
-    if (i < 0 && (i = TABLE_ADD(s, members, member_ids, self)) < 0)
+    if (i < 0 && (i = table_add((void **)&s->members, &s->n_members, &s->cap_members, sizeof *s->members, &s->member_ids, self)) < 0)
         return nomem(s);
     s->members[i] = (o2_member){name, unit};
     return OTF2_CALLBACK_SUCCESS;
@@ -404,7 +401,7 @@ static OTF2_CallbackCode add_metric(o2_state *s, uint32_t self, o2_metric m)
 {
     if (idmap_get(&s->metric_ids, self) >= 0)
         return stop(s, "%s: metric %u defined twice", s->def_name, (unsigned)self);
-    int64_t i = TABLE_ADD(s, metrics, metric_ids, self);
+    int64_t i = table_add((void **)&s->metrics, &s->n_metrics, &s->cap_metrics, sizeof *s->metrics, &s->metric_ids, self);
     if (i < 0)
         return nomem(s);
     s->metrics[i] = m;
