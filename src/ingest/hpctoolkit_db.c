@@ -516,7 +516,7 @@ static int32_t ctx_of(const meta *m, uint32_t id)
 
 static int meta_read(meta *m)
 {
-    uint64_t sz[8], p[8];
+    uint64_t sz[8] = {0}, p[8] = {0};
     if (header(&m->f, "meta", 8, sz, p, m->err) < 0)
         return -1;
     /* the tables first: the context tree points into them */
@@ -601,7 +601,7 @@ static int read_tuple(const meta *m, const dbf *f, uint64_t q, hprof *h, ari_err
 static int prof_read(const meta *m, profdb *pd, ari_error *err)
 {
     const dbf *f = &pd->f;
-    uint64_t sz[2], p[2];
+    uint64_t sz[2] = {0}, p[2] = {0};
     if (header(f, "prof", 2, sz, p, err) < 0 || section_head(f, sz[0], p[0], 13, "Profile Info", err) < 0)
         return -1;
     uint64_t pp = u64(f, p[0]), n = u32(f, p[0] + 8), szp = u8(f, p[0] + 12);
@@ -863,7 +863,7 @@ static int trace_line(tracer *t, const dbf *f, const profdb *pd, uint64_t q, uin
 
 static int trace_emit(meta *m, const profdb *pd, const dbf *f, const ari_event_sink *k, ari_error *err)
 {
-    uint64_t sz[1], p[1];
+    uint64_t sz[1] = {0}, p[1] = {0};
     if (header(f, "trce", 1, sz, p, err) < 0 ||
         section_head(f, sz[0], p[0], 0x20, "Context Trace Headers", err) < 0)
         return -1;

@@ -225,7 +225,7 @@ static int quoted(char *s, char **name, size_t *len, char **after)
 /* "ENTRY CHARE <id> "<name>" <chare> <msg>" */
 static int sts_entry(prj *p, char *rest)
 {
-    char *tok[2], *more, *name, *after;
+    char *tok[2] = {0}, *more, *name, *after;
     size_t len;
     int64_t id, chare, msg;
     if (split(rest, tok, 2, &more) != 2 || strcmp(tok[0], "CHARE") != 0 || parse_i64(tok[1], &id) < 0 ||
@@ -241,7 +241,7 @@ static int sts_entry(prj *p, char *rest)
 /* "CHARE <id> "<name>" <dimensions>" */
 static int sts_chare(prj *p, char *rest)
 {
-    char *tok[2], *more, *name, *after;
+    char *tok[2] = {0}, *more, *name, *after;
     size_t len;
     int64_t id, dims;
     if (split(rest, tok, 1, &more) != 1 || parse_i64(tok[0], &id) < 0 || id < 0 || !more ||
@@ -254,7 +254,7 @@ static int sts_chare(prj *p, char *rest)
 /* "EVENT <id> <name...>" and "STAT <id> <name...>" */
 static int sts_named(prj *p, table *t, const char *kw, char *rest)
 {
-    char *tok[1], *more;
+    char *tok[1] = {0}, *more;
     int64_t id;
     if (split(rest, tok, 1, &more) != 1 || parse_i64(tok[0], &id) < 0)
         return bad(p, "malformed %s line (<keyword> <id> <name>)", kw);
@@ -281,7 +281,7 @@ static int sts_string(prj *p, char **field, char *rest)
 
 static int sts_line(prj *p, char *line)
 {
-    char *tok[1], *rest;
+    char *tok[1] = {0}, *rest;
     if (split(line, tok, 1, &rest) == 0)
         return 0;
     const char *kw = tok[0];
@@ -547,7 +547,7 @@ static int numbers(prj *p, char **tok, int n, int need, int64_t *v, int float_at
 static int rest_numbers(prj *p, char *rest)
 {
     while (rest) {
-        char *tok[1];
+        char *tok[1] = {0};
         int64_t v;
         if (split(rest, tok, 1, &rest) == 0)
             break;
@@ -567,7 +567,7 @@ static int multicast(prj *p, double t, const int64_t *v, int n, char *rest)
         if (message(p, t, ARI_MSG_SEND, v[i], v[2], v[4], v[6]) < 0)
             return -1;
     while (seen < count) {
-        char *tok[1];
+        char *tok[1] = {0};
         int64_t pe;
         if (!rest || split(rest, tok, 1, &rest) == 0)
             return bad(p, "malformed record: multicast lists fewer PEs than it %s", "counts");
@@ -683,7 +683,7 @@ static int note_record(prj *p, int64_t type, char **tok, int n)
 
 static int record(prj *p, char *line)
 {
-    char *tok[PRJ_MAX_TOK], *rest;
+    char *tok[PRJ_MAX_TOK] = {0}, *rest;
     int64_t v[PRJ_MAX_TOK], type;
     int n = split(line, tok, PRJ_MAX_TOK, &rest), float_at;
     if (n == 0)
