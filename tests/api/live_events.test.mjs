@@ -206,18 +206,21 @@ test('state, controls, comm and replay of a closed run; 4xx errors', async () =>
   const dir = mkdtempSync(join(root, 'api-'));
   const d = await serve(dir, await freePort());
   const n = csvMeans(join(small, 'RbTotal.csv')).length;
-  const rp = replay(d.url, small, 20);
+  // 5 points a second: the run (40 points) is still open when the controls
+  // change, even on a loaded machine (a closed run's feed has ended)
+  const rp = replay(d.url, small, 5);
   try {
     const id = await firstStream(d.url);
     const base = `/api/v1/streams/${id}`;
     const w = new Watcher(d.url, `${base}/events`, { lastId: 0 });
     await until(() => w.points().length >= 8, 30000, 'eight points');
     // a control changes k: the next messages have k clusters
+    // (the indices are taken before the POST: its message may arrive before its answer)
+    const at = w.events.length;
     const c = await sendJson(d.url, 'POST', `${base}/control`, { k: 4, budgets: { cluster_ms: 20 } });
     assert.equal(c.status, 200, c.text);
     assert.equal(c.json.k, 4);
     assert.equal(c.json.budgets.cluster_ms, 20);
-    const at = w.events.length;
     await until(() => w.events.slice(at).some((e) => e.event === 'update' && e.msg.clusters.k === 4), 20000,
       'the update message of the new controls');
     const after = w.events.slice(at).filter((e) => e.msg.controls_version >= c.json.version);
@@ -228,10 +231,10 @@ test('state, controls, comm and replay of a closed run; 4xx errors', async () =>
       assert.equal(e.msg.clusters.sizes.reduce((s, x) => s + x, 0), e.msg.entities_n);
     }
     // the granularity: the 4 PEs, each the mean of its KPs
+    const at2 = w.events.length;
     const g2 = await sendJson(d.url, 'POST', `${base}/control`, { granularity: 'PE' });
     assert.equal(g2.status, 200, g2.text);
     assert.equal(g2.json.granularity, 'PE');
-    const at2 = w.events.length;
     await until(() => w.events.slice(at2).some((e) => e.msg.granularity === 'PE'), 20000, 'a message at the PE level');
     const pm = w.events.slice(at2).find((e) => e.msg.granularity === 'PE').msg;
     assert.equal(pm.entities_n, 4);
