@@ -255,6 +255,19 @@ static int64_t table_add(void **rows, size_t *n, size_t *cap, size_t size, idmap
     memset((char *)*rows + *n * size, 0, size);
     return (int64_t)(*n)++;
 }
+/* A row for a definition that may not come twice: stops on a second
+ * definition of id ("<what> <id> defined twice") or out of memory; else
+ * *row is the new, zeroed row's index. */
+static OTF2_CallbackCode add_unique(o2_state *s, const char *what, void **rows, size_t *n, size_t *cap, size_t size,
+                                    idmap *ids, uint64_t id, int64_t *row)
+{
+    if (idmap_get(ids, id) >= 0)
+        return stop(s, "%s: %s %llu defined twice", s->def_name, what, (unsigned long long)id);
+    if ((*row = table_add(rows, n, cap, size, ids, id)) < 0)
+        return nomem(s);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* The string of a reference, or NULL when undefined. */
 static const char *str_of(const o2_state *s, uint32_t ref)
 {
@@ -286,7 +299,8 @@ static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *st
         s->strings[i] = copy;
         return OTF2_CALLBACK_SUCCESS;
     }
-    if (!copy || (i = table_add((void **)&s->strings, &s->n_strings, &s->cap_strings, sizeof *s->strings, &s->string_ids, self)) < 0) {
+    if (!copy || (i = table_add((void **)&s->strings, &s->n_strings, &s->cap_strings, sizeof *s->strings,
+            &s->string_ids, self)) < 0) {
         free(copy);
         return nomem(s);
     }
@@ -303,7 +317,8 @@ static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef
     if (count_def(s, D_REGION) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
     int64_t i = idmap_get(&s->region_ids, self);
-    if (i < 0 && (i = table_add((void **)&s->regions, &s->n_regions, &s->cap_regions, sizeof *s->regions, &s->region_ids, self)) < 0)
+    if (i < 0 && (i = table_add((void **)&s->regions, &s->n_regions, &s->cap_regions, sizeof *s->regions,
+            &s->region_ids, self)) < 0)
         return nomem(s);
     s->regions[i] = (o2_region){name, file, begin, role, paradigm, -1};
     return OTF2_CALLBACK_SUCCESS;
@@ -317,11 +332,10 @@ static OTF2_CallbackCode def_lgroup(void *u, OTF2_LocationGroupRef self, OTF2_St
     (void)type, (void)parent, (void)creator;
     if (count_def(s, D_LOCATION_GROUP) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
-    if (idmap_get(&s->lgroup_ids, self) >= 0)
-        return stop(s, "%s: location group %u defined twice", s->def_name, (unsigned)self);
-    int64_t i = table_add((void **)&s->lgroups, &s->n_lgroups, &s->cap_lgroups, sizeof *s->lgroups, &s->lgroup_ids, self);
-    if (i < 0)
-        return nomem(s);
+    int64_t i = -1;
+    if (add_unique(s, "location group", (void **)&s->lgroups, &s->n_lgroups, &s->cap_lgroups, sizeof *s->lgroups,
+            &s->lgroup_ids, self, &i) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
     s->lgroups[i] = (o2_lgroup){name, self, -1};
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -333,11 +347,10 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     (void)type;
     if (count_def(s, D_LOCATION) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
-    if (idmap_get(&s->location_ids, self) >= 0)
-        return stop(s, "%s: location %llu defined twice", s->def_name, (unsigned long long)self);
-    int64_t i = table_add((void **)&s->locations, &s->n_locations, &s->cap_locations, sizeof *s->locations, &s->location_ids, self);
-    if (i < 0)
-        return nomem(s);
+    int64_t i = -1;
+    if (add_unique(s, "location", (void **)&s->locations, &s->n_locations, &s->cap_locations, sizeof *s->locations,
+            &s->location_ids, self, &i) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
     s->locations[i] = (o2_location){.id = self, .name = name, .group = group, .nevents = nevents, .handle = -1};
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -349,16 +362,15 @@ static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef n
     (void)name, (void)flags;
     if (count_def(s, D_GROUP) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
-    if (idmap_get(&s->group_ids, self) >= 0)
-        return stop(s, "%s: group %u defined twice", s->def_name, (unsigned)self);
+    int64_t i = -1;
+    if (add_unique(s, "group", (void **)&s->groups, &s->n_groups, &s->cap_groups, sizeof *s->groups, &s->group_ids,
+                   self, &i) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
     if ((s->nmembers += n) > ARI_OTF2_MAX_MEMBERS)
         return stop(s, "%s: more than %zu group members", s->def_name, ARI_OTF2_MAX_MEMBERS);
     uint64_t *copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
-    int64_t i = -1;
-    if ((n && !copy) || (i = table_add((void **)&s->groups, &s->n_groups, &s->cap_groups, sizeof *s->groups, &s->group_ids, self)) < 0) {
-        free(copy);
+    if (n && !copy)
         return nomem(s);
-    }
     if (n)
         memcpy(copy, members, (size_t)n * sizeof *copy);
     s->groups[i] = (o2_group){type, paradigm, n, copy};
@@ -372,11 +384,10 @@ static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef nam
     (void)parent, (void)flags;
     if (count_def(s, D_COMM) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
-    if (idmap_get(&s->comm_ids, self) >= 0)
-        return stop(s, "%s: communicator %u defined twice", s->def_name, (unsigned)self);
-    int64_t i = table_add((void **)&s->comms, &s->n_comms, &s->cap_comms, sizeof *s->comms, &s->comm_ids, self);
-    if (i < 0)
-        return nomem(s);
+    int64_t i = -1;
+    if (add_unique(s, "communicator", (void **)&s->comms, &s->n_comms, &s->cap_comms, sizeof *s->comms,
+            &s->comm_ids, self, &i) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
     s->comms[i] = (o2_comm){name, group, -1};
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -390,7 +401,8 @@ static OTF2_CallbackCode def_member(void *u, OTF2_MetricMemberRef self, OTF2_Str
     if (count_def(s, D_METRIC_MEMBER) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
     int64_t i = idmap_get(&s->member_ids, self);
-    if (i < 0 && (i = table_add((void **)&s->members, &s->n_members, &s->cap_members, sizeof *s->members, &s->member_ids, self)) < 0)
+    if (i < 0 && (i = table_add((void **)&s->members, &s->n_members, &s->cap_members, sizeof *s->members,
+            &s->member_ids, self)) < 0)
         return nomem(s);
     s->members[i] = (o2_member){name, unit};
     return OTF2_CALLBACK_SUCCESS;
@@ -399,11 +411,10 @@ static OTF2_CallbackCode def_member(void *u, OTF2_MetricMemberRef self, OTF2_Str
 /* Metric classes and instances share one id space (OTF2_MetricRef). */
 static OTF2_CallbackCode add_metric(o2_state *s, uint32_t self, o2_metric m)
 {
-    if (idmap_get(&s->metric_ids, self) >= 0)
-        return stop(s, "%s: metric %u defined twice", s->def_name, (unsigned)self);
-    int64_t i = table_add((void **)&s->metrics, &s->n_metrics, &s->cap_metrics, sizeof *s->metrics, &s->metric_ids, self);
-    if (i < 0)
-        return nomem(s);
+    int64_t i = -1;
+    if (add_unique(s, "metric", (void **)&s->metrics, &s->n_metrics, &s->cap_metrics, sizeof *s->metrics,
+            &s->metric_ids, self, &i) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
     s->metrics[i] = m;
     return OTF2_CALLBACK_SUCCESS;
 }
