@@ -19,6 +19,7 @@ import { clusterColor, LIVE, liveGreyScale, liveDiffScale } from '../colors.js';
 import { createTooltip } from '../lib/tooltip.js';
 import { rampLegend } from '../lib/legend.js';
 import { formatNumber } from '../lib/format.js';
+import { saveText, csvText } from '../lib/download.js';
 import { LiveStream } from '../lib/live_stream.js';
 import { LiveModel } from '../lib/live_model.js';
 import { drawBehaviour, clusterLegend } from '../lib/live_behaviour.js';
@@ -38,17 +39,6 @@ export function disposeLivePage() {
   if (c) c.dispose();
 }
 
-function save(name, text, type) {
-  const href = URL.createObjectURL(new Blob([text], { type }));
-  const a = h('a', { href, download: name });
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(href), 10000);
-}
-const csvCell = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-const csv = ([header, rows]) => [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
-
 // A panel: title, controls, CSV/JSON downloads, a status line, a body.
 function panel(cls, title, stem) {
   const status = h('div', { class: 'pdes-status', role: 'status', 'aria-live': 'polite' });
@@ -63,11 +53,11 @@ function panel(cls, title, stem) {
     const name = `${stem}-${cls.replace('live-', '')}`;
     if (json) {
       dl.append(h('button', { type: 'button', class: 'btn btn-tiny', 'data-format': 'json', title: 'Save what this panel shows as JSON',
-        onclick: () => save(`${name}.json`, JSON.stringify(json()), 'application/json') }, 'JSON'));
+        onclick: () => saveText(`${name}.json`, JSON.stringify(json()), 'application/json') }, 'JSON'));
     }
     if (table) {
       dl.append(h('button', { type: 'button', class: 'btn btn-tiny', 'data-format': 'csv', title: 'Save what this panel shows as a CSV table',
-        onclick: () => save(`${name}.csv`, csv(table()), 'text/csv') }, 'CSV'));
+        onclick: () => saveText(`${name}.csv`, csvText(...table()), 'text/csv') }, 'CSV'));
     }
     dl.append(...extra);
   };

@@ -16,6 +16,7 @@ import { clusterColor, commScale } from '../colors.js';
 import { createTooltip } from '../lib/tooltip.js';
 import { swatchLegend, rampLegend } from '../lib/legend.js';
 import { formatNumber } from '../lib/format.js';
+import { saveText, csvText } from '../lib/download.js';
 import { PdesState, OPTIONS, segmentsOf } from '../lib/pdes_state.js';
 import { loadSeries } from '../lib/pdes_series.js';
 import { runAnalysis, analysisAvailable } from '../lib/analysis_job.js';
@@ -25,18 +26,6 @@ import { drawCommSegment, kpsOfPes } from '../lib/pdes_comm.js';
 const select = (cls, label, options, value, onchange) => h('label', { class: 'pdes-field' }, label,
   h('select', { class: `input input-small ${cls}`, onchange: (e) => onchange(e.target.value) },
     options.map((o) => h('option', { value: o, selected: String(o) === String(value) }, o))));
-
-function save(name, text, type) {
-  const href = URL.createObjectURL(new Blob([text], { type }));
-  const a = h('a', { href, download: name });
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(href), 10000);
-}
-
-const csvCell = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
-const csv = (header, rows) => [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 
 // A panel: title, controls, downloads (JSON/CSV of what it shows), a status
 // line (loading with progress and Cancel, empty, error) and a body.
@@ -52,9 +41,9 @@ function panel(cls, title, stem) {
     clear(dl);
     if (!json) return;
     dl.append(h('button', { type: 'button', class: 'btn btn-tiny', 'data-format': 'json', title: 'Save what this panel shows as JSON',
-      onclick: () => save(`${stem}-${cls.replace('pdes-', '')}.json`, JSON.stringify(json()), 'application/json') }, 'JSON'),
+      onclick: () => saveText(`${stem}-${cls.replace('pdes-', '')}.json`, JSON.stringify(json()), 'application/json') }, 'JSON'),
     h('button', { type: 'button', class: 'btn btn-tiny', 'data-format': 'csv', title: 'Save what this panel shows as a CSV table',
-      onclick: () => { const [hd, rows] = table(); save(`${stem}-${cls.replace('pdes-', '')}.csv`, csv(hd, rows), 'text/csv'); } }, 'CSV'));
+      onclick: () => { const [hd, rows] = table(); saveText(`${stem}-${cls.replace('pdes-', '')}.csv`, csvText(hd, rows), 'text/csv'); } }, 'CSV'));
   };
   p.say = (kind, ...text) => {
     clear(status).className = `pdes-status pdes-status-${kind}`;
