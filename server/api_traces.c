@@ -15,7 +15,7 @@
 
 #define MAX_NAME 200
 
-static const char *const kinds[] = {"tasks", "profile", "pdes", "datamove", NULL};
+static const char *const kinds[] = {"tasks", "profile", "pdes", "datamove", "events", NULL};
 static const char *const sorts[] = {"created_at", "-created_at", "name", "-name", "bytes", "-bytes", NULL};
 
 enum MHD_Result api_traces_list(ari_request *r)

@@ -240,6 +240,59 @@ int ari_store_schema_version(ari_store *s)
     return version;
 }
 
+/* Migration 016 adds the trace kind 'events'. SQLite cannot alter a CHECK
+ * constraint, and rebuilding `traces` would cascade-delete every trace's
+ * rows (foreign keys are on), so the constraint's text is widened in place
+ * as SQLite documents for loosening a CHECK ("Making Other Kinds Of Table
+ * Schema Changes", lang_altertable.html): writable_schema, the new text,
+ * schema_version + 1, inside the migration's transaction. Databases made
+ * by 001 after this change already accept the kind: nothing to do. */
+static int widen_trace_kinds(ari_store *s, ari_error *err)
+{
+    static const char old_kinds[] = "'tasks', 'profile', 'pdes', 'datamove')";
+    static const char new_kinds[] = "'tasks', 'profile', 'pdes', 'datamove', 'events')";
+    sqlite3_stmt *st = NULL;
+    int64_t cookie = -1;
+    char *sql = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT sql, (SELECT schema_version FROM pragma_schema_version)"
+                                  " FROM sqlite_schema WHERE type = 'table' AND name = 'traces'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        const char *at = text ? strstr(text, old_kinds) : NULL;
+        cookie = sqlite3_column_int64(st, 1);
+        if (at && (sql = malloc(strlen(text) + sizeof new_kinds)))
+            sprintf(sql, "%.*s%s%s", (int)(at - text), text, new_kinds, at + strlen(old_kinds));
+        else if (!at)
+            cookie = -2; /* already widened (or made by a newer 001) */
+    }
+    sqlite3_finalize(st);
+    if (cookie == -2)
+        return 0;
+    if (cookie < 0 || !sql) {
+        free(sql);
+        return ari_error_set(err, ARI_E_DB, "cannot read the traces table's definition");
+    }
+    char bump[64];
+    snprintf(bump, sizeof bump, "PRAGMA schema_version = %lld", (long long)cookie + 1);
+    int rc = ari_store_exec(s, "PRAGMA writable_schema = ON", err);
+    if (rc == 0) {
+        sqlite3_stmt *up = NULL;
+        rc = sqlite3_prepare_v2(s->db, "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'traces'",
+                                -1, &up, NULL) == SQLITE_OK &&
+                     sqlite3_bind_text(up, 1, sql, -1, SQLITE_STATIC) == SQLITE_OK && sqlite3_step(up) == SQLITE_DONE
+                 ? 0
+                 : ari_error_set(err, ARI_E_DB, "widening traces.kind: %s", sqlite3_errmsg(s->db));
+        sqlite3_finalize(up);
+        if (rc == 0)
+            rc = ari_store_exec(s, bump, err);
+        if (ari_store_exec(s, "PRAGMA writable_schema = OFF", rc ? NULL : err) < 0)
+            rc = -1;
+    }
+    free(sql);
+    return rc;
+}
+
 /* Applies every migration newer than PRAGMA user_version, all in one
  * transaction taken with BEGIN IMMEDIATE so two processes starting at once
  * cannot both migrate. */
@@ -262,7 +315,8 @@ static int migrate(ari_store *s, ari_error *err)
             continue;
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", n);
-        if (ari_store_exec(s, m->data, err) < 0 || ari_store_exec(s, pragma, err) < 0) {
+        if (ari_store_exec(s, m->data, err) < 0 || (n == 16 && widen_trace_kinds(s, err) < 0) ||
+            ari_store_exec(s, pragma, err) < 0) {
             char what[sizeof err->message];
             snprintf(what, sizeof what, "%s", err ? err->message : "");
             ari_store_rollback(s);
