@@ -9,6 +9,15 @@ int cmd_import(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_generate(int argc, char **argv); /* cmd_generate.c */
 int cmd_replay(int argc, char **argv);   /* cmd_replay.c */
+int cmd_event_reader(int argc, char **argv); /* cmd_event_reader.c: internal, not in the usage */
+/* Event-trace readers run from now on in `ariadned event-reader` children of
+ * this executable (/proc/self/exe) with these limits (event_read.h), and
+ * max_decoded as their cap on decompressed bytes (ingest/input.h; passed in
+ * the environment); 0, or -1 when the executable cannot be found (they stay
+ * in process). Call before any thread starts. */
+int ari_cli_isolate_readers(unsigned long long max_bytes, unsigned max_seconds, unsigned long long max_decoded);
+#define ARI_READER_DEFAULT_MEMORY (4ULL << 30)
+#define ARI_READER_DEFAULT_CPU 14400u
 
 /* Prints "ariadned <cmd>: error: <message>" to stderr; returns 1 (the exit
  * status of a failed command). */

@@ -57,6 +57,10 @@ static const char usage[] =
     "                       'ariadned import' or a second daemon) before it answers\n"
     "                       503 busy (default 10000)\n"
     "  --log-level LEVEL    error, warn, info (default) or debug\n"
+    "  --reader-memory BYTES\n"
+    "                       address space of the child process that reads an uploaded\n"
+    "                       OTF2, Projections or HPCToolkit trace (default 4G)\n"
+    "  --reader-cpu SECONDS CPU time of that child (default 14400)\n"
     "  --help, --version\n"
     "\n"
     "Auth is off by default on loopback addresses and on elsewhere. Create tokens\n"
@@ -155,6 +159,10 @@ static int parse_http_option(int c, ari_http_options *http)
     }
 }
 
+/* The limits of the event-trace reader's child (--reader-memory, --reader-cpu). */
+static unsigned long long reader_memory = ARI_READER_DEFAULT_MEMORY;
+static unsigned reader_cpu = ARI_READER_DEFAULT_CPU;
+
 static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_options *http)
 {
     static const struct option options[] = {
@@ -166,6 +174,7 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
         {"max-connections-per-client", required_argument, NULL, 'P'},
         {"header-timeout", required_argument, NULL, 'T'}, {"allowed-host", required_argument, NULL, 'H'},
         {"busy-timeout", required_argument, NULL, 'B'}, {"idle-timeout", required_argument, NULL, 'I'}, {"max-unpacked", required_argument, NULL, 'U'},
+        {"reader-memory", required_argument, NULL, 'M'}, {"reader-cpu", required_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     int force_auth = 0, no_auth = 0, c, rc;
@@ -194,6 +203,16 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
             if (ari_cli_parse_bytes(optarg, &bytes) < 0 || bytes == 0)
                 return ari_cli_fail("serve", "--max-unpacked wants a size such as 4G, got '%s'", optarg);
             cfg->max_unpacked = bytes;
+            break;
+        case 'M':
+            if (ari_cli_parse_bytes(optarg, &bytes) < 0 || bytes < (64ULL << 20))
+                return ari_cli_fail("serve", "--reader-memory wants a size of at least 64M, got '%s'", optarg);
+            reader_memory = bytes;
+            break;
+        case 'X':
+            if ((busy = parse_count(optarg, 1, 1000000)) < 0)
+                return ari_cli_fail("serve", "--reader-cpu wants 1..1000000 seconds, got '%s'", optarg);
+            reader_cpu = (unsigned)busy;
             break;
         case 'B':
             if ((busy = parse_count(optarg, 0, 3600000)) < 0)
@@ -352,6 +371,9 @@ int cmd_serve(int argc, char **argv)
                               "%s can read, upload and delete traces", srv.cfg.host);
     if (prepare_dirs(&srv))
         return 1;
+    if (ari_cli_isolate_readers(reader_memory, reader_cpu,
+                                srv.cfg.max_unpacked ? srv.cfg.max_unpacked : srv.cfg.max_upload * 8) < 0)
+        ari_log(ARI_LOG_WARN, "cannot find this executable: event traces are read in process, unisolated");
     srv.started = ari_now();
     return run(&srv, &http);
 }

@@ -47,6 +47,8 @@ int main(int argc, char **argv)
         return cmd_generate(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0)
         return cmd_replay(argc - 1, argv + 1);
+    if (strcmp(cmd, "event-reader") == 0) /* internal: the child of an isolated event-trace read */
+        return cmd_event_reader(argc - 1, argv + 1);
     fprintf(stderr, "ariadned: unknown command '%s'\n\n%s", cmd, usage);
     return 2;
 }

@@ -1163,6 +1163,111 @@ static int check_anchor(const char *path, const char *name, ari_error *err)
     return rc;
 }
 
+/* ---- the Group records of traces.def, before libotf2 reads them ---------- */
+
+/* OTF2's buffer format, as libotf2 3.0 reads it: chunks of the anchor's
+ * definition chunk size, each opened by a header (byte 3, the endianness:
+ * 0x42 little, 0x23 big, two 8-byte event numbers); then records: a type
+ * byte (0 ends the chunk, 2 the file), a length byte (0xff: an 8-byte
+ * length follows) and the fields; a compressed integer is a byte giving
+ * its size (0: zero, 0xff: all ones, else 1..8 bytes follow). */
+#define OTF2_DEF_GROUP 18
+
+typedef struct o2_bytes {
+    const unsigned char *b;
+    size_t n, p;
+    int big;
+} o2_bytes;
+
+/* A compressed integer of at most `bytes` bytes (4 or 8); sets *ok = 0
+ * past the end or on a bad size. */
+static uint64_t compressed(o2_bytes *r, unsigned bytes, int *ok)
+{
+    if (r->p >= r->n)
+        return *ok = 0, 0;
+    unsigned size = r->b[r->p++];
+    if (size == 0)
+        return 0;
+    if (size == 0xff)
+        return bytes == 4 ? UINT32_MAX : UINT64_MAX;
+    if (size > bytes || size > r->n - r->p)
+        return *ok = 0, 0;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; i++)
+        v = r->big ? v << 8 | r->b[r->p + i] : v | (uint64_t)r->b[r->p + i] << (8 * i);
+    r->p += size;
+    return v;
+}
+
+/* The member count of a Group record against its length: libotf2
+ * allocates count x 8 bytes before reading the members (0xffffffff made
+ * it ask for 32 GB); each member takes at least a byte. 0, or -1. */
+static int check_group(const unsigned char *rec, size_t len, int big, size_t at, const char *name, ari_error *err)
+{
+    o2_bytes r = {rec, len, 0, big};
+    int ok = 1;
+    compressed(&r, 4, &ok); /* self */
+    compressed(&r, 4, &ok); /* name */
+    r.p++;                  /* group type (before OTF2 1.2) */
+    uint64_t count = compressed(&r, 4, &ok);
+    if (ok && r.p <= len && count > len - r.p)
+        return ari_error_set(err, ARI_E_INVALID_INPUT, "%s: a Group record at byte %zu claims %llu members in "
+                             "%zu bytes (corrupt)", name, at, (unsigned long long)count, len);
+    return 0;
+}
+
+/* Walks the records of one chunk; *end set at the end-of-file record. A
+ * record that does not fit is left for libotf2 to refuse. */
+static int check_def_chunk(const unsigned char *b, size_t n, size_t base, int *end, const char *name,
+                           ari_error *err)
+{
+    if (n < 18 || b[0] != 3 || (b[1] != 0x42 && b[1] != 0x23))
+        return *end = 1, 0;
+    o2_bytes r = {b, n, 18, b[1] == 0x23};
+    while (r.p + 2 <= n) {
+        unsigned type = b[r.p++];
+        if (type == 0 || type == 2) {
+            *end = type == 2;
+            return 0;
+        }
+        uint64_t len = b[r.p++];
+        if (len == 0xff) {
+            if (n - r.p < 8)
+                return *end = 1, 0;
+            len = 0;
+            for (int i = 0; i < 8; i++)
+                len = r.big ? len << 8 | b[r.p + i] : len | (uint64_t)b[r.p + i] << (8 * i);
+            r.p += 8;
+        }
+        if (len > n - r.p)
+            return *end = 1, 0;
+        if (type == OTF2_DEF_GROUP && check_group(b + r.p, (size_t)len, r.big, base + r.p, name, err) < 0)
+            return -1;
+        r.p += (size_t)len;
+    }
+    return 0;
+}
+
+/* Checks the Group records of the global definitions (def_path) before
+ * libotf2 allocates what they claim, chunk by chunk. A missing or odd file
+ * is left to libotf2. */
+static int check_defs(const char *def_path, uint64_t chunk, const char *name, ari_error *err)
+{
+    FILE *f = fopen(def_path, "rb");
+    if (!f)
+        return 0;
+    unsigned char *b = malloc((size_t)chunk);
+    int rc = b ? 0 : ari_error_set(err, ARI_E_NOMEM, "%s: out of memory", name), end = 0;
+    for (size_t base = 0; rc == 0 && !end; base += (size_t)chunk) {
+        size_t n = fread(b, 1, (size_t)chunk, f);
+        rc = check_def_chunk(b, n, base, &end, name, err);
+        end |= n < chunk;
+    }
+    free(b);
+    fclose(f);
+    return rc;
+}
+
 static void state_free(o2_state *s)
 {
     for (size_t i = 0; i < s->n_strings; i++)
@@ -1273,6 +1378,30 @@ static int read_events(o2_state *s, OTF2_Reader *r, const char *archive)
     return ret;
 }
 
+/* traces.def beside the anchor, checked with the anchor's definition chunk
+ * size (bytes 20..27, within bounds: check_anchor passed). */
+static int check_def_file(const char *anchor_path, const char *def_name, ari_error *err)
+{
+    unsigned char head[28];
+    FILE *f = fopen(anchor_path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    if (n < sizeof head)
+        return 0;
+    size_t len = strlen(anchor_path);
+    char *path = malloc(len + 8);
+    if (!path)
+        return ari_error_set(err, ARI_E_NOMEM, "%s: out of memory", def_name);
+    memcpy(path, anchor_path, len + 1);
+    if (len > 5 && strcmp(path + len - 5, ".otf2") == 0)
+        path[len - 5] = '\0';
+    strcat(path, ".def");
+    int rc = check_defs(path, chunk_size(head + 20), def_name, err);
+    free(path);
+    return rc;
+}
+
 /* base: the anchor's file name without ".otf2" ("traces"), into out. */
 static void archive_base(const char *path, char *out, size_t size)
 {
@@ -1290,7 +1419,7 @@ int ari_otf2_read(const char *anchor_path, const ari_event_sink *k, ari_error *e
     archive_base(anchor_path, base, sizeof base);
     snprintf(def_name, sizeof def_name, "%s.def", base);
     snprintf(anchor_name, sizeof anchor_name, "%s.otf2", base);
-    if (check_anchor(anchor_path, anchor_name, err) < 0)
+    if (check_anchor(anchor_path, anchor_name, err) < 0 || check_def_file(anchor_path, def_name, err) < 0)
         return -1;
     OTF2_Error_RegisterCallback(on_otf2_error, NULL);
     otf2_last_error[0] = '\0';
