@@ -35,3 +35,22 @@ CREATE TABLE ev_messages (
     recv_time     REAL NOT NULL
 );
 CREATE INDEX ev_messages_by_send ON ev_messages(trace_id, send_time);
+
+-- The states of a container packed for the timeline (store/state_chunks.c),
+-- written beside the `states` rows by imports that ask for it (event
+-- traces: millions of nested Function states). A chunk holds up to 2,048
+-- states of one (container, type) in the order the importer wrote them
+-- (event traces: the order the calls ended), each 24 bytes little-endian:
+-- value_id int32, depth int32, start float64, end float64; min_start and
+-- max_end bound them, so a window reads only the chunks that overlap it.
+CREATE TABLE state_chunks (
+    trace_id     INTEGER NOT NULL REFERENCES traces(id) ON DELETE CASCADE,
+    container_id INTEGER NOT NULL,
+    chunk        INTEGER NOT NULL,  -- 0, 1, ... per container
+    type_id      INTEGER NOT NULL,
+    min_start    REAL NOT NULL,
+    max_end      REAL NOT NULL,
+    n            INTEGER NOT NULL,
+    data         BLOB NOT NULL,
+    PRIMARY KEY (trace_id, container_id, chunk)
+) WITHOUT ROWID;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "store/analysis_cache.h"
+#include "store/state_chunks.h"
 #include "store/store_internal.h"
 #include "util/vec.h"
 
@@ -358,9 +359,9 @@ void ari_sq_rows_free(ari_sq_rows *r)
 int ari_sq_row_states(ari_store *s, int64_t id, const ari_sq_row *row, double t0, double t1,
                       ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err)
 {
-    *out = NULL;
-    *n = 0;
-    *max_value = 0;
+    int packed = ari_state_chunks_read(s, id, row->container_id, row->type_id, t0, t1, out, n, max_value, err);
+    if (packed != 0)
+        return packed < 0 ? -1 : 0;
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(row->container_id), ari_arg_int(row->type_id),
                       ari_arg_real(t0), ari_arg_real(t1)};
     sqlite3_stmt *st = ari_store_bound(

@@ -5,6 +5,7 @@
  * integer ids through hash maps, so a row costs one insert. Text is stored
  * as valid UTF-8 (store_text.h) and the maps are keyed by that stored form,
  * so names that the database holds alike share one id. */
+#include "store/state_chunks.h"
 #include "store/trace_writer_internal.h"
 #include "store/task_writer.h"
 #include "store/store_text.h"
@@ -231,6 +232,10 @@ static int on_state(void *ctx, const ari_state *s)
         return -1;
     ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(container), ari_arg_int(type), ari_arg_int(value),
                       ari_arg_real(s->start), ari_arg_real(s->end), ari_arg_int(s->depth), fields};
+    if (w->packer && (value > INT32_MAX || ari_state_packer_add(w->packer, container, type, (int)value, s->depth,
+                                                                 s->start, s->end, &w->error) < 0))
+        return value > INT32_MAX ? ari_error_set(&w->error, ARI_E_TOO_LARGE, "more than %d state values", INT32_MAX)
+                                 : -1;
     return insert_timed(w,
                         "INSERT INTO states(trace_id, container_id, type_id, value_id, start, end, depth,"
                         " fields) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -364,8 +369,17 @@ static int finish_paje(ari_trace_writer *w, ari_error *err)
         " WHERE id = ?1", args, ARI_NARGS(args), "update trace counts", err);
 }
 
+int ari_trace_writer_pack_states(ari_trace_writer *w, ari_error *err)
+{
+    if (!w->packer && !(w->packer = ari_state_packer_new(w->store, w->id, err)))
+        return -1;
+    return 0;
+}
+
 int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err)
 {
+    if (w->packer && ari_state_packer_finish(w->packer, err) < 0)
+        return -1;
     if (w->root_added && finish_paje(w, err) < 0)
         return -1;
     return ari_task_writer_finish(w, err);
@@ -377,5 +391,7 @@ void ari_trace_sink_free(ari_trace_writer *w)
     ari_strmap_free(w->containers);
     ari_strmap_free(w->names);
     free(w->buf);
+    ari_state_packer_free(w->packer);
+    w->packer = NULL;
     ari_task_writer_free(w);
 }

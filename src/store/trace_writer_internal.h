@@ -34,6 +34,9 @@ struct ari_trace_writer {
     char *buf;              /* scratch for JSON fields */
     size_t buf_cap;
 
+    /* the states also packed in chunks (state_chunks.h), when asked */
+    struct ari_state_packer *packer;
+
     /* task-level sink (task_writer.c), created on demand */
     struct ari_task_writer *task_writer;
 };

@@ -1,0 +1,210 @@
+/* state_chunks.c: packing a container's states into chunks at import and
+ * reading the chunks that overlap a window (see state_chunks.h). A packed
+ * state is the 24-byte record below in host byte order, as gantt_rows
+ * stores its arrays. */
+#include "store/state_chunks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+#include "util/vec.h"
+
+typedef struct packed_state {
+    int32_t value, depth;
+    double start, end;
+} packed_state;
+
+typedef struct buffer {
+    int64_t type;      /* the state type of the buffered states */
+    int64_t next;      /* the container's next chunk number */
+    packed_state *items;
+    size_t n, cap;
+} buffer;
+
+struct ari_state_packer {
+    ari_store *store;
+    int64_t trace_id;
+    buffer *by_container; /* indexed by container id */
+    size_t ncontainers;
+    size_t buffered;      /* states in all buffers */
+};
+
+ari_state_packer *ari_state_packer_new(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    ari_state_packer *p = calloc(1, sizeof *p);
+    if (!p) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    p->store = s;
+    p->trace_id = trace_id;
+    return p;
+}
+
+static int flush(ari_state_packer *p, int64_t container, buffer *b, ari_error *err)
+{
+    if (b->n == 0)
+        return 0;
+    double lo = b->items[0].start, hi = b->items[0].end;
+    for (size_t i = 1; i < b->n; i++) {
+        if (b->items[i].start < lo)
+            lo = b->items[i].start;
+        if (b->items[i].end > hi)
+            hi = b->items[i].end;
+    }
+    ari_arg args[] = {ari_arg_int(p->trace_id), ari_arg_int(container),  ari_arg_int(b->next),
+                      ari_arg_int(b->type),     ari_arg_real(lo),        ari_arg_real(hi),
+                      ari_arg_int((int64_t)b->n), ari_arg_blob(b->items, (int64_t)(b->n * sizeof *b->items))};
+    if (ari_store_run(p->store,
+                      "INSERT INTO state_chunks(trace_id, container_id, chunk, type_id, min_start, max_end, n, data)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                      args, ARI_NARGS(args), "store a chunk of states", err) < 0)
+        return -1;
+    b->next++;
+    p->buffered -= b->n;
+    b->n = 0;
+    return 0;
+}
+
+static int flush_all(ari_state_packer *p, ari_error *err)
+{
+    for (size_t c = 0; c < p->ncontainers; c++)
+        if (flush(p, (int64_t)c, &p->by_container[c], err) < 0)
+            return -1;
+    return 0;
+}
+
+static buffer *buffer_of(ari_state_packer *p, int64_t container, ari_error *err)
+{
+    if (container < 0 || container > INT32_MAX) {
+        ari_error_set(err, ARI_E_INVALID_INPUT, "container id %lld out of range", (long long)container);
+        return NULL;
+    }
+    size_t want = (size_t)container + 1, cap = p->ncontainers;
+    if (want > cap) {
+        if (ari_vec_reserve((void **)&p->by_container, &cap, want, sizeof *p->by_container) < 0) {
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+            return NULL;
+        }
+        memset(p->by_container + p->ncontainers, 0, (cap - p->ncontainers) * sizeof *p->by_container);
+        p->ncontainers = cap;
+    }
+    return &p->by_container[container];
+}
+
+int ari_state_packer_add(ari_state_packer *p, int64_t container, int64_t type, int value, int depth,
+                         double start, double end, ari_error *err)
+{
+    buffer *b = buffer_of(p, container, err);
+    if (!b)
+        return -1;
+    if ((b->n > 0 && b->type != type) || b->n >= ARI_STATE_CHUNK_STATES) {
+        if (flush(p, container, b, err) < 0)
+            return -1;
+    }
+    if (p->buffered >= ARI_STATE_PACKER_MAX && flush_all(p, err) < 0)
+        return -1;
+    if (ari_vec_reserve((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items) < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    b->type = type;
+    b->items[b->n++] = (packed_state){value, depth, start, end};
+    p->buffered++;
+    return 0;
+}
+
+int ari_state_packer_finish(ari_state_packer *p, ari_error *err)
+{
+    return flush_all(p, err);
+}
+
+void ari_state_packer_free(ari_state_packer *p)
+{
+    if (!p)
+        return;
+    for (size_t c = 0; c < p->ncontainers; c++)
+        free(p->by_container[c].items);
+    free(p->by_container);
+    free(p);
+}
+
+/* ---- reading ---- */
+
+static int by_start_depth(const void *a, const void *b)
+{
+    const ari_gantt_state *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+static int has_chunks(ari_store *s, int64_t trace_id, int64_t container, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT EXISTS (SELECT 1 FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2)", args,
+        ARI_NARGS(args), err);
+    int64_t any = 0;
+    if (!st || ari_store_query_int64(s, st, &any, "find packed states", err) < 0)
+        return -1;
+    return any != 0;
+}
+
+/* Appends the states of one chunk's blob that overlap [t0, t1]. */
+static int unpack(const void *blob, int bytes, int64_t n, double t0, double t1, ari_gantt_state **out,
+                  size_t *len, size_t *cap, int *max_value, ari_error *err)
+{
+    if (n < 0 || bytes < 0 || (size_t)bytes != (size_t)n * sizeof(packed_state))
+        return ari_error_set(err, ARI_E_DB, "a chunk of states is %d bytes for %lld states", bytes, (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        packed_state ps;
+        memcpy(&ps, (const char *)blob + (size_t)i * sizeof ps, sizeof ps);
+        if (ps.start > t1 || ps.end < t0)
+            continue;
+        if (ari_vec_reserve((void **)out, cap, *len + 1, sizeof **out) < 0)
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        (*out)[(*len)++] = (ari_gantt_state){ps.value, ps.depth, ps.start, ps.end};
+        if (ps.value > *max_value)
+            *max_value = ps.value;
+    }
+    return 0;
+}
+
+int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
+                          ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    *max_value = 0;
+    int any = has_chunks(s, trace_id, container, err);
+    if (any <= 0)
+        return any;
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container), ari_arg_int(type), ari_arg_real(t0),
+                      ari_arg_real(t1)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT n, data FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2"
+                                       " AND type_id = ?3 AND min_start <= ?5 AND max_end >= ?4",
+                                       args, ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (unpack(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0), t0, t1,
+                   out, &len, &cap, max_value, err) < 0) {
+            sqlite3_reset(st);
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+    }
+    if (ari_store_rows_end(s, st, rc, "reading packed states", err) < 0) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    if (len > 1)
+        qsort(*out, len, sizeof **out, by_start_depth);
+    *n = (int64_t)len;
+    return 1;
+}

@@ -1,0 +1,44 @@
+/* state_chunks.h: the states of a container packed in chunks
+ * (sql/016_events.sql, state_chunks), so that a timeline window reads the
+ * few chunks that overlap it instead of every state that started before
+ * its end (a nested call tree keeps `main` open over the whole trace, so
+ * the `states` index on start cannot bound such a read).
+ *
+ * Written at import beside the `states` rows when the importer asks
+ * (ari_trace_writer_pack_states: event traces), read by the timeline
+ * (state_queries.c, ari_sq_row_states). Chunks hold the states in the
+ * order they were written; memory while writing: at most
+ * ARI_STATE_CHUNK_STATES per container, ARI_STATE_PACKER_MAX in all
+ * (beyond it every buffer is flushed, making shorter chunks).
+ */
+#ifndef ARIADNE_STATE_CHUNKS_H
+#define ARIADNE_STATE_CHUNKS_H
+
+#include <stdint.h>
+
+#include "analysis/gantt_aggregation.h" /* ari_gantt_state */
+#include "store/store.h"
+#include "util/error.h"
+
+#define ARI_STATE_CHUNK_STATES 2048
+#define ARI_STATE_PACKER_MAX   (1 << 20)
+
+typedef struct ari_state_packer ari_state_packer;
+
+ari_state_packer *ari_state_packer_new(ari_store *s, int64_t trace_id, ari_error *err);
+/* Adds one state of container (id) and state type (id). */
+int ari_state_packer_add(ari_state_packer *p, int64_t container, int64_t type, int value, int depth,
+                         double start, double end, ari_error *err);
+/* Writes what is buffered. */
+int ari_state_packer_finish(ari_state_packer *p, ari_error *err);
+void ari_state_packer_free(ari_state_packer *p);
+
+/* The states of (container, type) overlapping [t0, t1] (start <= t1 and
+ * end >= t0), sorted by (start, depth), into *out (malloc'ed, *n of them;
+ * *max_value the largest value id). Returns 1 if the container has chunks,
+ * 0 if it has none (then nothing is read: the caller reads `states`), -1
+ * on error. */
+int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
+                          ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err);
+
+#endif
