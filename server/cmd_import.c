@@ -56,6 +56,9 @@ static const char usage[] =
     "               {\"ensemble\":{\"id\":..,\"name\":..,\"member_count\":..}} last. If the\n"
     "               ensemble cannot be made, the imported traces are deleted again\n"
     "  --quiet      no progress on stderr\n"
+    "  --reader-memory BYTES, --reader-cpu SECONDS\n"
+    "               limits of the child process that reads OTF2, Projections and\n"
+    "               HPCToolkit traces (default 4G and 14400)\n"
     "\n"
     "Archives unpack under $TMPDIR (default /tmp); at most 100000 files and\n"
     "directories per import.\n";
@@ -154,8 +157,8 @@ static int make_ensemble(ari_store *s, const char *name, const ari_import_result
     if (!ids)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     for (size_t i = 0; i < res->ntraces; i++) {
-        if (strcmp(res->traces[i].kind, "profile") == 0)
-            ids[n++] = res->traces[i].id;
+        if (strcmp(res->traces[i].kind, "profile") == 0 || strcmp(res->traces[i].kind, "events") == 0)
+            ids[n++] = res->traces[i].id; /* an event trace joins with its derived CCT */
         else
             fprintf(stderr, "ariadned import: note: %s is a %s trace, not a profile: left out of the ensemble\n",
                     res->traces[i].name, res->traces[i].kind);
@@ -232,12 +235,15 @@ int cmd_import(int argc, char **argv)
         {"time-unit", required_argument, NULL, 'u'},
         {"allow-duplicate", no_argument, NULL, 'a'},
         {"ensemble", required_argument, NULL, 'e'},
+        {"reader-memory", required_argument, NULL, 'M'}, {"reader-cpu", required_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     const char *db = ARI_DEFAULT_DB, *name = NULL, *time_unit = NULL, *ensemble = NULL;
     unsigned long long max_unpacked = ARI_IMPORT_DEFAULT_MAX_UNPACKED;
+    unsigned long long reader_memory = ARI_READER_DEFAULT_MEMORY, reader_cpu = ARI_READER_DEFAULT_CPU;
     int flags = 0, c;
+    char *end;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
@@ -258,6 +264,15 @@ int cmd_import(int argc, char **argv)
             if (ari_cli_parse_bytes(optarg, &max_unpacked) < 0)
                 return ari_cli_fail("import", "--max-unpacked wants a size such as 4G, got '%s'", optarg);
             break;
+        case 'M':
+            if (ari_cli_parse_bytes(optarg, &reader_memory) < 0 || reader_memory < (64ULL << 20))
+                return ari_cli_fail("import", "--reader-memory wants a size of at least 64M, got '%s'", optarg);
+            break;
+        case 'X':
+            reader_cpu = strtoull(optarg, &end, 10);
+            if (*end || optarg[0] == '-' || reader_cpu < 1 || reader_cpu > 1000000)
+                return ari_cli_fail("import", "--reader-cpu wants 1..1000000 seconds, got '%s'", optarg);
+            break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': printf("ariadned %s\n", ARIADNE_VERSION); return 0;
         default: fputs(usage, stderr); return 2;
@@ -269,5 +284,7 @@ int cmd_import(int argc, char **argv)
     }
     ari_log_set_level(ARI_LOG_WARN);
     ari_input_set_max_decoded(max_unpacked);
+    if (ari_cli_isolate_readers(reader_memory, (unsigned)reader_cpu, max_unpacked) < 0)
+        fprintf(stderr, "ariadned import: warning: cannot find this executable: event traces are read in process\n");
     return import_paths(db, name, ensemble, time_unit, max_unpacked, flags, argv + optind, argc - optind);
 }

@@ -105,8 +105,8 @@ static void make_ensemble(ari_jobs *j, int64_t id, const char *name, const ari_i
     size_t n = 0;
     ari_error err = {0};
     for (size_t i = 0; ids && i < res->ntraces; i++)
-        if (strcmp(res->traces[i].kind, "profile") == 0)
-            ids[n++] = res->traces[i].id;
+        if (strcmp(res->traces[i].kind, "profile") == 0 || strcmp(res->traces[i].kind, "events") == 0)
+            ids[n++] = res->traces[i].id; /* an event trace joins with its derived CCT */
     int rc = !ids ? ari_error_set(&err, ARI_E_NOMEM, "out of memory")
              : n  ? ari_ensemble_create_for_job(j->db, id, name, ids, n, &eid, &err)
                   : ari_error_set(&err, ARI_E_INVALID_INPUT, "the upload holds no profile to make the ensemble of");

@@ -9,7 +9,8 @@
  * seen, all nesting levels together), archives nested at most
  * ARI_IMPORT_MAX_NESTING deep, directories at most 16 deep. The scratch
  * directory is removed whatever happens (success, error, cancellation).
- * Grouping sorts the files by directory, so it is O(n log n). */
+ * Grouping sorts the files by directory, so it is O(n log n); a group
+ * may also take a companion subdirectory (OTF2's traces/, formats.h). */
 #include "import/import.h"
 
 #include <dirent.h>
@@ -252,19 +253,43 @@ static int push_group(group_list *gl, const ari_group *g, ari_error *err)
     return 0;
 }
 
-/* Offers the files of one directory to each format in turn. The claimed
- * files at the front are not offered again, so a format that takes the
- * files one by one costs one pass. */
-static int group_dir(file_list *fl, const size_t *idx, size_t n, group_list *gl, ari_error *err)
+/* The files of a group's companion directory (ari_group.companion_dir):
+ * "run/traces.otf2" takes every unclaimed file below "run/traces/". */
+static int add_companions(file_list *fl, ari_group *g, ari_error *err)
+{
+    const char *anchor = fl->items[g->files[0]].name;
+    const char *base = base_name(anchor), *dot = strrchr(base, '.');
+    size_t len = (size_t)((dot && dot != base ? dot : base + strlen(base)) - anchor);
+    for (size_t i = 0; i < fl->n; i++) {
+        ari_import_file *f = &fl->items[i];
+        if (f->claimed || strncmp(f->dir, anchor, len) != 0 || f->dir[len] != '/')
+            continue;
+        if (ari_group_add(g, i) < 0)
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        f->claimed = 1;
+    }
+    return 0;
+}
+
+/* Offers the files of one directory to each format of `formats` in turn.
+ * The claimed files at the front are not offered again, so a format that
+ * takes the files one by one costs one pass. */
+static int group_dir(file_list *fl, const size_t *idx, size_t n, const ari_format *const *formats,
+                     group_list *gl, ari_error *err)
 {
     size_t from = 0;
-    for (const ari_format *const *f = ari_formats; *f && from < n; f++) {
+    for (const ari_format *const *f = formats; *f && from < n; f++) {
         ari_group g;
+        int got;
         memset(&g, 0, sizeof g);
-        while (from < n && (*f)->claim(fl->items, idx + from, n - from, &g)) {
+        while (from < n && (got = (*f)->claim(fl->items, idx + from, n - from, &g)) != 0) {
             g.format = *f;
-            if (push_group(gl, &g, err) < 0)
+            if (got < 0)
+                ari_error_set(err, ARI_E_NOMEM, "out of memory");
+            if (got < 0 || (g.companion_dir && add_companions(fl, &g, err) < 0) || push_group(gl, &g, err) < 0) {
+                free(g.more);
                 return -1;
+            }
             memset(&g, 0, sizeof g);
             while (from < n && fl->items[idx[from]].claimed)
                 from++;
@@ -396,9 +421,14 @@ static int group_files(file_list *fl, group_list *gl, ari_import_result *res, ar
         }
         qsort(runs, nruns, sizeof *runs, compare_runs);
     }
+    /* two rounds: the formats that take a companion subdirectory see every
+     * directory first; then all of them */
+    for (size_t r = 0; r < nruns && rc == 0; r++)
+        rc = group_dir(fl, idx + runs[r].start, runs[r].n, ari_formats_first, gl, err);
+    for (size_t r = 0; r < nruns && rc == 0; r++)
+        rc = group_dir(fl, idx + runs[r].start, runs[r].n, ari_formats, gl, err);
     for (size_t r = 0; r < nruns && rc == 0; r++) {
         const size_t *files = idx + runs[r].start;
-        rc = group_dir(fl, files, runs[r].n, gl, err);
         for (size_t i = 0; i < runs[r].n && rc == 0; i++)
             if (!fl->items[files[i]].claimed)
                 rc = skip_file(res, &fl->items[files[i]], err);
@@ -701,6 +731,8 @@ int ari_import(ari_store *s, const ari_import_request *req, ari_import_result *r
         repair_message(err);
     }
     remove_scratch(&c);
+    for (size_t i = 0; i < gl.n; i++)
+        free(gl.items[i].more);
     free(gl.items);
     free_files(&fl);
     return rc;

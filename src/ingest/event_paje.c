@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/sbuf.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -76,9 +77,14 @@ struct ari_event_paje {
     queue *queues;
     size_t nqueues, cap_queues;
     ari_strmap *queue_ids;    /* "src,dst,tag,comm" -> index + 1 */
+    ari_strmap *region_names; /* distinct region names (value unused) */
     size_t npending;
     uint64_t nlinks;
     ari_event_paje_report rep;
+    ari_event_paje_observer obs;
+    int by_request;           /* match messages by (sender, request) */
+    ari_sbuf notes;           /* "key":value,... */
+    ari_sbuf notes_out;       /* {notes} for ari_event_paje_notes */
 };
 
 static int fail_nomem(ari_event_paje *ep)
@@ -154,6 +160,9 @@ static int64_t on_location(void *ctx, int64_t proc, int64_t thread, const char *
     ari_container c = {l->alias, name ? name : label, "T", ep->procs[proc].alias, 0, 0};
     if (ep->out->on_container && ep->out->on_container(ep->out->ctx, &c) != 0)
         return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused the location %s", c.name);
+    if (ep->obs.location &&
+        ep->obs.location(ep->obs.ctx, l->alias, ep->procs[proc].alias, ep->procs[proc].rank, thread) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused the location %s", c.name);
     return (int64_t)ep->nlocs++;
 }
 
@@ -166,6 +175,12 @@ static int64_t on_region(void *ctx, const char *name, const char *file, int line
     if (ari_vec_reserve((void **)&ep->regions, &ep->cap_regions, ep->nregions + 1, sizeof *ep->regions) < 0 ||
         !(ep->regions[ep->nregions] = strdup(name ? name : "")))
         return fail_nomem(ep);
+    const char *r = ep->regions[ep->nregions];
+    if (!ari_strmap_get(ep->region_names, r, strlen(r))) {
+        if (!ari_strmap_put(ep->region_names, r, strlen(r), (void *)(intptr_t)1))
+            return fail_nomem(ep);
+        ep->rep.functions++;
+    }
     return (int64_t)ep->nregions++;
 }
 
@@ -199,6 +214,7 @@ static int on_enter(void *ctx, int64_t loc, double time, int64_t region)
         return -1;
     if (region < 0 || (size_t)region >= ep->nregions)
         return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "an Enter of an unknown region %" PRId64, region);
+    ep->rep.enters++;
     if (l->depth >= ARI_EP_MAX_DEPTH)
         return ari_error_set(&ep->err, ARI_E_TOO_LARGE, "more than %d regions open at once on one location",
                              ARI_EP_MAX_DEPTH);
@@ -224,6 +240,7 @@ static int on_leave(void *ctx, int64_t loc, double time, int64_t region)
     location *l = loc_at(ep, loc, time);
     if (!l)
         return -1;
+    ep->rep.leaves++;
     if (l->depth == 0 || l->stack[l->depth - 1].region != region) {
         const char *name = region >= 0 && (size_t)region < ep->nregions ? ep->regions[region] : "?";
         if (l->depth == 0)
@@ -251,6 +268,7 @@ static int on_instant(void *ctx, int64_t loc, double time, const char *name)
 {
     ari_event_paje *ep = ctx;
     location *l = loc_at(ep, loc, time);
+    ep->rep.instants++;
     return l ? emit_event(ep, l, time, name ? name : "", NULL, 0) : -1;
 }
 
@@ -260,6 +278,7 @@ static int on_collective(void *ctx, const ari_event_collective *c)
     location *l = loc_at(ep, c->location, c->end);
     if (!l)
         return -1;
+    ep->rep.collectives++;
     char sent[24], recv[24], root[24];
     snprintf(sent, sizeof sent, "%" PRIu64, c->bytes_sent);
     snprintf(recv, sizeof recv, "%" PRIu64, c->bytes_received);
@@ -305,11 +324,15 @@ static int emit_link(ari_event_paje *ep, const pending *send, const pending *rec
     snprintf(tags, sizeof tags, "%" PRId64, tag);
     snprintf(comms, sizeof comms, "%" PRId64, comm);
     ari_field f[] = {{"bytes", bytes}, {"tag", tags}, {"communicator", comms}};
-    ari_link k = {"0", "M", "message", ep->locs[send->location].alias, ep->locs[recv->location].alias, key,
-                  send->time, recv->time, f, 3};
+    const location *src = &ep->locs[send->location], *dst = &ep->locs[recv->location];
+    ari_link k = {"0", "M", "message", src->alias, dst->alias, key, send->time, recv->time, f, 3};
     if (ep->out->on_link && ep->out->on_link(ep->out->ctx, &k) != 0)
         return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused a message");
     ep->rep.links++;
+    ari_event_paje_message m = {src->alias,      dst->alias, ep->procs[src->process].rank,
+                                ep->procs[dst->process].rank, tag, comm, send->bytes, send->time, recv->time};
+    if (ep->obs.message && ep->obs.message(ep->obs.ctx, &m) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused a message");
     return 0;
 }
 
@@ -319,12 +342,17 @@ static int on_message(void *ctx, const ari_event_msg *m)
     location *l = loc_at(ep, m->location, m->time);
     if (!l)
         return -1;
+    ep->rep.message_events++;
     int receive = is_receive(m->kind);
     if (!receive && !is_send(m->kind))
         return 0; /* request posts and completions: the data moved at the other events */
     int64_t own = ep->procs[l->process].rank;
-    queue *q = receive ? queue_of(ep, m->peer, own, m->tag, m->communicator)
-                       : queue_of(ep, own, m->peer, m->tag, m->communicator);
+    queue *q;
+    if (ep->by_request) /* the key (sender, INT64_MIN, request, INT64_MIN) is no FIFO key */
+        q = queue_of(ep, receive ? m->peer : own, INT64_MIN, (int64_t)m->request, INT64_MIN);
+    else
+        q = receive ? queue_of(ep, m->peer, own, m->tag, m->communicator)
+                    : queue_of(ep, own, m->peer, m->tag, m->communicator);
     if (!q)
         return -1;
     pending me = {m->location, m->time, m->bytes};
@@ -380,6 +408,7 @@ static int on_metric(void *ctx, int64_t loc, double time, const char *metric, co
     ari_event_paje *ep = ctx;
     if (!loc_at(ep, loc, time))
         return -1;
+    ep->rep.metric_samples++;
     int64_t id = metric_id(ep, metric ? metric : "metric");
     if (id < 0)
         return -1;
@@ -401,12 +430,26 @@ static int on_metric(void *ctx, int64_t loc, double time, const char *metric, co
     return 0;
 }
 
+/* Kept while they fit in ARI_EP_MAX_NOTES bytes; a note's value is the
+ * reader's JSON text. */
 static int on_note(void *ctx, const char *key, const char *json_value)
 {
-    (void)ctx;
-    (void)key;
-    (void)json_value;
-    return 0;
+    ari_event_paje *ep = ctx;
+    if (!key || !json_value || ep->notes.len + strlen(key) + strlen(json_value) + 8 > ARI_EP_MAX_NOTES)
+        return 0;
+    if (ep->notes.len)
+        ari_sbuf_add_char(&ep->notes, ',');
+    ari_sbuf_json_string(&ep->notes, key);
+    ari_sbuf_add_char(&ep->notes, ':');
+    ari_sbuf_add_str(&ep->notes, json_value);
+    return ari_sbuf_failed(&ep->notes) ? fail_nomem(ep) : 0;
+}
+
+static void on_progress(void *ctx, double fraction)
+{
+    ari_event_paje *ep = ctx;
+    if (ep->out->on_progress)
+        ep->out->on_progress(ep->out->ctx, fraction, 1.0);
 }
 
 /* ---- life ---- */
@@ -421,15 +464,38 @@ ari_event_paje *ari_event_paje_new(const ari_sink *out, ari_error *err)
     ep->metric_ids = ari_strmap_new();
     ep->piece_ids = ari_strmap_new();
     ep->queue_ids = ari_strmap_new();
-    if (!ep->proc_ids || !ep->metric_ids || !ep->piece_ids || !ep->queue_ids) {
+    ep->region_names = ari_strmap_new();
+    if (!ep->proc_ids || !ep->metric_ids || !ep->piece_ids || !ep->queue_ids || !ep->region_names) {
         ari_event_paje_free(ep);
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return NULL;
     }
     ep->sink = (ari_event_sink){ep,         on_process, on_location, on_region,   on_communicator,
                                 on_enter,   on_leave,   on_instant,  on_message,  on_collective,
-                                on_metric,  on_note,    NULL};
+                                on_metric,  on_note,    on_progress};
     return ep;
+}
+
+void ari_event_paje_observe(ari_event_paje *ep, const ari_event_paje_observer *o)
+{
+    if (o)
+        ep->obs = *o;
+    else
+        memset(&ep->obs, 0, sizeof ep->obs);
+}
+
+void ari_event_paje_match_by_request(ari_event_paje *ep)
+{
+    ep->by_request = 1;
+}
+
+const char *ari_event_paje_notes(ari_event_paje *ep)
+{
+    ari_sbuf_reset(&ep->notes_out);
+    ari_sbuf_add_char(&ep->notes_out, '{');
+    ari_sbuf_add(&ep->notes_out, ari_sbuf_text(&ep->notes), ep->notes.len);
+    ari_sbuf_add_char(&ep->notes_out, '}');
+    return ari_sbuf_failed(&ep->notes_out) ? NULL : ari_sbuf_text(&ep->notes_out);
 }
 
 const ari_event_sink *ari_event_paje_sink(ari_event_paje *ep)
@@ -494,6 +560,9 @@ int ari_event_paje_finish(ari_event_paje *ep, ari_event_paje_report *rep, ari_er
         else
             ep->rep.unmatched_sends += q->n - q->head;
     }
+    ep->rep.processes = ep->nprocs;
+    ep->rep.locations = ep->nlocs;
+    ep->rep.regions = ep->nregions;
     if (rep)
         *rep = ep->rep;
     return 0;
@@ -524,5 +593,8 @@ void ari_event_paje_free(ari_event_paje *ep)
     ari_strmap_free(ep->metric_ids);
     ari_strmap_free(ep->piece_ids);
     ari_strmap_free(ep->queue_ids);
+    ari_strmap_free(ep->region_names);
+    ari_sbuf_free(&ep->notes);
+    ari_sbuf_free(&ep->notes_out);
     free(ep);
 }

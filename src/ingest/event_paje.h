@@ -23,6 +23,14 @@
  *    metric, which lasts until the next sample (the last one until the
  *    location's last event).
  *
+ * A reader whose sends do not know their destination (Projections: a
+ * CREATION names no PE) is matched by the sender's request instead:
+ * ari_event_paje_match_by_request. The readers' notes are gathered as one
+ * JSON object (ari_event_paje_notes), their progress goes to the sink's
+ * on_progress, and an observer (ari_event_paje_observe) hears of every
+ * location and matched message with the aliases of their containers (the
+ * store's ev_locations and ev_messages).
+ *
  * Bounded: at most ARI_EP_MAX_DEPTH open regions per location; unmatched
  * message sides are kept until the end (a trace whose sends are never
  * received holds them all: at most ARI_EP_MAX_PENDING, then an error).
@@ -47,10 +55,43 @@ typedef struct ari_event_paje_report {
     uint64_t states, links, events, variables;
     uint64_t unmatched_sends, unmatched_receives; /* message sides left without a partner */
     uint64_t unclosed;                           /* regions still open at the end, closed there */
+    uint64_t processes, locations, regions;      /* as the reader defined them */
+    uint64_t functions;                          /* distinct region names */
+    uint64_t enters, leaves, instants;           /* the reader's calls, as Pipit counts events */
+    uint64_t message_events, collectives, metric_samples;
 } ari_event_paje_report;
+
+/* A matched message, with the aliases of its Thread containers. */
+typedef struct ari_event_paje_message {
+    const char *src, *dst;
+    int64_t src_rank, dst_rank, tag, comm; /* tag, comm: -1 unknown */
+    uint64_t bytes;
+    double send, recv;                     /* ns */
+} ari_event_paje_message;
+
+/* Told of each location (after its container was given to the sink) and
+ * of each matched message (after its link). A callback returning non-zero
+ * stops the read with "the observer refused ..." (its own error is the
+ * observer's to keep). */
+typedef struct ari_event_paje_observer {
+    void *ctx;
+    int (*location)(void *ctx, const char *alias, const char *process_alias, int64_t rank, int64_t thread);
+    int (*message)(void *ctx, const ari_event_paje_message *m);
+} ari_event_paje_observer;
+
+#define ARI_EP_MAX_NOTES 65536 /* bytes of notes kept; the rest are dropped */
 
 /* An adapter writing into out (borrowed: must outlive the adapter). */
 ari_event_paje *ari_event_paje_new(const ari_sink *out, ari_error *err);
+/* Sets the observer (copied; NULL: none). Call before reading. */
+void ari_event_paje_observe(ari_event_paje *ep, const ari_event_paje_observer *o);
+/* Matches messages by (sender rank, request) instead of FIFO per (sender,
+ * receiver, tag, communicator): for readers whose sends have no peer and
+ * whose request is the sender's message id (Projections). */
+void ari_event_paje_match_by_request(ari_event_paje *ep);
+/* The readers' notes so far as one JSON object ("{}" if none): valid
+ * until the next note or ari_event_paje_free; NULL when out of memory. */
+const char *ari_event_paje_notes(ari_event_paje *ep);
 /* The event sink that readers write into. */
 const ari_event_sink *ari_event_paje_sink(ari_event_paje *ep);
 /* The error that made a callback fail (code empty if none). */

@@ -14,7 +14,23 @@
 
 /* ---- helpers ---- */
 
-/* 0 if the trace is a profile, 1 absent, 2 another kind, -1 error. */
+/* Whether an event trace holds the calling context tree derived from it
+ * (ingest/event_cct.h): 0 yes, 2 no (err set), -1 error. */
+static int check_derived_cct(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    int64_t one = 0;
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT 1 FROM profile_metrics WHERE trace_id = ?1 LIMIT 1", trace_id, err);
+    int rc = st ? ari_store_query_int64(s, st, &one, "derived calling context tree", err) : -1;
+    if (rc == 1)
+        ari_error_set(err, ARI_E_NOT_A_PROFILE,
+                      "trace %lld is an event trace without a derived calling context tree (import it again)",
+                      (long long)trace_id);
+    return rc == 1 ? 2 : rc;
+}
+
+/* 0 if the trace is a profile (or an event trace with its derived CCT,
+ * issue 19), 1 absent, 2 another kind, -1 error. */
 static int check_profile(ari_store *s, int64_t trace_id, ari_error *err)
 {
     char *kind = NULL;
@@ -22,6 +38,10 @@ static int check_profile(ari_store *s, int64_t trace_id, ari_error *err)
     int rc = st ? ari_store_query_string(s, st, "", &kind, "trace kind", err) : -1;
     if (rc == 1)
         ari_error_set(err, ARI_E_NOT_FOUND, "no trace %lld", (long long)trace_id);
+    if (rc == 0 && strcmp(kind, "events") == 0) {
+        free(kind);
+        return check_derived_cct(s, trace_id, err);
+    }
     if (rc == 0 && strcmp(kind, "profile") != 0) {
         ari_error_set(err, ARI_E_NOT_A_PROFILE, "trace %lld is of kind '%s', not a profile",
                       (long long)trace_id, kind);

@@ -67,10 +67,11 @@ static int check_joinable(ari_store *s, int64_t id, int64_t trace_id, ari_error 
                              "no trace %lld: list the traces with GET "
                              "/api/v1/traces?kind=profile",
                              (long long)trace_id);
-    if (rc == 0 && strcmp(kind, "profile") != 0)
+    if (rc == 0 && strcmp(kind, "profile") != 0 && strcmp(kind, "events") != 0)
         rc = ari_error_set(err, ARI_E_INVALID_PARAMETER,
                            "trace %lld is a %s trace, not a profile: only "
-                           "call-graph profiles can be members of an ensemble",
+                           "call-graph profiles and event traces (their derived calling context tree) "
+                           "can be members of an ensemble",
                            (long long)trace_id, kind);
     free(kind);
     if (rc == 0 && (rc = is_member(s, id, trace_id, err)) == 0)

@@ -600,11 +600,14 @@ static void check_import(const char *path, int64_t nodes)
     ari_import_result res;
     if (ari_import(s, &req, &res, &err) != 0)
         fail_msg("%s: %s", path, err.message);
-    assert_int_equal(res.ntraces, 1);
-    assert_string_equal(res.traces[0].kind, "profile");
-    assert_string_equal(res.traces[0].format, "hpctoolkit");
+    /* the profile, and the events of trace.db (format hpctoolkit_trace) */
+    assert_int_equal(res.ntraces, 2);
+    size_t pi = strcmp(res.traces[0].kind, "profile") == 0 ? 0 : 1;
+    assert_string_equal(res.traces[pi].kind, "profile");
+    assert_string_equal(res.traces[pi].format, "hpctoolkit");
+    assert_string_equal(res.traces[1 - pi].format, "hpctoolkit_trace");
     ari_cct c;
-    assert_int_equal(ari_profile_load(s, res.traces[0].id, &c, &err), 0);
+    assert_int_equal(ari_profile_load(s, res.traces[pi].id, &c, &err), 0);
     assert_int_equal(c.nnodes, nodes);
     ari_cct_times t;
     assert_int_equal(ari_cct_times_init(&t, &c, ari_cct_metric_find(&c, NULL), &err), 0);
