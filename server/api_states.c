@@ -27,6 +27,7 @@
 #include "params.h"
 #include "reply.h"
 #include "store/state_queries.h"
+#include "states_answer.h"
 #include "store/task_queries.h"
 #include "util/vec.h"
 
@@ -257,30 +258,37 @@ static json_t *states_doc(ari_request *r, states_req *q, ari_error *err)
     return doc;
 }
 
-enum MHD_Result api_states(ari_request *r)
+json_t *ari_states_answer(ari_request *r)
 {
     states_req q = {0};
     ari_error err = {0};
-    enum MHD_Result res = MHD_YES;
+    json_t *doc = NULL;
     if (read_params(r, &q) < 0)
         goto done;
     int rc = ari_sq_rows_load(r->db, q.id, q.containers, q.ncontainers, q.types, q.ntypes, &q.rows, &err);
     if (rc != 0) {
-        res = ari_reply_lookup_failed(r, rc, &err, "trace", q.id);
+        ari_reply_lookup_failed(r, rc, &err, "trace", q.id);
         goto done;
     }
     if (q.rows.n == 0 && q.ncontainers == 0 && q.ntypes == 0) {
-        res = ari_reply_error(r, 409, "no_states", "trace %lld has no Paje states to draw on a timeline",
-                              (long long)q.id);
+        ari_reply_error(r, 409, "no_states", "trace %lld has no Paje states to draw on a timeline",
+                        (long long)q.id);
         goto done;
     }
     if (settle_window(r, &q) < 0)
         goto done;
-    json_t *doc = states_doc(r, &q, &err);
-    res = doc ? ari_reply_analysis(r, doc, STATES_DIGITS) : ari_reply_from_error(r, &err);
+    doc = states_doc(r, &q, &err);
+    if (!doc)
+        ari_reply_from_error(r, &err);
 done:
     req_free(&q);
-    return res;
+    return doc;
+}
+
+enum MHD_Result api_states(ari_request *r)
+{
+    json_t *doc = ari_states_answer(r);
+    return doc ? ari_reply_analysis(r, doc, STATES_DIGITS) : MHD_YES;
 }
 
 /* ---- links ---- */

@@ -530,6 +530,101 @@ static const ari_csv_table live_comm_diff[] = {
         {"target_name", NULL, "#", ARI_CSV_LOOKUP, "@0.names"}, {"value", NULL, "."}, {NULL}}},
     {NULL}};
 
+/* api_event_comm.c, api_event_timeline.c (issue 19): an event trace's
+ * communication analyses and its timeline with messages. */
+static const ari_csv_table event_messages[] = {
+    {"messages", "messages[]", "ns", NULL, NULL, {
+        {"src_rank", NULL, "src_rank"}, {"src_thread", NULL, "src_thread"}, {"dst_rank", NULL, "dst_rank"},
+        {"dst_thread", NULL, "dst_thread"}, {"tag", NULL, "tag"}, {"comm", NULL, "comm"},
+        {"bytes", "B", "bytes"}, {"send_time", MS, "send_time"}, {"recv_time", MS, "recv_time"},
+        {"duration", MS, "recv_time", ARI_CSV_DIFF, "send_time"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_comm_matrix[] = {
+    {"cells", "cells[]", "ns", NULL, NULL, {
+        {"sender", NULL, "[0]"}, {"receiver", NULL, "[1]"}, {"value", NULL, "[2]"}, {"kind", NULL, "@0.kind"},
+        {NULL}}},
+    {"processes", "processes[]", "ns", NULL, NULL, {
+        {"rank", NULL, "rank"}, {"sent_bytes", "B", "sent_bytes"}, {"sent_count", NULL, "sent_count"},
+        {"received_bytes", "B", "received_bytes"}, {"received_count", NULL, "received_count"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_message_histogram[] = {
+    {"bins", "counts[]", "ns", NULL, NULL, {
+        {"bin", NULL, "#"}, {"lower", "B", "#", ARI_CSV_LOOKUP, "@0.edges"}, {"count", NULL, "."}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_comm_over_time[] = {
+    {"bins", "values[]", "ns", NULL, NULL, {
+        {"bin", NULL, "#"}, {"start", MS, "#", ARI_CSV_LOOKUP, "@0.edges"}, {"value", NULL, "."},
+        {"kind", NULL, "@0.kind"}, {"side", NULL, "@0.side"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_wait_states[] = {
+    {"pairs", "pairs[]", "ns", NULL, NULL, {
+        {"sender", NULL, "sender"}, {"receiver", NULL, "receiver"},
+        {"late_sender_count", NULL, "late_sender_count"}, {"late_sender_time", MS, "late_sender_time"},
+        {"late_receiver_count", NULL, "late_receiver_count"}, {"late_receiver_time", MS, "late_receiver_time"},
+        {NULL}}},
+    {"ranks", "ranks[]", "ns", NULL, NULL, {
+        {"rank", NULL, "rank"}, {"late_sender_count", NULL, "late_sender_count"},
+        {"late_sender_time", MS, "late_sender_time"}, {"late_receiver_count", NULL, "late_receiver_count"},
+        {"late_receiver_time", MS, "late_receiver_time"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_timeline[] = {
+    {"messages", "messages[]", "ns", NULL, NULL, {
+        {"src", NULL, "src"}, {"dst", NULL, "dst"}, {"send", MS, "send"}, {"recv", MS, "recv"},
+        {"bytes", "B", "bytes"}, {"count", NULL, "count"}, {NULL}}},
+    {"states", "rows[].states[]", "ns", "@1.mode", "states", {
+        {"container", NULL, "@1.name"}, {"container_id", NULL, "@1.container_id"}, {"path", NULL, "@1.path"},
+        {"state_type", NULL, "@1.type"}, {"value", NULL, "[0]", ARI_CSV_LOOKUP, "@0.values", "name"},
+        {"depth", NULL, "[1]"}, {"start", MS, "[2]"}, {"end", MS, "[3]"},
+        {"duration", MS, "[3]", ARI_CSV_DIFF, "[2]"}, {NULL}}},
+    {"pixels", "rows[].states[]", "ns", "@1.mode", "pixels", {
+        {"container", NULL, "@1.name"}, {"container_id", NULL, "@1.container_id"}, {"path", NULL, "@1.path"},
+        {"state_type", NULL, "@1.type"}, {"pixel", NULL, "[0]"}, {"depth", NULL, "[1]"},
+        {"value", NULL, "[2]", ARI_CSV_LOOKUP, "@0.values", "name"}, {"share", "fraction", "[3]"}, {NULL}}},
+    {NULL}};
+
+/* api_event_profile.c (issue 19): an event trace's function analyses. */
+static const ari_csv_table event_flat_profile[] = {
+    {"functions", "functions[]", "ns", NULL, NULL, {
+        {"name", NULL, "name"}, {"inclusive", MS, "inclusive"}, {"exclusive", MS, "exclusive"},
+        {"count", NULL, "count"}, {"processes", NULL, "processes"}, {"mean_inclusive", MS, "mean_inclusive"},
+        {"mean_exclusive", MS, "mean_exclusive"}, {NULL}}},
+    {"rows", "rows[]", "ns", NULL, NULL, {
+        {"rank", NULL, "rank"}, {"thread", NULL, "thread"}, {"name", NULL, "name"},
+        {"inclusive", MS, "inclusive"}, {"exclusive", MS, "exclusive"}, {"count", NULL, "count"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_time_profile[] = {
+    {"values", "series[].values[]", "ns", NULL, NULL, {
+        {"name", NULL, "@1.name"}, {"bin", NULL, "#"}, {"start", MS, "#", ARI_CSV_LOOKUP, "@0.edges"},
+        {"value", NULL, "."}, {"normalized", NULL, "@0.normalized"}, {NULL}}},
+    {"idle", "idle[]", "ns", NULL, NULL, {
+        {"bin", NULL, "#"}, {"start", MS, "#", ARI_CSV_LOOKUP, "@0.edges"}, {"idle", NULL, "."},
+        {"normalized", NULL, "@0.normalized"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_load_imbalance[] = {
+    {"functions", "functions[]", "ns", NULL, NULL, {
+        {"name", NULL, "name"}, {"metric", NULL, "@0.metric"}, {"mean", MS, "mean"}, {"max", MS, "max"},
+        {"imbalance", NULL, "imbalance"}, {"top_ranks", NULL, "top_ranks"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_idle_time[] = {
+    {"ranks", "ranks[]", "ns", NULL, NULL, {
+        {"rank", NULL, "rank"}, {"thread", NULL, "thread"}, {"idle", MS, "idle"}, {"total", MS, "total"},
+        {"share", "fraction", "share"}, {NULL}}},
+    {NULL}};
+
+static const ari_csv_table event_caller_callee[] = {
+    {"pairs", "pairs[]", "ns", NULL, NULL, {
+        {"caller", NULL, "caller"}, {"callee", NULL, "callee"}, {"count", NULL, "count"},
+        {"inclusive", MS, "inclusive"}, {NULL}}},
+    {NULL}};
+
 static const ari_csv_view views[] = {
     {"/api/v1/streams/{}/comm", "live_comm", live_comm},
     {"/api/v1/streams/{}/comm/diff", "live_comm_diff", live_comm_diff},
@@ -578,6 +673,17 @@ static const ari_csv_view views[] = {
     {"/api/v1/traces/{}/comm/segments", "comm_segments", metrics_comm},
     {"/api/v1/analyses/{}", "analysis", analyses},
     {"/api/v1/traces/{}/overview", "overview", metrics_overview},
+    {"/api/v1/traces/{}/messages", "messages", event_messages},
+    {"/api/v1/traces/{}/comm-matrix", "comm_matrix", event_comm_matrix},
+    {"/api/v1/traces/{}/message-histogram", "message_histogram", event_message_histogram},
+    {"/api/v1/traces/{}/comm-over-time", "comm_over_time", event_comm_over_time},
+    {"/api/v1/traces/{}/wait-states", "wait_states", event_wait_states},
+    {"/api/v1/traces/{}/timeline", "timeline", event_timeline},
+    {"/api/v1/traces/{}/flat-profile", "flat_profile", event_flat_profile},
+    {"/api/v1/traces/{}/time-profile", "time_profile", event_time_profile},
+    {"/api/v1/traces/{}/load-imbalance", "load_imbalance", event_load_imbalance},
+    {"/api/v1/traces/{}/idle-time", "idle_time", event_idle_time},
+    {"/api/v1/traces/{}/caller-callee", "caller_callee", event_caller_callee},
 };
 // clang-format on
 

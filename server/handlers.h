@@ -122,4 +122,22 @@ enum MHD_Result api_stream_control(ari_request *r);
 enum MHD_Result api_stream_comm(ari_request *r);
 enum MHD_Result api_stream_comm_diff(ari_request *r);
 
+/* api_event_comm.c, api_event_timeline.c: the communication analyses and
+ * the timeline of an event trace (kind "events", issue 19) */
+enum MHD_Result api_event_messages(ari_request *r);
+enum MHD_Result api_event_comm_matrix(ari_request *r);
+enum MHD_Result api_event_message_histogram(ari_request *r);
+enum MHD_Result api_event_comm_over_time(ari_request *r);
+enum MHD_Result api_event_wait_states(ari_request *r);
+enum MHD_Result api_event_timeline(ari_request *r);
+
+/* api_event_profile.c: the function analyses of an event trace (kind
+ * "events", issue 19; Pipit's flat_profile, time_profile, load_imbalance,
+ * idle_time and caller-callee) */
+enum MHD_Result api_event_flat_profile(ari_request *r);
+enum MHD_Result api_event_time_profile(ari_request *r);
+enum MHD_Result api_event_load_imbalance(ari_request *r);
+enum MHD_Result api_event_idle_time(ari_request *r);
+enum MHD_Result api_event_caller_callee(ari_request *r);
+
 #endif

@@ -1,0 +1,475 @@
+/* event_queries.c: the locations, messages, extent and message calls of
+ * an event trace (see event_queries.h). Messages are streamed from one
+ * statement; aggregation happens in the caller (analysis/event_comm.c),
+ * so no query sorts all messages. */
+#include "store/event_queries.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+
+#define MAX_NAME_CACHE (1 << 24) /* value ids beyond this are looked up each time */
+
+static int nomem(ari_error *err)
+{
+    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+/* An open bound (NAN) as the widest finite one. */
+static double lo_bound(double t)
+{
+    return isnan(t) ? -DBL_MAX : t;
+}
+
+static double hi_bound(double t)
+{
+    return isnan(t) ? DBL_MAX : t;
+}
+
+/* ---- locations ---- */
+
+int ari_evq_locations(ari_store *s, int64_t id, ari_evq_location **out, size_t *n, ari_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = ari_store_stmt_id(s,
+                                         "SELECT container_id, process_id, rank, thread FROM ev_locations"
+                                         " WHERE trace_id = ?1 ORDER BY rank, thread, container_id",
+                                         id, err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            ari_evq_location *p = realloc(*out, ncap * sizeof *p);
+            if (!p) {
+                sqlite3_reset(st);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return nomem(err);
+            }
+            *out = p;
+            cap = ncap;
+        }
+        ari_evq_location *l = &(*out)[(*n)++];
+        l->container_id = sqlite3_column_int64(st, 0);
+        l->process_id = sqlite3_column_int64(st, 1);
+        l->rank = (int32_t)sqlite3_column_int64(st, 2);
+        l->thread = (int32_t)sqlite3_column_int64(st, 3);
+    }
+    return ari_store_rows_end(s, st, rc, "reading the locations", err);
+}
+
+int ari_evq_ranks(ari_store *s, int64_t id, int32_t **out, int *n, ari_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT DISTINCT rank FROM ev_locations WHERE trace_id = ?1 ORDER BY rank", id, err);
+    if (!st)
+        return -1;
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            int ncap = cap ? cap * 2 : 16;
+            int32_t *p = realloc(*out, (size_t)ncap * sizeof *p);
+            if (!p) {
+                sqlite3_reset(st);
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return nomem(err);
+            }
+            *out = p;
+            cap = ncap;
+        }
+        (*out)[(*n)++] = (int32_t)sqlite3_column_int64(st, 0);
+    }
+    return ari_store_rows_end(s, st, rc, "reading the ranks", err);
+}
+
+/* ---- extent ---- */
+
+int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *err)
+{
+    *lo = *hi = NAN;
+    /* per location, through the (trace, container, time) indexes */
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s,
+        "SELECT min(coalesce((SELECT min(start) FROM states WHERE trace_id = ?1 AND container_id = "
+        "l.container_id),"
+        " 1e308), coalesce((SELECT min(time) FROM events WHERE trace_id = ?1 AND container_id = "
+        "l.container_id),"
+        " 1e308)), (SELECT end FROM containers c WHERE c.trace_id = ?1 AND c.id = l.container_id)"
+        " FROM ev_locations l WHERE l.trace_id = ?1",
+        id, err);
+    if (!st)
+        return -1;
+    int rc;
+    double a = INFINITY, b = -INFINITY;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double x = sqlite3_column_double(st, 0);
+        if (x < 1e308 && x < a)
+            a = x;
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_double(st, 1) > b)
+            b = sqlite3_column_double(st, 1);
+    }
+    if (ari_store_rows_end(s, st, rc, "reading the extent of the events", err) < 0)
+        return -1;
+    st = ari_store_stmt_id(s, "SELECT min(send_time), max(recv_time) FROM ev_messages WHERE trace_id = ?1",
+                           id, err);
+    if (!st)
+        return -1;
+    rc = ari_store_step_row(s, st, "reading the extent of the messages", err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_double(st, 0) < a)
+            a = sqlite3_column_double(st, 0);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_double(st, 1) > b)
+            b = sqlite3_column_double(st, 1);
+        sqlite3_reset(st);
+    }
+    if (isfinite(a) && isfinite(b) && a <= b) {
+        *lo = a;
+        *hi = b;
+    }
+    return 0;
+}
+
+int ari_evq_unmatched(ari_store *s, int64_t id, int64_t *sends, int64_t *receives, ari_error *err)
+{
+    *sends = *receives = 0;
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT coalesce(json_extract(summary_json, '$.unmatched_sends'), 0),"
+                          " coalesce(json_extract(summary_json, '$.unmatched_receives'), 0)"
+                          " FROM traces WHERE id = ?1",
+                          id, err);
+    int rc = st ? ari_store_step_row(s, st, "reading the unmatched messages", err) : -1;
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        *sends = sqlite3_column_int64(st, 0);
+        *receives = sqlite3_column_int64(st, 1);
+        sqlite3_reset(st);
+    }
+    return 0;
+}
+
+/* ---- messages ---- */
+
+#define MESSAGE_COLUMNS                                                                                      \
+    "m.src_container, m.dst_container, m.src_rank, m.dst_rank,"                                              \
+    " coalesce((SELECT thread FROM ev_locations WHERE trace_id = m.trace_id AND container_id = "             \
+    "m.src_container), 0),"                                                                                  \
+    " coalesce((SELECT thread FROM ev_locations WHERE trace_id = m.trace_id AND container_id = "             \
+    "m.dst_container), 0),"                                                                                  \
+    " m.tag, m.comm, m.bytes, m.send_time, m.recv_time"
+
+static void read_message(sqlite3_stmt *st, ari_ec_message *m)
+{
+    m->src_container = sqlite3_column_int64(st, 0);
+    m->dst_container = sqlite3_column_int64(st, 1);
+    m->src_rank = (int32_t)sqlite3_column_int64(st, 2);
+    m->dst_rank = (int32_t)sqlite3_column_int64(st, 3);
+    m->src_thread = (int32_t)sqlite3_column_int64(st, 4);
+    m->dst_thread = (int32_t)sqlite3_column_int64(st, 5);
+    m->tag = sqlite3_column_int64(st, 6);
+    m->comm = sqlite3_column_int64(st, 7);
+    m->bytes = sqlite3_column_int64(st, 8);
+    m->send_time = sqlite3_column_double(st, 9);
+    m->recv_time = sqlite3_column_double(st, 10);
+}
+
+/* Steps st to its end, handing each message to fn. */
+static int each_message(ari_store *s, sqlite3_stmt *st, ari_evq_message_fn fn, void *ctx, const char *what,
+                        ari_error *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ari_ec_message m;
+        read_message(st, &m);
+        int r = fn(ctx, &m);
+        if (r != 0) {
+            sqlite3_reset(st);
+            return r;
+        }
+    }
+    return ari_store_rows_end(s, st, rc, what, err);
+}
+
+int ari_evq_message_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, ari_error *err)
+{
+    *n = 0;
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(lo_bound(t0)), ari_arg_real(hi_bound(t1))};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT count(*) FROM ev_messages WHERE trace_id = ?1"
+                                       " AND send_time >= ?2 AND send_time <= ?3",
+                                       args, ARI_NARGS(args), err);
+    return st ? (ari_store_query_int64(s, st, n, "counting the messages", err) < 0 ? -1 : 0) : -1;
+}
+
+int ari_evq_messages(ari_store *s, int64_t id, double t0, double t1, int64_t offset, int64_t limit,
+                     ari_evq_message_fn fn, void *ctx, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(lo_bound(t0)), ari_arg_real(hi_bound(t1)),
+                      ari_arg_int(limit), ari_arg_int(offset)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT " MESSAGE_COLUMNS " FROM ev_messages m WHERE m.trace_id = ?1"
+                                       " AND m.send_time >= ?2 AND m.send_time <= ?3"
+                                       " ORDER BY m.send_time LIMIT ?4 OFFSET ?5",
+                                       args, ARI_NARGS(args), err);
+    return st ? each_message(s, st, fn, ctx, "reading the messages", err) : -1;
+}
+
+int ari_evq_pairs(ari_store *s, int64_t id, ari_evq_pair_fn fn, void *ctx, ari_error *err)
+{
+    /* one row per message: a GROUP BY would sort them all */
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT src_rank, dst_rank, bytes FROM ev_messages WHERE trace_id = ?1", id, err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = fn(ctx, (int32_t)sqlite3_column_int64(st, 0), (int32_t)sqlite3_column_int64(st, 1),
+                   sqlite3_column_int64(st, 2), 1);
+        if (r != 0) {
+            sqlite3_reset(st);
+            return r;
+        }
+    }
+    return ari_store_rows_end(s, st, rc, "reading the messages", err);
+}
+
+int ari_evq_size_range(ari_store *s, int64_t id, double *min, double *max, int64_t *n, ari_error *err)
+{
+    *min = *max = NAN;
+    *n = 0;
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT count(*), min(bytes), max(bytes) FROM ev_messages WHERE trace_id = ?1", id, err);
+    int rc = st ? ari_store_step_row(s, st, "reading the message sizes", err) : -1;
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        *n = sqlite3_column_int64(st, 0);
+        if (*n > 0) {
+            *min = sqlite3_column_double(st, 1);
+            *max = sqlite3_column_double(st, 2);
+        }
+        sqlite3_reset(st);
+    }
+    return 0;
+}
+
+static int each_value(ari_store *s, sqlite3_stmt *st, ari_evq_value_fn fn, void *ctx, ari_error *err)
+{
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = fn(ctx, sqlite3_column_double(st, 0), sqlite3_column_double(st, 1));
+        if (r != 0) {
+            sqlite3_reset(st);
+            return r;
+        }
+    }
+    return ari_store_rows_end(s, st, rc, "reading the messages", err);
+}
+
+int ari_evq_sizes(ari_store *s, int64_t id, ari_evq_value_fn fn, void *ctx, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT bytes, 1 FROM ev_messages WHERE trace_id = ?1", id, err);
+    return st ? each_value(s, st, fn, ctx, err) : -1;
+}
+
+int ari_evq_side_times(ari_store *s, int64_t id, int side, ari_evq_value_fn fn, void *ctx, ari_error *err)
+{
+    sqlite3_stmt *st =
+        side == 0
+            ? ari_store_stmt_id(s, "SELECT send_time, bytes FROM ev_messages WHERE trace_id = ?1", id, err)
+            : ari_store_stmt_id(s, "SELECT recv_time, bytes FROM ev_messages WHERE trace_id = ?1", id, err);
+    return st ? each_value(s, st, fn, ctx, err) : -1;
+}
+
+/* ---- the calls of the messages ---- */
+
+typedef struct calls_ctx {
+    ari_store *s;
+    int64_t id, ftype;
+    char **names; /* value id -> name, loaded on first use */
+    size_t nnames;
+    char *scratch; /* a name beyond the cache */
+} calls_ctx;
+
+static const char *value_name(calls_ctx *c, int64_t v, ari_error *err)
+{
+    if (v >= 0 && (size_t)v < c->nnames && c->names[v])
+        return c->names[v];
+    ari_arg args[] = {ari_arg_int(c->id), ari_arg_int(v)};
+    sqlite3_stmt *st =
+        ari_store_bound(c->s, "SELECT name FROM names WHERE trace_id = ?1 AND id = ?2", args, 2, err);
+    char *name = NULL;
+    if (!st || ari_store_query_string(c->s, st, "", &name, "reading a region name", err) < 0)
+        return NULL;
+    if (!name) { /* no row */
+        name = strdup("");
+        if (!name) {
+            nomem(err);
+            return NULL;
+        }
+    }
+    if (v < 0 || v >= MAX_NAME_CACHE) {
+        free(c->scratch);
+        c->scratch = name;
+        return name;
+    }
+    if ((size_t)v >= c->nnames) {
+        size_t n = (size_t)v + 1 > c->nnames * 2 ? (size_t)v + 1 : c->nnames * 2;
+        char **p = realloc(c->names, n * sizeof *p);
+        if (!p) {
+            free(name);
+            nomem(err);
+            return NULL;
+        }
+        memset(p + c->nnames, 0, (n - c->nnames) * sizeof *p);
+        c->names = p;
+        c->nnames = n;
+    }
+    c->names[v] = name;
+    return name;
+}
+
+/* The innermost Function state of `container` containing t: strict, a
+ * state that starts before t (the receive side's rule). The latest start
+ * first (an index probe walking back from t), then the deepest state of
+ * that start: one ORDER BY over both would sort every earlier state. */
+static int find_call(calls_ctx *c, int64_t container, double t, int strict, ari_ec_call *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ari_arg args[] = {ari_arg_int(c->id), ari_arg_int(container), ari_arg_int(c->ftype), ari_arg_real(t)};
+    sqlite3_stmt *st =
+        strict ? ari_store_bound(
+                     c->s,
+                     "SELECT start, end, value_id FROM states WHERE trace_id = ?1 AND container_id = ?2"
+                     " AND start = (SELECT start FROM states WHERE trace_id = ?1 AND container_id = ?2"
+                     " AND start < ?4 AND end >= ?4 AND type_id = ?3 ORDER BY start DESC LIMIT 1)"
+                     " AND end >= ?4 AND type_id = ?3 ORDER BY depth DESC LIMIT 1",
+                     args, ARI_NARGS(args), err)
+               : ari_store_bound(
+                     c->s,
+                     "SELECT start, end, value_id FROM states WHERE trace_id = ?1 AND container_id = ?2"
+                     " AND start = (SELECT start FROM states WHERE trace_id = ?1 AND container_id = ?2"
+                     " AND start <= ?4 AND end >= ?4 AND type_id = ?3 ORDER BY start DESC LIMIT 1)"
+                     " AND end >= ?4 AND type_id = ?3 ORDER BY depth DESC LIMIT 1",
+                     args, ARI_NARGS(args), err);
+    int rc = st ? ari_store_step_row(c->s, st, "finding a message's call", err) : -1;
+    if (rc != 0)
+        return rc;
+    out->found = 1;
+    out->enter = sqlite3_column_double(st, 0);
+    out->leave = sqlite3_column_double(st, 1);
+    int64_t v = sqlite3_column_int64(st, 2);
+    sqlite3_reset(st);
+    out->name = value_name(c, v, err);
+    return out->name ? 0 : -1;
+}
+
+static int function_type(ari_store *s, int64_t id, int64_t *out, ari_error *err)
+{
+    *out = -1;
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT id FROM entity_types WHERE trace_id = ?1 AND nature = 'state'"
+                          " AND (alias = 'F' OR name = 'Function') ORDER BY alias = 'F' DESC LIMIT 1",
+                          id, err);
+    return st && ari_store_query_int64(s, st, out, "reading the Function state type", err) >= 0 ? 0 : -1;
+}
+
+int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *ctx, ari_error *err)
+{
+    calls_ctx c = {.s = s, .id = id};
+    if (function_type(s, id, &c.ftype, err) < 0)
+        return -1;
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT " MESSAGE_COLUMNS " FROM ev_messages m WHERE m.trace_id = ?1", id, err);
+    if (!st)
+        return -1;
+    int rc, result = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ari_ec_message m;
+        ari_ec_call send, recv;
+        read_message(st, &m);
+        int a = c.ftype < 0 ? (memset(&send, 0, sizeof send), 1)
+                            : find_call(&c, m.src_container, m.send_time, 0, &send, err);
+        int b = c.ftype < 0 ? (memset(&recv, 0, sizeof recv), 1)
+                            : find_call(&c, m.dst_container, m.recv_time, 1, &recv, err);
+        if (b == 1 && c.ftype >= 0)
+            b = find_call(&c, m.dst_container, m.recv_time, 0, &recv, err);
+        if (a < 0 || b < 0) {
+            result = -1;
+            break;
+        }
+        if ((result = fn(ctx, &m, &send, &recv)) != 0)
+            break;
+    }
+    if (result != 0)
+        sqlite3_reset(st);
+    else
+        result = ari_store_rows_end(s, st, rc, "reading the messages", err);
+    for (size_t i = 0; i < c.nnames; i++)
+        free(c.names[i]);
+    free(c.names);
+    free(c.scratch);
+    return result;
+}
+
+/* ---- the timeline ---- */
+
+int ari_evq_window_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, ari_error *err)
+{
+    *n = 0;
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT count(*) FROM ev_messages WHERE trace_id = ?1"
+                                       " AND send_time <= ?3 AND recv_time >= ?2",
+                                       args, ARI_NARGS(args), err);
+    return st ? (ari_store_query_int64(s, st, n, "counting the window's messages", err) < 0 ? -1 : 0) : -1;
+}
+
+int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int bundle, int width,
+                            ari_evq_bundle_fn fn, void *ctx, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_int(width)};
+    sqlite3_stmt *st =
+        bundle ? ari_store_bound(
+                     s,
+                     "SELECT src_container, dst_container, min(src_rank), min(dst_rank), 0, 0, -1, -1,"
+                     " sum(bytes), avg(send_time), avg(recv_time), count(*),"
+                     " max(0, min(?4 - 1, CAST((send_time - ?2) * ?4 / (?3 - ?2) AS INTEGER))) AS px"
+                     " FROM ev_messages WHERE trace_id = ?1 AND send_time <= ?3 AND recv_time >= ?2"
+                     " GROUP BY px, src_container, dst_container ORDER BY px, src_container, dst_container",
+                     args, ARI_NARGS(args), err)
+               : ari_store_bound(s,
+                                 "SELECT src_container, dst_container, src_rank, dst_rank, 0, 0, tag, comm,"
+                                 " bytes, send_time, recv_time, 1 FROM ev_messages WHERE trace_id = ?1"
+                                 " AND send_time <= ?3 AND recv_time >= ?2 AND ?4 > 0 ORDER BY send_time",
+                                 args, ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        ari_ec_message m;
+        read_message(st, &m);
+        int r = fn(ctx, &m, sqlite3_column_int64(st, 11));
+        if (r != 0) {
+            sqlite3_reset(st);
+            return r;
+        }
+    }
+    return ari_store_rows_end(s, st, rc, "reading the window's messages", err);
+}

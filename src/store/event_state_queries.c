@@ -1,0 +1,209 @@
+/* event_state_queries.c: the locations, names, extent and Function states
+ * of an event trace for its function analyses (event_state_queries.h). */
+#include "store/event_state_queries.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+#include "util/vec.h"
+
+static int nomem(ari_error *err)
+{
+    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+void ari_evs_free(ari_evs_trace *t)
+{
+    if (!t)
+        return;
+    for (int32_t i = 0; i < t->nnames; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->name_ids);
+    free(t->locs);
+    memset(t, 0, sizeof *t);
+    t->function_type = -1;
+}
+
+static int load_locations(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT container_id, rank, thread FROM ev_locations WHERE trace_id = ?1 ORDER BY container_id",
+        id, err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (t->nlocs >= INT32_MAX - 1 ||
+            ari_vec_reserve((void **)&t->locs, &cap, (size_t)t->nlocs + 1, sizeof *t->locs) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        t->locs[t->nlocs++] = (ari_evs_location){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                                                 sqlite3_column_int64(st, 2)};
+    }
+    return ari_store_rows_end(s, st, rc, "reading the event trace's locations", err);
+}
+
+/* Without ev_locations rows: the Thread containers, rank = their Process
+ * container's order, thread = their order within it. */
+static int load_threads(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s,
+        "SELECT c.id, coalesce(c.parent_id, -1),"
+        " (SELECT count(*) FROM containers q WHERE q.trace_id = c.trace_id AND q.type_id = p.type_id"
+        "   AND q.id < c.parent_id),"
+        " (SELECT count(*) FROM containers o WHERE o.trace_id = c.trace_id AND o.parent_id = c.parent_id"
+        "   AND o.type_id = c.type_id AND o.id < c.id)"
+        " FROM containers c JOIN entity_types e ON e.trace_id = c.trace_id AND e.id = c.type_id"
+        " LEFT JOIN containers p ON p.trace_id = c.trace_id AND p.id = c.parent_id"
+        " WHERE c.trace_id = ?1 AND e.nature = 'container' AND e.alias = 'T' ORDER BY c.id",
+        id, err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (t->nlocs >= INT32_MAX - 1 ||
+            ari_vec_reserve((void **)&t->locs, &cap, (size_t)t->nlocs + 1, sizeof *t->locs) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        t->locs[t->nlocs++] = (ari_evs_location){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2),
+                                                 sqlite3_column_int64(st, 3)};
+    }
+    return ari_store_rows_end(s, st, rc, "reading the event trace's threads", err);
+}
+
+static int load_names(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
+{
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT id, name FROM names WHERE trace_id = ?1 ORDER BY id", id, err);
+    if (!st)
+        return -1;
+    size_t cap = 0, cap_ids = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        if (t->nnames >= INT32_MAX - 1 ||
+            ari_vec_reserve((void **)&t->names, &cap, (size_t)t->nnames + 1, sizeof *t->names) < 0 ||
+            ari_vec_reserve((void **)&t->name_ids, &cap_ids, (size_t)t->nnames + 1, sizeof *t->name_ids) <
+                0 ||
+            !(t->names[t->nnames] = strdup(name ? name : ""))) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        t->name_ids[t->nnames++] = sqlite3_column_int64(st, 0);
+    }
+    return ari_store_rows_end(s, st, rc, "reading the event trace's names", err);
+}
+
+int ari_evs_load(ari_store *s, int64_t id, ari_evs_trace *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->function_type = -1;
+    sqlite3_stmt *st = ari_store_stmt_id(s,
+                                         "SELECT id FROM entity_types WHERE trace_id = ?1 AND nature = "
+                                         "'state' AND alias = 'F' ORDER BY id LIMIT 1",
+                                         id, err);
+    if (!st || ari_store_query_int64(s, st, &out->function_type, "reading the Function state type", err) < 0)
+        return -1;
+    if (load_locations(s, id, out, err) < 0)
+        return -1;
+    if (out->nlocs == 0 && load_threads(s, id, out, err) < 0)
+        return -1;
+    return load_names(s, id, out, err);
+}
+
+int32_t ari_evs_name_index(const ari_evs_trace *t, const char *name)
+{
+    for (int32_t i = 0; i < t->nnames; i++)
+        if (strcmp(t->names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int32_t name_of(const ari_evs_trace *t, int64_t value_id)
+{
+    int32_t lo = 0, hi = t->nnames;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (t->name_ids[mid] < value_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->nnames && t->name_ids[lo] == value_id ? lo : -1;
+}
+
+int ari_evs_extent(ari_store *s, int64_t id, double *t0, double *t1, ari_error *err)
+{
+    *t0 = *t1 = 0;
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT min(a), max(b) FROM ("
+                          " SELECT min(start) AS a, max(end) AS b FROM states WHERE trace_id = ?1"
+                          " UNION ALL"
+                          " SELECT min(time), max(time) FROM events WHERE trace_id = ?1)",
+                          id, err);
+    if (!st)
+        return -1;
+    int rc = ari_store_step_row(s, st, "reading the event trace's extent", err);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *t0 = sqlite3_column_double(st, 0);
+        *t1 = sqlite3_column_double(st, 1);
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+static int each_of_location(ari_store *s, int64_t id, const ari_evs_trace *t, int32_t loc, int window,
+                            double t0, double t1, ari_evs_fn fn, void *ctx, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(id), ari_arg_int(t->locs[loc].container_id), ari_arg_int(t->function_type),
+                      ari_arg_real(window ? t0 : -1e300), ari_arg_real(window ? t1 : 1e300)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT value_id, depth, start, end FROM states"
+                                       " WHERE trace_id = ?1 AND container_id = ?2 AND start <= ?5"
+                                       " AND type_id = ?3 AND end >= ?4 ORDER BY start, depth",
+                                       args, ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t depth = sqlite3_column_int64(st, 1), value = sqlite3_column_int64(st, 0);
+        ari_evp_state e = {loc, name_of(t, value),
+                           (int32_t)(depth < 0           ? 0
+                                     : depth > INT32_MAX ? INT32_MAX
+                                                         : depth),
+                           sqlite3_column_double(st, 2), sqlite3_column_double(st, 3)};
+        if (e.name < 0) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_DB, "a Function state of trace %lld names no name (value %lld)",
+                                 (long long)id, (long long)value);
+        }
+        if (fn(ctx, &e, err) < 0) {
+            sqlite3_reset(st);
+            return -1;
+        }
+    }
+    return ari_store_rows_end(s, st, rc, "reading the event trace's states", err);
+}
+
+int ari_evs_each(ari_store *s, int64_t id, const ari_evs_trace *t, double t0, double t1, ari_evs_fn fn,
+                 void *ctx, ari_error *err)
+{
+    if (t->function_type < 0)
+        return 0;
+    int window = t0 <= t1;
+    for (int32_t i = 0; i < t->nlocs; i++)
+        if (each_of_location(s, id, t, i, window, t0, t1, fn, ctx, err) < 0)
+            return -1;
+    return 0;
+}
