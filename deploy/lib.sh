@@ -113,8 +113,13 @@ load_examples() {
     "$bin" generate --out "$out/cholesky-2nodes" --tiles 12 --nodes 2 --cpus 4 --gpus 1 --seed 1 >/dev/null
     "$bin" generate --out "$out/cholesky-1node" --tiles 10 --nodes 1 --cpus 6 --gpus 2 --seed 2 >/dev/null
     "$bin" generate --kind pdes --out "$out/ross-8pe" --pes 8 --kps 16 --samples 200 --seed 1 >/dev/null
+    # an MPI event trace: OTF2 written by the test tool tests/tools/gen_otf2.c
+    "$ROOT/build/gen_otf2" --ranks 8 --iterations 40 --late-sender 3 --late-ns 8000 --bytes 65536 \
+        --out "$out/mpi-ring-8ranks" >/dev/null
     log "importing the examples into $db"
     "$bin" import --db "$db" --quiet --name "Cholesky 12x12 tiles, 2 nodes (simulated)" "$out/cholesky-2nodes"
     "$bin" import --db "$db" --quiet --name "Cholesky 10x10 tiles, 1 node (simulated)" "$out/cholesky-1node"
     "$bin" import --db "$db" --quiet --name "ROSS PDES, 8 PEs x 16 KPs, 200 GVT samples (simulated)" "$out/ross-8pe"
+    "$bin" import --db "$db" --quiet --name "MPI ring, 8 ranks, late sender 3 -> 4 (synthetic OTF2)" \
+        "$out/mpi-ring-8ranks"
 }
