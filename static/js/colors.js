@@ -362,3 +362,55 @@ export function liveDiffScale(d3, lim) {
   const l = lim > 0 ? lim : 1;
   return d3.scaleDiverging((t) => d3.interpolateRdBu(1 - t)).domain([-l, 0, l]);
 }
+
+// ---- event traces (issue 19: views/events_*.js, the timeline's messages) -----
+// A function (region) name has one colour in every view of an event trace:
+// the timeline's states, the time profile's areas, the flat profile's
+// swatches, the imbalance bars (the task-type map above, by name).
+// MPI's functions have fixed colours (sends blue, receives orange, waits
+// red, collectives purple, set-up greys, main a light tan under its callees)
+// so that a small trace's few names never share a hashed colour.
+export function functionColor(name) {
+  const n = String(name).toLowerCase().trim();
+  for (const [re, colour] of MPI_FUNCTIONS) if (re.test(n)) return colour;
+  return stateColor(name, null);
+}
+
+const MPI_FUNCTIONS = [
+  [/^mpi_[ibsr]?send$|^mpi_i?[bsr]send$|^mpisend$/, '#1f77b4'],
+  [/^mpi_i?recv$|^mpirecv$/, '#ff7f0e'],
+  [/^mpi_sendrecv/, '#17becf'],
+  [/^mpi_wait/, '#d62728'],
+  [/^mpi_test/, '#e377c2'],
+  [/^mpi_barrier$/, '#8c564b'],
+  [/^mpi_i?(all)?reduce|^mpi_i?bcast$|^mpi_i?(all)?gatherv?$|^mpi_i?alltoallv?$|^mpi_i?scatterv?$|^mpi_i?reduce_scatter/, '#9467bd'],
+  [/^mpi_init/, '#94a3b8'],
+  [/^mpi_finalize$/, '#475569'],
+  [/^mpi_comm_rank$/, '#2ca02c'],
+  [/^mpi_comm_size$/, '#bcbd22'],
+  [/^(int )?main\b|^main$/, '#e7d8bf'],
+];
+
+export const EVENTS = {
+  message: 'rgba(17,24,39,0.75)',          // a message line (send -> receive)
+  messageBackwards: 'rgba(220,38,38,0.8)', // received before it was sent (clocks differ)
+  messageHover: '#f97316',                 // the message under the pointer
+  dimmed: 'rgba(255,255,255,0.72)',        // veil over the states of other functions
+  focus: '#111827',                        // outline of the focused function
+  sent: '#2563eb',                         // per-process bars: sent
+  received: '#f59e0b',                     // per-process bars: received
+  histogram: '#4b5563',                    // message-size histogram bars
+  overTime: '#0d9488',                     // communication over time
+  idle: '#e2e8f0',                         // time in no function (time profile)
+  idleBar: '#9ca3af',                      // idle time per rank (time in waits)
+  lateSender: '#dc2626',
+  lateReceiver: '#7c3aed',
+  matrixEmpty: '#f8fafc',                  // a zero cell of the comm matrix
+  cellText: '#111827',
+};
+
+// White-ish to dark blue over [0, max]: the communication matrix (square root:
+// communication is skewed).
+export function matrixScale(d3, max) {
+  return d3.scaleSequentialSqrt((t) => d3.interpolateBlues(0.08 + 0.92 * t)).domain([0, max > 0 ? max : 1]);
+}

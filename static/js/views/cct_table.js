@@ -18,7 +18,7 @@ import { fmtValue, fmtShare, fmtPrecision, rangesText, formatNumber } from '../l
 import { profileUnit } from '../lib/profile_unit.js';
 import { createTooltip, tipContent, d3Tip } from '../lib/tooltip.js';
 
-registerView({ id: 'callsites', title: 'Call sites', kinds: ['profile'], render: renderCallSites });
+registerView({ id: 'callsites', title: 'Call sites', kinds: ['profile', 'events'], render: renderCallSites });
 
 const MAX_ROWS = 400;
 

@@ -4,6 +4,8 @@
 import './overview.js';
 import './gantt.js';
 import './timeline.js';
+import './events_comm.js';
+import './events_functions.js';
 import './bounds.js';
 import './progression.js';
 import './supergraph.js';

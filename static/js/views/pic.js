@@ -16,7 +16,7 @@
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { registerView } from '../trace.js';
-import { typeColor, PIC_IDLE, PIC_IDLE_LIKE } from '../colors.js';
+import { functionColor, PIC_IDLE, PIC_IDLE_LIKE } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtTime, fmtPercent, fmtBits, fmtSmall } from '../lib/format.js';
 import { originNote } from '../lib/origin.js';
@@ -25,7 +25,7 @@ import { analysisError } from '../lib/errors.js';
 import { createTooltip, tipContent } from '../lib/tooltip.js';
 import { swatchLegend } from '../lib/legend.js';
 
-registerView({ id: 'aggregation', title: 'Aggregation', kinds: ['tasks'], render: renderPic });
+registerView({ id: 'aggregation', title: 'Aggregation', kinds: ['tasks', 'events'], render: renderPic });
 
 const SLICE_CHOICES = [1, 5, 10, 20, 40, 80];
 const IDLE_LIKE = /^(idle|sleeping|nothing)$/i;
@@ -35,7 +35,7 @@ const PLOT_MIN_H = 220;
 // Idle-like states in greys so that the work stands out.
 function valueColor(name) {
   if (IDLE_LIKE.test(name)) return /^idle$/i.test(name) ? PIC_IDLE : PIC_IDLE_LIKE;
-  return typeColor(name);
+  return functionColor(name); // typeColor, with MPI's functions fixed (event traces)
 }
 
 async function renderPic(el, trace, params, setParams, { signal, onDispose }) {

@@ -32,7 +32,7 @@ import { createTooltip } from '../lib/tooltip.js';
 import { profileUnit } from '../lib/profile_unit.js';
 import { layoutGraph, hatchPattern, drawLinks, highlightLinks, drawNode } from '../lib/sankey.js';
 
-registerView({ id: 'supergraph', title: 'Super graph', kinds: ['profile'], render: renderSupergraph });
+registerView({ id: 'supergraph', title: 'Super graph', kinds: ['profile', 'events'], render: renderSupergraph });
 
 const DEFAULTS = { group_by: 'module', filter: '0.1', collapse: 'mean', color: 'exc' };
 const SPLIT_TITLES = { entry: 'by entry function', caller: 'by caller', callsite: 'into functions' };
@@ -128,7 +128,7 @@ class SupergraphView {
     this.status.textContent = `${data.nodes.length} nodes, ${data.edges.length} edges · ${formatNumber(f.kept)} of `
       + `${formatNumber(f.total)} call sites shown (filter ${f.percent}% of the root's ${f.by === 'exc' ? 'exclusive' : 'inclusive'} time)`
       + ` · ${data.processes} processes · values: ${data.collapse} over ranks`
-      + ` · unit: ${this.unit.unit ? fmtValue(1, this.unit.unit).replace(/^1 /, '') : 'none'}${this.unit.note ? ' (inferred)' : ''}`
+      + ` · unit: ${this.unit.unit ? (/^1 /.test(fmtValue(1, this.unit.unit)) ? fmtValue(1, this.unit.unit).slice(2) : this.unit.unit) : 'none'}${this.unit.note ? ' (inferred)' : ''}`
       + (data.duplicates ? ` · ${data.duplicates} duplicated to avoid cycles` : '');
     clear(this.chart);
     clear(this.legend);
@@ -228,7 +228,7 @@ class SupergraphView {
     const scale = heatScale(d3, [0, max * 1.08]);
     this.legend.append(gradientLegend(scale, 0, max,
       `Colour: ${st.color === 'inc' ? 'inclusive' : 'exclusive'} time${/^time( \(inc\))?$/.test(data.metric.name) ? '' : `, ${data.metric.name.replace(/ \(inc\)$/, '')}`} (${data.collapse} over ranks)`, data.metric.unit),
-    staticLegend(), this.unitNote());
+    staticLegend(), this.unitNote() || '');
     const height = Math.max(420, Math.min(620, 120 + data.nodes.length * 14));
     this.drawGraph(this.chart, data.nodes, data.edges, {
       height, fill: (n) => scale(n[key]), title: null, root: data.root_inclusive,
@@ -243,7 +243,7 @@ class SupergraphView {
     const diff = new Map(b.difference.map((d) => [d.id, d.exclusive]));
     const m = Math.max(b.domain[1], 1e-12);
     const scale = differenceScale(d3, [m, 0, -m]); // red: the selection spends more
-    this.legend.append(divergingLegend(scale, m, data.metric.unit), staticLegend(), this.unitNote());
+    this.legend.append(divergingLegend(scale, m, data.metric.unit), staticLegend(), this.unitNote() || '');
     const meta = new Map(data.nodes.map((n) => [n.id, n]));
     for (const [side, title] of [['selected', `Selected ranks ${rangesText(b.ranks)} (${b.selected.processes} processes)`],
       ['rest', `Other ranks (${b.rest.processes} processes)`]]) {

@@ -9,19 +9,27 @@
 // reset (lib/time_interactions.js); rows are paged (200 a page). The legend
 // lists the values of the page with their colours (colors.js stateColor);
 // CSV downloads every state of the window on the page's rows.
-// URL params: start, end, offset.
+// Event traces (kind 'events', issue 19) come from GET /timeline: the same
+// rows plus the messages, drawn as lines from send to receive over the
+// states (lib/timeline_messages.js; hover for sender, receiver, bytes, tag,
+// times; click a line to zoom onto it); functions have their colour of every
+// view (colors.js functionColor) and a click on a state focuses its function
+// in every view (lib/function_focus.js): its states stay, the others dim.
+// URL params: start, end, offset, fn (the focused function, event traces).
 import { api } from '../api.js';
 import { h, clear } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { registerView } from '../trace.js';
-import { stateColor, TIMELINE } from '../colors.js';
+import { stateColor, functionColor, TIMELINE, EVENTS } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtTime, fmtPercent, formatNumber } from '../lib/format.js';
 import { originNote } from '../lib/origin.js';
 import { attachTimeInteractions } from '../lib/time_interactions.js';
 import { analysisError } from '../lib/errors.js';
+import { drawMessages, messageAt, messageTip, messageLegend } from '../lib/timeline_messages.js';
+import { getFocus, toggleFocus, subscribe, focusFromParams } from '../lib/function_focus.js';
 
-registerView({ id: 'timeline', title: 'Timeline', kinds: ['paje', 'tasks'], render: renderTimeline });
+registerView({ id: 'timeline', title: 'Timeline', kinds: ['paje', 'tasks', 'events'], render: renderTimeline });
 
 const PAGE = 200;
 const LABEL_COL = 210;
@@ -47,10 +55,15 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
     'Wheel: zoom at the cursor · drag: pan · shift+drag or drag on the time axis: zoom to a range · double-click: whole trace · a nested state is a thinner bar inside its parent');
   el.append(toolbar, message, h('section', { class: 'panel gantt-panel', 'aria-label': 'Timeline' }, chart, legendEl, hint));
 
-  const st = { domain: null, extent: null, doc: null, offset: Math.max(0, Number.parseInt(params.offset, 10) || 0), seq: 0, timer: 0, width: 0 };
+  const events = trace.kind === 'events';
+  const endpoint = events ? 'timeline' : 'states';
+  if (events) focusFromParams(params, trace.id);
+  const st = { msgGeo: [], msgDetail: new Map(), domain: null, extent: null, doc: null, offset: Math.max(0, Number.parseInt(params.offset, 10) || 0), seq: 0, timer: 0, width: 0 };
   const start = parseNum(params.start), end = parseNum(params.end);
   if (start !== null && end !== null && start < end) st.domain = [start, end];
   onDispose(() => { clearTimeout(st.timer); st.seq++; });
+  if (events) onDispose(subscribe(() => { writeUrl(); draw(); drawLegend(); }));
+  const colorOf = (v) => (events ? functionColor(v.name) : stateColor(v.name, v.color));
 
   const plotBox = () => ({ left: LABEL_COL, top: TOP, width: Math.max(50, st.width - LABEL_COL - RIGHT), height: st.plotH || 0 });
   const unit = () => (st.doc && st.doc.time_unit) || trace.time_unit || '';
@@ -58,7 +71,8 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
   const writeUrl = () => {
     const d = st.domain, x = st.extent;
     const full = x && d && d[0] <= x.start && d[1] >= x.end;
-    setParams({ ...(d && !full ? { start: +d[0].toPrecision(10), end: +d[1].toPrecision(10) } : {}), offset: st.offset || '' });
+    setParams({ ...(d && !full ? { start: +d[0].toPrecision(10), end: +d[1].toPrecision(10) } : {}), offset: st.offset || '',
+      ...(events ? { fn: getFocus() } : {}) });
   };
 
   async function fetchPage() {
@@ -67,7 +81,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
     const q = { width: Math.min(4000, Math.round(plotBox().width)), offset: st.offset, limit: PAGE };
     if (st.domain) { q.start = st.domain[0]; q.end = st.domain[1]; }
     try {
-      const doc = await api.get(`/traces/${trace.id}/states`, q, { signal });
+      const doc = await api.get(`/traces/${trace.id}/${endpoint}`, q, { signal });
       if (seq !== st.seq) return;
       st.doc = doc;
       st.extent = doc.extent && Number.isFinite(doc.extent.start) ? doc.extent : { start: doc.start, end: doc.end };
@@ -76,6 +90,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
       draw();
       drawToolbar();
       drawLegend();
+      if (events && !st.urlDone) { st.urlDone = true; writeUrl(); } // the focus of another tab goes to the URL
     } catch (e) {
       if (seq !== st.seq || e.name === 'AbortError') return;
       clear(message).appendChild(analysisError(e, 'load the states'));
@@ -100,6 +115,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
     reset: () => st.extent && setDomain([st.extent.start, st.extent.end]),
     onHover: (x, y) => hover(x, y), onLeave: () => { tooltip.hidden = true; }, brushHost: () => overlay,
   });
+  if (events) attachClicks();
 
   // ---- drawing ----
   function rowHeight() {
@@ -123,7 +139,11 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, box.width, box.height);
     const [d0, d1] = st.domain, k = box.width / (d1 - d0), x = (t) => (t - d0) * k;
-    const colors = st.doc.values.map((v) => stateColor(v.name, v.color));
+    const focus = events ? getFocus() : null;
+    const colors = st.doc.values.map(colorOf);
+    // the focused function's states as they are, the others under a veil
+    const dim = st.doc.values.map((v) => focus !== null && v.name !== focus);
+    chart.dataset.focus = focus || '';
     rows.forEach((r, i) => {
       const y = i * rh;
       if (i % 2 === 1) { g.fillStyle = TIMELINE.stripe; g.fillRect(0, y, box.width, rh); }
@@ -134,6 +154,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
           const [by, bh] = band(depth);
           g.fillStyle = colors[v];
           g.fillRect(x0, by, Math.max(1, x1 - x0), bh);
+          if (dim[v]) { g.fillStyle = EVENTS.dimmed; g.fillRect(x0, by, Math.max(1, x1 - x0), bh); }
         }
       } else {
         const dt = (st.doc.end - st.doc.start) / st.doc.width, base = new Map();
@@ -143,6 +164,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
           const b = base.get(key) || 0, hh = share * bh;
           g.fillStyle = colors[v];
           g.fillRect(x0, by + bh - b - hh, Math.max(0.5, x1 - x0 + 0.3), hh);
+          if (dim[v]) { g.fillStyle = EVENTS.dimmed; g.fillRect(x0, by + bh - b - hh, Math.max(0.5, x1 - x0 + 0.3), hh); }
           base.set(key, b + hh);
         }
       }
@@ -191,7 +213,92 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
         .text(text.length > maxChars ? `${text.slice(0, Math.max(1, maxChars - 1))}…` : text)
         .append('title').text(`${r.path} (${r.type}): ${formatNumber(r.count)} states in the window, depth ≤ ${r.max_depth}`);
     });
+    if (events) drawMessageLines(box, rh);
     overlay.appendChild(svg('g', { class: 'brush-layer' }));
+  }
+
+  // The messages over the states (event traces): lines in the overlay.
+  function drawMessageLines(box, rh) {
+    const rowIndex = new Map();
+    st.doc.rows.forEach((r, i) => { if (!rowIndex.has(r.container_id)) rowIndex.set(r.container_id, i); });
+    const g = svg('g', { class: 'timeline-messages', transform: `translate(${box.left},${TOP})`, 'pointer-events': 'none' });
+    overlay.appendChild(g);
+    const [d0, d1] = st.domain, k = box.width / (d1 - d0);
+    st.msgGeo = drawMessages(g, st.doc.messages, {
+      x: (t) => (t - d0) * k, width: box.width,
+      rowY: (id) => (rowIndex.has(id) ? rowIndex.get(id) * rh + rh / 2 : null),
+    });
+    chart.dataset.messages = String(st.msgGeo.length);
+    chart.dataset.messagesBundled = st.doc.messages_bundled ? '1' : '0';
+  }
+
+  const rowName = (id) => {
+    const r = st.doc.rows.find((x) => x.container_id === id);
+    return r ? r.path : `container ${id}`;
+  };
+
+  // A click (no drag) on a message zooms onto it; on a state, focuses its
+  // function in every view (again: clears the focus).
+  function attachClicks() {
+    let down = null;
+    chart.addEventListener('pointerdown', (e) => { down = [e.clientX, e.clientY, e.shiftKey]; });
+    chart.addEventListener('click', (e) => {
+      if (!down || down[2] || Math.hypot(e.clientX - down[0], e.clientY - down[1]) > 3 || !st.doc) return;
+      const rect = chart.getBoundingClientRect(), px = e.clientX - rect.left, py = e.clientY - rect.top;
+      const box = plotBox();
+      const m = messageAt(st.msgGeo, px - box.left, py - box.top);
+      if (m && (m.msg.count || 1) === 1) {
+        const a = Math.min(m.msg.send, m.msg.recv), b = Math.max(m.msg.send, m.msg.recv);
+        const pad = Math.max((b - a) * 0.25, 1);
+        setDomain([a - pad, b + pad]);
+        return;
+      }
+      const hit = stateAt(px, py);
+      if (hit) toggleFocus(hit);
+    });
+  }
+
+  // The name of the deepest state under (px, py) (exact rows only).
+  function stateAt(px, py) {
+    const box = plotBox();
+    if (px < box.left || px > box.left + box.width || py < box.top || py > box.top + box.height) return null;
+    const r = st.doc.rows[Math.floor((py - box.top) / st.rh)];
+    if (!r) return null;
+    const t = st.domain[0] + (px - box.left) / box.width * (st.domain[1] - st.domain[0]);
+    if (r.mode === 'states') {
+      const hits = r.states.filter(([, , s, e]) => s <= t && t <= e).sort((a, b) => b[1] - a[1]);
+      return hits.length ? st.doc.values[hits[0][0]].name : null;
+    }
+    const dt = (st.doc.end - st.doc.start) / st.doc.width, p = Math.floor((t - st.doc.start) / dt);
+    const cells = r.pixels.filter((c) => c[0] === p).sort((a, b) => b[1] - a[1] || b[3] - a[3]);
+    return cells.length ? st.doc.values[cells[0][2]].name : null;
+  }
+
+  // The tooltip of the message under the pointer; its tag and communicator
+  // come from /messages (looked up once per message).
+  function messageHover(m, px, py) {
+    const key = `${m.msg.src}:${m.msg.dst}:${m.msg.send}:${m.msg.recv}`;
+    const detail = st.msgDetail.get(key);
+    const show = (d) => {
+      clear(tooltip).append(...messageTip(m.msg, rowName, unit(), d));
+      tooltip.classList.add('msg-tooltip');
+      tooltip.hidden = false;
+      const tw = tooltip.offsetWidth;
+      tooltip.style.left = `${Math.max(0, px + 14 + tw > st.width ? px - tw - 14 : px + 14)}px`;
+      tooltip.style.top = `${Math.max(0, py + 14)}px`;
+    };
+    show(detail || null);
+    if (detail !== undefined || (m.msg.count || 1) > 1) return;
+    st.msgDetail.set(key, null);
+    api.get(`/traces/${trace.id}/messages`, { start: Math.floor(m.msg.send) - 1, end: Math.ceil(m.msg.send) + 1, limit: 50 }, { signal })
+      .then((doc) => {
+        const found = (doc.messages || []).find((x) => Math.abs(x.send_time - m.msg.send) <= 1 && Math.abs(x.recv_time - m.msg.recv) <= 1)
+          || { tag: '?', comm: '?' };
+        st.msgDetail.set(key, found);
+        if (!tooltip.hidden && tooltip.classList.contains('msg-tooltip') && st.hovered === key) show(found);
+      })
+      .catch(() => st.msgDetail.set(key, { tag: '?', comm: '?' }));
+    st.hovered = key;
   }
 
   // The vertical band of depth `depth` in a row: each depth 2 px thinner per side.
@@ -206,6 +313,12 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
   function hover(px, py) {
     const box = plotBox();
     if (!st.doc || px < box.left || px > box.left + box.width || py < box.top || py > box.top + box.height) { tooltip.hidden = true; return; }
+    tooltip.classList.remove('msg-tooltip');
+    if (events) {
+      const m = messageAt(st.msgGeo, px - box.left, py - box.top);
+      if (m) { st.hovered = `${m.msg.src}:${m.msg.dst}:${m.msg.send}:${m.msg.recv}`; messageHover(m, px, py); return; }
+      st.hovered = null;
+    }
     const i = Math.floor((py - box.top) / st.rh), r = st.doc.rows[i];
     if (!r) { tooltip.hidden = true; return; }
     const t = st.domain[0] + (px - box.left) / box.width * (st.domain[1] - st.domain[0]);
@@ -216,7 +329,7 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
       const hits = r.states.filter(([, , s, e]) => s - slack <= t && t <= e + slack).sort((a, b) => a[1] - b[1]);
       if (!hits.length) { tooltip.hidden = true; return; }
       body = h('table', {}, hits.map(([v, depth, s, e]) => h('tr', {},
-        h('td', {}, h('span', { class: 'swatch', style: `background:${stateColor(vals[v].name, vals[v].color)}` }), vals[v].name),
+        h('td', {}, h('span', { class: 'swatch', style: `background:${colorOf(vals[v])}` }), vals[v].name),
         h('td', { class: 'small muted' }, `depth ${depth}`),
         h('td', { class: 'num' }, `${fmtTime(s)} – ${fmtTime(e, unit())} (${fmtTime(e - s, unit())})`))));
     } else {
@@ -225,11 +338,12 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
       if (!cells.length) { tooltip.hidden = true; return; }
       body = h('div', {}, h('div', { class: 'tt-sub' }, `${fmtTime(st.doc.start + p * dt)} – ${fmtTime(st.doc.start + (p + 1) * dt, unit())} (aggregated: share of the column)`),
         h('table', {}, cells.map(([, depth, v, share]) => h('tr', {},
-          h('td', {}, h('span', { class: 'swatch', style: `background:${stateColor(vals[v].name, vals[v].color)}` }), vals[v].name),
+          h('td', {}, h('span', { class: 'swatch', style: `background:${colorOf(vals[v])}` }), vals[v].name),
           h('td', { class: 'small muted' }, `depth ${depth}`), h('td', { class: 'num' }, fmtPercent(share))))),
         h('div', { class: 'tt-hint' }, 'Zoom in to see the individual states.'));
     }
-    clear(tooltip).append(h('div', { class: 'tt-title' }, r.path), h('div', { class: 'tt-sub' }, r.type), body);
+    clear(tooltip).append(h('div', { class: 'tt-title' }, r.path), h('div', { class: 'tt-sub' }, r.type), body,
+      ...(events ? [h('div', { class: 'tt-hint' }, 'Click: highlight this function in every view')] : []));
     tooltip.hidden = false;
     const tw = tooltip.offsetWidth;
     tooltip.style.left = `${Math.max(0, px + 14 + tw > st.width ? px - tw - 14 : px + 14)}px`;
@@ -254,19 +368,25 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
         h('button', { type: 'button', class: 'btn btn-small', disabled: last >= d.total_rows, onclick: () => page(st.offset + PAGE) }, 'rows ›')),
       h('span', { class: 'small muted origin-note' }, `time (${unit()}): ${originNote({ kind: trace.kind, time_origin: d.time_origin, time_unit: d.time_unit, has_tasks: (trace.summary || {}).tasks > 0 })}`),
       h('button', { type: 'button', class: 'btn btn-small', id: 'timeline-csv', title: 'Every state of these rows in the window, as CSV', onclick: downloadCsv }, 'CSV'),
-      h('a', { class: 'btn btn-small', target: '_blank', rel: 'noopener', href: `api/v1/traces/${trace.id}/states?start=${d0[0]}&end=${d0[1]}&offset=${st.offset}&limit=${PAGE}`, title: 'The JSON of this window (for scripts)' }, 'JSON'));
+      h('a', { class: 'btn btn-small', target: '_blank', rel: 'noopener', href: `api/v1/traces/${trace.id}/${endpoint}?start=${d0[0]}&end=${d0[1]}&offset=${st.offset}&limit=${PAGE}`, title: 'The JSON of this window (for scripts)' }, 'JSON'));
   }
 
   function drawLegend() {
     const vals = st.doc.values.map((v) => v).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
-    clear(legendEl).append(...vals.map((v) => h('span', { class: 'legend-item' },
-      h('span', { class: 'swatch', style: `background:${stateColor(v.name, v.color)}` }), v.name)),
-    h('span', { class: 'legend-item small muted' }, `time in ${unit() || 'trace units'}; thinner bar = nested state (depth 1, 2, …)`));
+    const focus = events ? getFocus() : null;
+    const item = (v) => (events
+      ? h('button', { type: 'button', class: `legend-item legend-fn${focus === v.name ? ' is-focused' : ''}${focus && focus !== v.name ? ' is-dimmed' : ''}`,
+        'data-fn': v.name, 'aria-pressed': focus === v.name ? 'true' : 'false', title: 'Highlight this function in every view',
+        onclick: () => toggleFocus(v.name) }, h('span', { class: 'swatch', style: `background:${colorOf(v)}` }), v.name)
+      : h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: `background:${colorOf(v)}` }), v.name));
+    clear(legendEl).append(...vals.map(item),
+      h('span', { class: 'legend-item small muted' }, `time in ${unit() || 'trace units'}; thinner bar = nested state (depth 1, 2, …)`),
+      ...(events ? [messageLegend(st.doc)] : []));
   }
 
   async function downloadCsv() {
     const q = { start: st.domain[0], end: st.domain[1], offset: st.offset, limit: PAGE, width: 4000, max_states: 1000000 };
-    const doc = await api.get(`/traces/${trace.id}/states`, q, { signal });
+    const doc = await api.get(`/traces/${trace.id}/${endpoint}`, { ...q, max_messages: 1 }, { signal });
     const esc = (s) => (/[",\n]/.test(s) ? `"${String(s).replace(/"/g, '""')}"` : String(s));
     const lines = [`container_path,container_id,state_type,value,depth,start_${doc.time_unit},end_${doc.time_unit}`];
     for (const r of doc.rows) for (const [v, depth, s, e] of r.states) {
