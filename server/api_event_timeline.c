@@ -3,9 +3,10 @@
  * per-pixel aggregation) plus the messages drawn in its window (sent
  * before its end, received after its start). When they are more than
  * max_messages they come bundled: one entry per (sending container,
- * receiving container, pixel column of the send) with the number of
- * messages, their bytes summed and their mean send and receive times
- * (SQLite groups the window's messages; memory: the bundles). */
+ * receiving container, bucket of the send time) with the number of
+ * messages, their bytes summed and their mean send and receive times, with
+ * as many buckets as keep the entries within max_messages (SQLite groups
+ * the window's messages; memory: the bundles). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -34,19 +35,29 @@ static int add_messages(ari_request *r, int64_t id, json_t *doc, int64_t max_mes
     double t0 = json_number_value(json_object_get(doc, "start"));
     double t1 = json_number_value(json_object_get(doc, "end"));
     int width = (int)json_integer_value(json_object_get(doc, "width"));
-    int64_t total = 0;
-    if (ari_evq_window_count(r->db, id, t0, t1, &total, err) < 0)
+    int64_t total = 0, pairs = 0;
+    if (ari_evq_window_count(r->db, id, t0, t1, &total, &pairs, err) < 0)
         return -1;
+    /* Bundled: as many send-time buckets as keep the bundles within
+     * max_messages (one per pixel column at most); when even one bucket
+     * per pair is too many, the largest bundles are kept. */
     int bundled = total > max_messages;
+    int64_t buckets = pairs > 0 ? max_messages / pairs : 1;
+    if (buckets < 1)
+        buckets = 1;
+    if (buckets > (width > 0 ? width : 1))
+        buckets = width > 0 ? width : 1;
+    int truncated = bundled && pairs > max_messages;
     json_t *list = json_array();
     if (!list)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    int rc =
-        ari_evq_window_messages(r->db, id, t0, t1, bundled, width > 0 ? width : 1, message_entry, list, err);
+    int rc = ari_evq_window_messages(r->db, id, t0, t1, bundled, (int)buckets, bundled ? max_messages : 0,
+                                     message_entry, list, err);
     if (rc != 0) {
         json_decref(list);
         return rc == 2 ? ari_error_set(err, ARI_E_NOMEM, "out of memory") : -1;
     }
+    json_object_set_new(doc, "messages_truncated", json_boolean(truncated));
     json_object_set_new(doc, "messages", list);
     json_object_set_new(doc, "messages_total", json_integer(total));
     json_object_set_new(doc, "messages_bundled", json_boolean(bundled));

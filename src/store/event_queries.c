@@ -430,34 +430,69 @@ int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *c
 
 /* ---- the timeline ---- */
 
-int ari_evq_window_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, ari_error *err)
+/* The longest receive - send of the trace (its summary, written at
+ * import), which bounds how long before a window a message drawn in it may
+ * have been sent: the window queries then read only the messages sent in
+ * [t0 - span, t1] through the index on send_time. Unknown: no bound. */
+static int max_span(ari_store *s, int64_t id, double *span, ari_error *err)
 {
-    *n = 0;
-    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1)};
-    sqlite3_stmt *st = ari_store_bound(s,
-                                       "SELECT count(*) FROM ev_messages WHERE trace_id = ?1"
-                                       " AND send_time <= ?3 AND recv_time >= ?2",
-                                       args, ARI_NARGS(args), err);
-    return st ? (ari_store_query_int64(s, st, n, "counting the window's messages", err) < 0 ? -1 : 0) : -1;
+    *span = HUGE_VAL;
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT json_extract(summary_json, '$.message_span_max') FROM traces WHERE id = ?1", id, err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_double(st, 0) >= 0)
+        *span = sqlite3_column_double(st, 0);
+    return ari_store_rows_end(s, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, "reading the messages' span", err);
 }
 
-int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int bundle, int width,
-                            ari_evq_bundle_fn fn, void *ctx, ari_error *err)
+#define WINDOW_WHERE " WHERE trace_id = ?1 AND send_time <= ?3 AND send_time >= ?2 - ?5 AND recv_time >= ?2"
+
+int ari_evq_window_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, int64_t *pairs,
+                         ari_error *err)
 {
-    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_int(width)};
+    *n = *pairs = 0;
+    double span;
+    if (max_span(s, id, &span, err) < 0)
+        return -1;
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_null(), ari_arg_real(span)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT count(*), count(DISTINCT src_container * 4294967296 + dst_container)"
+                                       " FROM ev_messages" WINDOW_WHERE,
+                                       args, ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *n = sqlite3_column_int64(st, 0);
+        *pairs = sqlite3_column_int64(st, 1);
+    }
+    return ari_store_rows_end(s, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, "counting the window's messages", err);
+}
+
+int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int bundle, int buckets,
+                            int64_t limit, ari_evq_bundle_fn fn, void *ctx, ari_error *err)
+{
+    double span;
+    if (max_span(s, id, &span, err) < 0)
+        return -1;
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_int(buckets),
+                      ari_arg_real(span), ari_arg_int(limit > 0 ? limit : -1)};
     sqlite3_stmt *st =
         bundle ? ari_store_bound(
                      s,
                      "SELECT src_container, dst_container, min(src_rank), min(dst_rank), 0, 0, -1, -1,"
-                     " sum(bytes), avg(send_time), avg(recv_time), count(*),"
+                     " sum(bytes), avg(send_time), avg(recv_time), count(*) AS n,"
                      " max(0, min(?4 - 1, CAST((send_time - ?2) * ?4 / (?3 - ?2) AS INTEGER))) AS px"
-                     " FROM ev_messages WHERE trace_id = ?1 AND send_time <= ?3 AND recv_time >= ?2"
-                     " GROUP BY px, src_container, dst_container ORDER BY px, src_container, dst_container",
+                     " FROM ev_messages" WINDOW_WHERE
+                     " GROUP BY px, src_container, dst_container ORDER BY n DESC, px, src_container, dst_container"
+                     " LIMIT ?6",
                      args, ARI_NARGS(args), err)
                : ari_store_bound(s,
                                  "SELECT src_container, dst_container, src_rank, dst_rank, 0, 0, tag, comm,"
-                                 " bytes, send_time, recv_time, 1 FROM ev_messages WHERE trace_id = ?1"
-                                 " AND send_time <= ?3 AND recv_time >= ?2 AND ?4 > 0 ORDER BY send_time",
+                                 " bytes, send_time, recv_time, 1 FROM ev_messages" WINDOW_WHERE
+                                 " AND ?4 > 0 ORDER BY send_time LIMIT ?6",
                                  args, ARI_NARGS(args), err);
     if (!st)
         return -1;

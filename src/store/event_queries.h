@@ -73,14 +73,17 @@ int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *c
 
 /* ---- the timeline ---- */
 
-/* The messages drawn in [t0, t1]: sent before t1 and received after t0. */
-int ari_evq_window_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, ari_error *err);
+/* The messages drawn in [t0, t1]: sent before t1 and received after t0;
+ * *pairs: the distinct (sending, receiving) containers among them. */
+int ari_evq_window_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, int64_t *pairs,
+                         ari_error *err);
 /* Those messages one by one (by send time), or bundled per (src, dst,
- * send pixel column of `width` over [t0, t1], clamped to the window):
- * then m carries the bundle's mean send and receive times, summed bytes,
- * and *count its messages. */
+ * send time bucket: `buckets` equal ones over [t0, t1], clamped to the
+ * window): then m carries the bundle's mean send and receive times, summed
+ * bytes, and *count its messages; bundles come largest first. At most
+ * `limit` entries (0: all). */
 typedef int (*ari_evq_bundle_fn)(void *ctx, const ari_ec_message *m, int64_t count);
-int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int bundle, int width,
-                            ari_evq_bundle_fn fn, void *ctx, ari_error *err);
+int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int bundle, int buckets,
+                            int64_t limit, ari_evq_bundle_fn fn, void *ctx, ari_error *err);
 
 #endif

@@ -16,6 +16,7 @@ struct ari_event_writer {
     ari_error error;
     ari_event_paje_observer obs;
     int64_t locations, messages;
+    double max_span; /* the longest receive - send, for the timeline's window queries */
 };
 
 /* The stored id of a container alias, or 0 with ew->error set. */
@@ -65,6 +66,8 @@ static int on_message(void *ctx, const ari_event_paje_message *m)
                       args, ARI_NARGS(args), "insert event message", &ew->error) < 0)
         return -1;
     ew->messages++;
+    if (m->recv - m->send > ew->max_span)
+        ew->max_span = m->recv - m->send;
     return 0;
 }
 
@@ -107,12 +110,13 @@ int ari_event_writer_finish(ari_event_writer *ew, const ari_event_paje_report *r
                       ari_arg_int((int64_t)rep->unclosed),
                       ari_arg_int((int64_t)rep->collectives),
                       ari_arg_int((int64_t)rep->metric_samples),
-                      ari_arg_int((int64_t)rep->regions)};
+                      ari_arg_int((int64_t)rep->regions),
+                      ari_arg_real(ew->max_span)};
     return ari_store_run(ew->tw->store,
         "UPDATE traces SET summary_json = json_patch(json_patch(summary_json, CASE WHEN json_valid(?2) THEN json(?2) ELSE '{}' END), json_object("
         "  'ranks', ?3, 'locations', ?4, 'functions', ?5, 'regions', ?13, 'events', ?6, 'messages', ?7,"
         "  'unmatched_sends', ?8, 'unmatched_receives', ?9, 'closed_at_end', ?10, 'collectives', ?11,"
-        "  'metric_samples', ?12)),"
+        "  'metric_samples', ?12, 'message_span_max', ?14)),"
         " counts_json = json_patch(counts_json, json_object('ranks', ?3, 'locations', ?4, 'functions', ?5,"
         "  'trace_events', ?6, 'messages', ?7))"
         " WHERE id = ?1", args, ARI_NARGS(args), "event trace summary", err);

@@ -611,13 +611,24 @@ static void test_store(void **state)
     int64_t wn = 0;
     for (int k = 0; k < w.nmsg; k++)
         wn += w.msg[k].send_time <= t1 && w.msg[k].recv_time >= t0;
-    assert_int_equal(ari_evq_window_count(s, 3, t0, t1, &n, &err), 0);
+    int64_t wpairs = 0, npairs = 0;
+    for (int k = 0; k < w.nmsg; k++) {
+        const ari_ec_message *m = &w.msg[k];
+        int first_of_pair = m->send_time <= t1 && m->recv_time >= t0;
+        for (int j = 0; first_of_pair && j < k; j++)
+            first_of_pair = !(w.msg[j].send_time <= t1 && w.msg[j].recv_time >= t0 &&
+                              w.msg[j].src_container == m->src_container &&
+                              w.msg[j].dst_container == m->dst_container);
+        wpairs += first_of_pair;
+    }
+    assert_int_equal(ari_evq_window_count(s, 3, t0, t1, &n, &npairs, &err), 0);
     assert_int_equal(n, wn);
+    assert_int_equal(npairs, wpairs);
     static msg_list one, bundles;
     one.n = bundles.n = 0;
-    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 0, width, keep_bundle, &one, &err), 0);
+    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 0, width, 0, keep_bundle, &one, &err), 0);
     assert_int_equal(one.n, wn);
-    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 1, width, keep_bundle, &bundles, &err), 0);
+    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 1, width, 0, keep_bundle, &bundles, &err), 0);
     int64_t total = 0;
     for (int b = 0; b < bundles.n; b++) {
         /* brute force: the messages of this (src, dst) whose send pixel is the bundle's */
