@@ -169,6 +169,15 @@ static json_t *states_json(ari_request *r, states_req *q, const ari_gantt_state 
     return list;
 }
 
+/* A share as drawn: rounded down to 1e-4 (a hundredth of a percent), so
+ * that a column's shares still add up to at most 1 and the answer is not
+ * mostly digits; a share below that keeps its value. */
+static double drawn_share(double share)
+{
+    double r = floor(share * 1e4) / 1e4;
+    return r > 0 ? r : share;
+}
+
 /* [[pixel, depth, value, share], ...] of the pixels mode. */
 static json_t *pixels_json(ari_request *r, states_req *q, const ari_state_row_result *res, ari_error *err)
 {
@@ -177,7 +186,7 @@ static json_t *pixels_json(ari_request *r, states_req *q, const ari_state_row_re
         const ari_state_cell *c = &res->cells[k];
         int v = value_index(r, q, c->value, err);
         if (v < 0 ||
-            json_array_append_new(list, json_pack("[i,i,i,f]", c->pixel, c->depth, v, c->share)) < 0) {
+            json_array_append_new(list, json_pack("[i,i,i,f]", c->pixel, c->depth, v, drawn_share(c->share))) < 0) {
             json_decref(list);
             return NULL;
         }
