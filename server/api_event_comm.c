@@ -25,31 +25,6 @@
 #define DEFAULT_HIST_BINS 20
 #define DEFAULT_TIME_BINS 50
 
-static int nomem(ari_error *err)
-{
-    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-}
-
-/* Appends o (taken) to list: 0, or -1 (nomem in err). */
-static int append(json_t *list, json_t *o, ari_error *err)
-{
-    if (!o || json_array_append_new(list, o) < 0)
-        return nomem(err);
-    return 0;
-}
-
-/* start and end (optional, end after start). */
-static int window_params(ari_request *r, double *start, double *end)
-{
-    if (ari_param_number(r, "start", NAN, -DBL_MAX, DBL_MAX, start) < 0 ||
-        ari_param_number(r, "end", NAN, -DBL_MAX, DBL_MAX, end) < 0)
-        return -1;
-    if (!isnan(*start) && !isnan(*end) && !(*end > *start)) {
-        ari_reply_error(r, 400, "invalid_parameter", "end (%g) must be after start (%g)", *end, *start);
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- /messages ---- */
 
@@ -67,7 +42,7 @@ enum MHD_Result api_event_messages(ari_request *r)
 {
     double start, end;
     int64_t offset, limit, total = 0;
-    if (window_params(r, &start, &end) < 0 || ari_param_int(r, "offset", 0, 0, INT64_MAX, &offset) < 0 ||
+    if (ari_param_window(r, &start, &end) < 0 || ari_param_int(r, "offset", 0, 0, INT64_MAX, &offset) < 0 ||
         ari_param_int(r, "limit", DEFAULT_MESSAGES, 1, MAX_MESSAGES, &limit) < 0)
         return MHD_YES;
     ari_tq_trace t;
@@ -75,11 +50,11 @@ enum MHD_Result api_event_messages(ari_request *r)
         return MHD_YES;
     ari_error err = {0};
     json_t *list = json_array(), *doc = NULL;
-    int rc = list ? ari_evq_message_count(r->db, t.id, start, end, &total, &err) : nomem(&err);
+    int rc = list ? ari_evq_message_count(r->db, t.id, start, end, &total, &err) : ari_event_nomem(&err);
     if (rc == 0)
         rc = ari_evq_messages(r->db, t.id, start, end, offset, limit, message_row, list, &err);
     if (rc == 2)
-        nomem(&err);
+        ari_event_nomem(&err);
     if (rc == 0)
         doc = json_pack("{s:I,s:I,s:I,s:o,s:o,s:O}", "total", (json_int_t)total, "offset", (json_int_t)offset,
                         "limit", (json_int_t)limit, "start", isnan(start) ? json_null() : json_real(start),
@@ -117,27 +92,27 @@ static json_t *matrix_json(const ari_ec_matrix *m, int by_bytes, ari_error *err)
     int bad = !ranks || !labels || !rows || !cells || !procs;
     const int64_t *v = by_bytes ? m->bytes : m->count;
     for (int i = 0; !bad && i < m->nblocks; i++) {
-        bad |= append(ranks, json_integer(m->ranks[i * m->block]), err) < 0;
-        bad |= append(labels, block_label(m, i), err) < 0;
+        bad |= ari_event_append(ranks, json_integer(m->ranks[i * m->block]), err) < 0;
+        bad |= ari_event_append(labels, block_label(m, i), err) < 0;
         json_t *row = json_array();
         bad |= !row;
         for (int j = 0; !bad && j < m->nblocks; j++) {
             int64_t x = v[(size_t)i * (size_t)m->nblocks + (size_t)j];
             if (x > max)
                 max = x;
-            bad |= append(row, json_integer(x), err) < 0;
+            bad |= ari_event_append(row, json_integer(x), err) < 0;
             if (x && !bad)
-                bad |= append(cells,
+                bad |= ari_event_append(cells,
                               json_pack("[I,I,I]", (json_int_t)m->ranks[i * m->block],
                                         (json_int_t)m->ranks[j * m->block], (json_int_t)x),
                               err) < 0;
         }
-        bad |= append(rows, row, err) < 0;
+        bad |= ari_event_append(rows, row, err) < 0;
     }
     for (int i = 0; !bad && i < m->nranks; i++) {
         char label[32];
         snprintf(label, sizeof label, "rank %d", (int)m->ranks[i]);
-        bad |= append(procs,
+        bad |= ari_event_append(procs,
                       json_pack("{s:i,s:s,s:I,s:I,s:I,s:I}", "rank", (int)m->ranks[i], "label", label,
                                 "sent_bytes", (json_int_t)m->sent_bytes[i], "sent_count",
                                 (json_int_t)m->sent_count[i], "received_bytes", (json_int_t)m->recv_bytes[i],
@@ -151,7 +126,7 @@ static json_t *matrix_json(const ari_ec_matrix *m, int by_bytes, ari_error *err)
                         (json_int_t)max, "total", (json_int_t)(by_bytes ? m->total_bytes : m->total_count),
                         "block", m->block, "processes", procs);
     if (!doc && !err->code[0])
-        nomem(err);
+        ari_event_nomem(err);
     json_decref(ranks);
     json_decref(labels);
     json_decref(rows);
@@ -328,7 +303,7 @@ static json_t *waits_json(const ari_ec_waits *ws, const int32_t *ranks, int nran
             json_object_set_new(o, "sender", json_integer(pairs[k].sender));
             json_object_set_new(o, "receiver", json_integer(pairs[k].receiver));
         }
-        bad |= append(plist, o, err) < 0;
+        bad |= ari_event_append(plist, o, err) < 0;
     }
     if (!bad)
         ari_ec_waits_by_rank(pairs, npairs, ranks, nranks, by_rank);
@@ -336,13 +311,13 @@ static json_t *waits_json(const ari_ec_waits *ws, const int32_t *ranks, int nran
         json_t *o = wait_json(&by_rank[i]);
         if (o)
             json_object_set_new(o, "rank", json_integer(ranks[i]));
-        bad |= append(rlist, o, err) < 0;
+        bad |= ari_event_append(rlist, o, err) < 0;
     }
     if (!bad)
         doc = json_pack("{s:s,s:O,s:O,s:o}", "definition", ARI_EC_WAIT_DEFINITION, "pairs", plist, "ranks",
                         rlist, "totals", wait_json(&ws->totals));
     if (!doc && !err->code[0])
-        nomem(err);
+        ari_event_nomem(err);
     json_decref(plist);
     json_decref(rlist);
     free(by_rank);

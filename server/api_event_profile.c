@@ -30,18 +30,6 @@
 static const char *const default_idle[] = {"Idle",        "MPI_Recv",    "MPI_Wait",
                                            "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"};
 
-static int nomem(ari_error *err)
-{
-    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-}
-
-/* Appends o (taken) to list: 0, or -1 (nomem in err). */
-static int append(json_t *list, json_t *o, ari_error *err)
-{
-    if (!o || json_array_append_new(list, o) < 0)
-        return nomem(err);
-    return 0;
-}
 
 /* A finite number, or null (an imbalance of 0 / 0). */
 static json_t *number(double v)
@@ -82,7 +70,7 @@ static int run_profile(ari_request *r, int64_t id, ari_evp_options o, const char
     uint8_t *flags = calloc((size_t)u->t.nnames + 1, 1);
     if (!u->ranks || !flags) {
         free(flags);
-        return nomem(err);
+        return ari_event_nomem(err);
     }
     for (int32_t i = 0; i < u->t.nlocs; i++)
         u->ranks[i] = u->t.locs[i].rank;
@@ -111,9 +99,9 @@ static json_t *functions_json(const run *u, ari_error *err)
     if (ari_evp_functions(u->p, &f, &n, err) < 0)
         return NULL;
     json_t *list = json_array();
-    int bad = list ? 0 : nomem(err);
+    int bad = list ? 0 : ari_event_nomem(err);
     for (size_t i = 0; i < n && !bad; i++)
-        bad = append(list,
+        bad = ari_event_append(list,
                      json_pack("{s:s,s:f,s:f,s:I,s:I,s:f,s:f}", "name", u->t.names[f[i].name], "inclusive",
                                f[i].inclusive, "exclusive", f[i].exclusive, "count", (json_int_t)f[i].count,
                                "processes", (json_int_t)f[i].processes, "mean_inclusive", f[i].mean_inclusive,
@@ -136,10 +124,10 @@ static json_t *rows_json(const run *u, int64_t offset, int64_t limit, ari_error 
     c += first;
     n = (uint64_t)limit < n - first ? (size_t)limit : n - first;
     json_t *list = json_array();
-    int bad = list ? 0 : nomem(err);
+    int bad = list ? 0 : ari_event_nomem(err);
     for (size_t i = 0; i < n && !bad; i++) {
         const ari_evs_location *l = &u->t.locs[c[i].loc];
-        bad = append(list,
+        bad = ari_event_append(list,
                      json_pack("{s:I,s:I,s:s,s:f,s:f,s:I}", "rank", (json_int_t)l->rank, "thread",
                                (json_int_t)l->thread, "name", u->t.names[c[i].name], "inclusive",
                                c[i].inclusive, "exclusive", c[i].exclusive, "count", (json_int_t)c[i].count),
@@ -192,14 +180,8 @@ static int time_params(ari_request *r, int64_t *bins, double *start, double *end
     static const char *const flags[] = {"0", "1", "false", "true", NULL};
     const char *norm;
     if (ari_param_int(r, "bins", DEFAULT_TIME_BINS, 1, MAX_TIME_BINS, bins) < 0 ||
-        ari_param_number(r, "start", NAN, -DBL_MAX, DBL_MAX, start) < 0 ||
-        ari_param_number(r, "end", NAN, -DBL_MAX, DBL_MAX, end) < 0 ||
-        ari_param_choice(r, "normalized", flags, &norm) < 0)
+        ari_param_window(r, start, end) < 0 || ari_param_choice(r, "normalized", flags, &norm) < 0)
         return -1;
-    if (!isnan(*start) && !isnan(*end) && !(*end > *start)) {
-        ari_reply_error(r, 400, "invalid_parameter", "end (%g) must be after start (%g)", *end, *start);
-        return -1;
-    }
     *normalized = norm && (strcmp(norm, "1") == 0 || strcmp(norm, "true") == 0);
     return 0;
 }
@@ -236,7 +218,7 @@ static json_t *series_json(const run *u, int bins, double scale, ari_error *err)
     if (!s || !list) {
         free(s);
         json_decref(list);
-        nomem(err);
+        ari_event_nomem(err);
         return NULL;
     }
     size_t n = 0;
@@ -252,7 +234,7 @@ static json_t *series_json(const run *u, int bins, double scale, ari_error *err)
     qsort(s, n, sizeof *s, cmp_series);
     int bad = 0;
     for (size_t i = 0; i < n && !bad; i++)
-        bad = append(list,
+        bad = ari_event_append(list,
                      json_pack("{s:s,s:o}", "name", u->t.names[s[i].name], "values",
                                reals(ari_evp_tp_values(u->p, s[i].name), bins, scale)),
                      err);
@@ -304,7 +286,7 @@ enum MHD_Result api_event_time_profile(ari_request *r)
                             "bin_duration", width, "locations", (json_int_t)u.t.nlocs, "normalized",
                             normalized, "start", t0, "end", t1, "series", list, "idle", idle);
         else if (!err.code[0])
-            nomem(&err);
+            ari_event_nomem(&err);
         json_decref(edges);
         json_decref(list);
         json_decref(idle);
@@ -338,14 +320,14 @@ enum MHD_Result api_event_load_imbalance(ari_request *r)
     if (run_profile(r, t.id, o, NULL, 0, NAN, NAN, &u, &err) == 0 &&
         ari_evp_imbalance(u.p, inclusive, (int)top, by_mean, &v, &n, &err) == 0) {
         json_t *list = json_array();
-        int bad = list ? 0 : nomem(&err);
+        int bad = list ? 0 : ari_event_nomem(&err);
         for (size_t i = 0; i < n && !bad; i++) {
             json_t *ranks = json_array(), *values = json_array();
             for (int k = 0; ranks && values && k < v[i].ntop; k++) {
                 json_array_append_new(ranks, json_integer(v[i].top_ranks[k]));
                 json_array_append_new(values, json_real(v[i].top_values[k]));
             }
-            bad = append(list,
+            bad = ari_event_append(list,
                          json_pack("{s:s,s:f,s:f,s:o,s:o,s:o}", "name", u.t.names[v[i].name], "mean",
                                    v[i].mean, "max", v[i].max, "imbalance", number(v[i].imbalance),
                                    "top_ranks", ranks, "top_values", values),
@@ -423,12 +405,12 @@ enum MHD_Result api_event_idle_time(ari_request *r)
     ari_evp_options o = {0};
     if (run_profile(r, t.id, o, names, nnames, NAN, NAN, &u, &err) == 0) {
         json_t *fl = json_array(), *ranks = json_array();
-        int bad = fl && ranks ? 0 : nomem(&err);
+        int bad = fl && ranks ? 0 : ari_event_nomem(&err);
         for (size_t i = 0; i < nnames && !bad; i++)
-            bad = append(fl, json_string(names[i]), &err);
+            bad = ari_event_append(fl, json_string(names[i]), &err);
         const ari_evp_loc *locs = ari_evp_locs(u.p);
         for (int32_t i = 0; i < u.t.nlocs && !bad; i++)
-            bad = append(ranks,
+            bad = ari_event_append(ranks,
                          json_pack("{s:I,s:I,s:f,s:f,s:o}", "rank", (json_int_t)u.t.locs[i].rank, "thread",
                                    (json_int_t)u.t.locs[i].thread, "idle", locs[i].idle, "total",
                                    locs[i].total, "share",
@@ -460,9 +442,9 @@ enum MHD_Result api_event_caller_callee(ari_request *r)
         int64_t with_parent, with_children;
         const ari_evp_pair *p = ari_evp_pairs(u.p, &n, &with_parent, &with_children);
         json_t *list = json_array();
-        int bad = list ? 0 : nomem(&err);
+        int bad = list ? 0 : ari_event_nomem(&err);
         for (size_t i = 0; i < n && !bad; i++)
-            bad = append(list,
+            bad = ari_event_append(list,
                          json_pack("{s:s,s:s,s:I,s:f}", "caller", u.t.names[p[i].caller], "callee",
                                    u.t.names[p[i].callee], "count", (json_int_t)p[i].count, "inclusive",
                                    p[i].inclusive),

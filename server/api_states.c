@@ -86,18 +86,6 @@ static int param_ids(ari_request *r, const char *name, int64_t **out, size_t *n)
     return -1;
 }
 
-static int window_params(ari_request *r, double *start, double *end)
-{
-    if (ari_param_number(r, "start", NAN, -DBL_MAX, DBL_MAX, start) < 0 ||
-        ari_param_number(r, "end", NAN, -DBL_MAX, DBL_MAX, end) < 0)
-        return -1;
-    if (!isnan(*start) && !isnan(*end) && !(*end > *start)) {
-        ari_reply_error(r, 400, "invalid_parameter", "end (%g) must be after start (%g)", *end, *start);
-        return -1;
-    }
-    return 0;
-}
-
 /* The trace, its origin; 404 when absent. */
 static int open_trace(ari_request *r, int64_t id, ari_tq_trace *trace, double *origin)
 {
@@ -112,7 +100,7 @@ static int open_trace(ari_request *r, int64_t id, ari_tq_trace *trace, double *o
 
 static int read_params(ari_request *r, states_req *q)
 {
-    if (ari_path_id(r, 0, &q->id) < 0 || window_params(r, &q->start, &q->end) < 0 ||
+    if (ari_path_id(r, 0, &q->id) < 0 || ari_param_window(r, &q->start, &q->end) < 0 ||
         ari_param_int(r, "width", DEFAULT_WIDTH, 1, MAX_WIDTH, &q->width) < 0 ||
         ari_param_int(r, "offset", 0, 0, INT64_MAX, &q->offset) < 0 ||
         ari_param_int(r, "limit", DEFAULT_ROWS, 1, MAX_ROWS, &q->limit) < 0 ||
@@ -351,7 +339,7 @@ enum MHD_Result api_links(ari_request *r)
 {
     int64_t id, limit;
     double start, end, origin = 0;
-    if (ari_path_id(r, 0, &id) < 0 || window_params(r, &start, &end) < 0 ||
+    if (ari_path_id(r, 0, &id) < 0 || ari_param_window(r, &start, &end) < 0 ||
         ari_param_int(r, "limit", DEFAULT_LINKS, 1, MAX_LINKS, &limit) < 0)
         return MHD_YES;
     ari_tq_trace trace = {0};

@@ -56,3 +56,15 @@ enum MHD_Result ari_event_reply(ari_request *r, ari_tq_trace *t, json_t *doc, co
     ari_event_trace_close(t);
     return res;
 }
+
+int ari_event_nomem(ari_error *err)
+{
+    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+int ari_event_append(json_t *list, json_t *o, ari_error *err)
+{
+    if (!o || json_array_append_new(list, o) < 0)
+        return ari_event_nomem(err);
+    return 0;
+}

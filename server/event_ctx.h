@@ -19,6 +19,12 @@
 int ari_event_trace_open(ari_request *r, ari_tq_trace *t);
 void ari_event_trace_close(ari_tq_trace *t);
 
+/* Appends o (taken; NULL when it could not be built) to list: 0, or -1
+ * with an out-of-memory error in err. */
+int ari_event_append(json_t *list, json_t *o, ari_error *err);
+/* Sets err to out of memory; returns -1. */
+int ari_event_nomem(ari_error *err);
+
 /* Answers an event analysis and closes *t: doc (taken) with "trace_id"
  * and "time_unit" added, reals at 15 significant digits; when doc is NULL,
  * the error in *err (500 when err is NULL or empty). */

@@ -208,6 +208,18 @@ int ari_param_choice(ari_request *r, const char *name, const char *const *choice
     return -1;
 }
 
+int ari_param_window(ari_request *r, double *start, double *end)
+{
+    if (ari_param_number(r, "start", NAN, -DBL_MAX, DBL_MAX, start) < 0 ||
+        ari_param_number(r, "end", NAN, -DBL_MAX, DBL_MAX, end) < 0)
+        return -1;
+    if (!isnan(*start) && !isnan(*end) && !(*end > *start)) {
+        ari_reply_error(r, 400, "invalid_parameter", "end (%g) must be after start (%g)", *end, *start);
+        return -1;
+    }
+    return 0;
+}
+
 int ari_param_bool(ari_request *r, const char *name, int def, int *out)
 {
     static const char *const booleans[] = {"false", "true", NULL};

@@ -68,6 +68,9 @@ int ari_param_number_checked(ari_request *r, const char *name, double def, doubl
  * absent. 400: "NAME must be one of A, B, got 'VALUE'". */
 int ari_param_choice(ari_request *r, const char *name, const char *const *choices,
                      const char **out);
+/* start= and end=, each optional (NAN when absent); when both are given
+ * end must be after start. 400: "end (E) must be after start (S)". */
+int ari_param_window(ari_request *r, double *start, double *end);
 /* "true" or "false"; def when absent. 400 as ari_param_choice's
  * ("NAME must be one of false, true, got 'VALUE'"). */
 int ari_param_bool(ari_request *r, const char *name, int def, int *out);

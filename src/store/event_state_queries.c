@@ -27,11 +27,11 @@ void ari_evs_free(ari_evs_trace *t)
     t->function_type = -1;
 }
 
-static int load_locations(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
+/* Appends the locations a statement gives: container id in column 0, rank
+ * and thread in columns rank_col and rank_col + 1. */
+static int read_locations(ari_store *s, sqlite3_stmt *st, int rank_col, ari_evs_trace *t, const char *what,
+                          ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
-        s, "SELECT container_id, rank, thread FROM ev_locations WHERE trace_id = ?1 ORDER BY container_id",
-        id, err);
     if (!st)
         return -1;
     size_t cap = 0;
@@ -42,10 +42,18 @@ static int load_locations(ari_store *s, int64_t id, ari_evs_trace *t, ari_error 
             sqlite3_reset(st);
             return nomem(err);
         }
-        t->locs[t->nlocs++] = (ari_evs_location){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                                 sqlite3_column_int64(st, 2)};
+        t->locs[t->nlocs++] = (ari_evs_location){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, rank_col),
+                                                 sqlite3_column_int64(st, rank_col + 1)};
     }
-    return ari_store_rows_end(s, st, rc, "reading the event trace's locations", err);
+    return ari_store_rows_end(s, st, rc, what, err);
+}
+
+static int load_locations(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT container_id, rank, thread FROM ev_locations WHERE trace_id = ?1 ORDER BY container_id",
+        id, err);
+    return read_locations(s, st, 1, t, "reading the event trace's locations", err);
 }
 
 /* Without ev_locations rows: the Thread containers, rank = their Process
@@ -63,20 +71,7 @@ static int load_threads(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *e
         " LEFT JOIN containers p ON p.trace_id = c.trace_id AND p.id = c.parent_id"
         " WHERE c.trace_id = ?1 AND e.nature = 'container' AND e.alias = 'T' ORDER BY c.id",
         id, err);
-    if (!st)
-        return -1;
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (t->nlocs >= INT32_MAX - 1 ||
-            ari_vec_reserve((void **)&t->locs, &cap, (size_t)t->nlocs + 1, sizeof *t->locs) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        t->locs[t->nlocs++] = (ari_evs_location){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2),
-                                                 sqlite3_column_int64(st, 3)};
-    }
-    return ari_store_rows_end(s, st, rc, "reading the event trace's threads", err);
+    return read_locations(s, st, 2, t, "reading the event trace's threads", err);
 }
 
 static int load_names(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
