@@ -22,6 +22,8 @@ export const KINDS = {
   tasks: 'Task-based runtime traces (StarPU bundles, StarVZ CSV sets, Paje): tasks on workers over time',
   profile: 'Call-graph profiles (HPCToolkit experiment.xml, Caliper .cali and JSON, Hatchet JSON, TAU profile.N.C.T)',
   datamove: 'Data-movement traces (Chrome/Kineto/Perfetto JSON with nvidia-smi CSV and hwloc topologies): transfers between devices',
+  pdes: 'Sampled simulation metrics (ROSS PDES runs, metric CSVs, live runs): metrics per entity over time',
+  events: 'MPI and HPC event traces (OTF2 from Score-P, Charm++ Projections, HPCToolkit trace.db): calls, messages and collectives per rank',
 };
 
 const SORTS = [
