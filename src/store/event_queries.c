@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/state_chunks.h"
 #include "store/store_internal.h"
+#include "util/vec.h"
 
 #define MAX_NAME_CACHE (1 << 24) /* value ids beyond this are looked up each time */
 
@@ -390,27 +392,190 @@ static int function_type(ari_store *s, int64_t id, int64_t *out, ari_error *err)
     return st && ari_store_query_int64(s, st, out, "reading the Function state type", err) >= 0 ? 0 : -1;
 }
 
+/* ---- every location's calls in memory (traces with state chunks) ----
+ * Up to MAX_MEMORY_CALLS Function states are loaded from the state chunks
+ * (state_chunks.h), sorted by (start, depth) per location with each one's
+ * parent, so that a message side's call is a binary search and a walk up
+ * its parents instead of two index probes per message. Traces without
+ * chunks, or with more calls, are probed as above. */
+#define MAX_MEMORY_CALLS ((int64_t)1 << 24)
+
+typedef struct loc_calls {
+    int64_t container;
+    ari_gantt_state *st; /* by (start, depth) */
+    int32_t *parent;     /* index of the enclosing state, -1 at depth 0 */
+    int64_t n;
+} loc_calls;
+
+typedef struct mem_calls {
+    loc_calls *locs; /* by container */
+    size_t n;
+} mem_calls;
+
+static void mem_calls_free(mem_calls *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->locs[i].st);
+        free(m->locs[i].parent);
+    }
+    free(m->locs);
+    memset(m, 0, sizeof *m);
+}
+
+static int link_parents(loc_calls *l)
+{
+    int32_t *stack = malloc((size_t)(l->n ? l->n : 1) * sizeof *stack);
+    l->parent = malloc((size_t)(l->n ? l->n : 1) * sizeof *l->parent);
+    if (!stack || !l->parent) {
+        free(stack);
+        return -1;
+    }
+    int64_t top = 0;
+    for (int64_t i = 0; i < l->n; i++) {
+        while (top > 0 && l->st[stack[top - 1]].depth >= l->st[i].depth)
+            top--;
+        l->parent[i] = top > 0 ? stack[top - 1] : -1;
+        stack[top++] = (int32_t)i;
+    }
+    free(stack);
+    return 0;
+}
+
+/* 1 when loaded, 0 when the trace has no chunks or too many calls, -1. */
+static int mem_calls_load(ari_store *s, int64_t id, int64_t ftype, mem_calls *m, ari_error *err)
+{
+    memset(m, 0, sizeof *m);
+    ari_arg args[] = {ari_arg_int(id), ari_arg_int(ftype)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT coalesce(sum(n), -1) FROM state_chunks WHERE trace_id = ?1 AND type_id = ?2", args, 2, err);
+    int64_t total = -1;
+    if (!st || ari_store_query_int64(s, st, &total, "counting the calls", err) < 0)
+        return -1;
+    if (total < 0 || total > MAX_MEMORY_CALLS)
+        return 0;
+    st = ari_store_bound(s,
+                         "SELECT DISTINCT container_id FROM state_chunks WHERE trace_id = ?1 AND type_id = ?2"
+                         " ORDER BY container_id",
+                         args, 2, err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (ari_vec_reserve((void **)&m->locs, &cap, m->n + 1, sizeof *m->locs) < 0) {
+            sqlite3_reset(st);
+            mem_calls_free(m);
+            return nomem(err);
+        }
+        m->locs[m->n++] = (loc_calls){.container = sqlite3_column_int64(st, 0)};
+    }
+    if (ari_store_rows_end(s, st, rc, "listing the locations with calls", err) < 0) {
+        mem_calls_free(m);
+        return -1;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        loc_calls *l = &m->locs[i];
+        int max_value;
+        if (ari_state_chunks_read(s, id, l->container, ftype, -HUGE_VAL, HUGE_VAL, &l->st, &l->n, &max_value,
+                                  err) < 0 ||
+            link_parents(l) < 0) {
+            if (!err || !err->code[0])
+                nomem(err);
+            mem_calls_free(m);
+            return -1;
+        }
+    }
+    return 1;
+}
+
+static const loc_calls *calls_of(const mem_calls *m, int64_t container)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->locs[mid].container < container)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n && m->locs[lo].container == container ? &m->locs[lo] : NULL;
+}
+
+/* find_call on the loaded calls: the last state starting at or before t
+ * (strict: before t), then up its parents to the first that lasts until
+ * t. Under proper nesting this is the state the SQL above finds. */
+static int find_call_mem(calls_ctx *c, const mem_calls *m, int64_t container, double t, int strict,
+                         ari_ec_call *out, ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const loc_calls *l = calls_of(m, container);
+    if (!l)
+        return 1;
+    int64_t lo = 0, hi = l->n; /* the first state starting after t (at or after: strict) */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (strict ? l->st[mid].start < t : l->st[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t i = lo - 1;
+    while (i >= 0 && !(l->st[i].end >= t))
+        i = l->parent[i];
+    if (i < 0)
+        return 1;
+    out->found = 1;
+    out->enter = l->st[i].start;
+    out->leave = l->st[i].end;
+    out->name = value_name(c, l->st[i].value, err);
+    return out->name ? 0 : -1;
+}
+
+/* The call of each side of m: from memory when loaded, else probed. */
+static int message_calls(calls_ctx *c, const mem_calls *mem, const ari_ec_message *m, ari_ec_call *send,
+                         ari_ec_call *recv, ari_error *err)
+{
+    if (c->ftype < 0) {
+        memset(send, 0, sizeof *send);
+        memset(recv, 0, sizeof *recv);
+        return 0;
+    }
+    int a, b;
+    if (mem) {
+        a = find_call_mem(c, mem, m->src_container, m->send_time, 0, send, err);
+        b = a < 0 ? -1 : find_call_mem(c, mem, m->dst_container, m->recv_time, 1, recv, err);
+        if (b == 1)
+            b = find_call_mem(c, mem, m->dst_container, m->recv_time, 0, recv, err);
+    } else {
+        a = find_call(c, m->src_container, m->send_time, 0, send, err);
+        b = a < 0 ? -1 : find_call(c, m->dst_container, m->recv_time, 1, recv, err);
+        if (b == 1)
+            b = find_call(c, m->dst_container, m->recv_time, 0, recv, err);
+    }
+    return a < 0 || b < 0 ? -1 : 0;
+}
+
 int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *ctx, ari_error *err)
 {
     calls_ctx c = {.s = s, .id = id};
-    if (function_type(s, id, &c.ftype, err) < 0)
+    mem_calls mem;
+    int loaded = 0;
+    if (function_type(s, id, &c.ftype, err) < 0 ||
+        (c.ftype >= 0 && (loaded = mem_calls_load(s, id, c.ftype, &mem, err)) < 0))
         return -1;
     sqlite3_stmt *st =
         ari_store_stmt_id(s, "SELECT " MESSAGE_COLUMNS " FROM ev_messages m WHERE m.trace_id = ?1", id, err);
-    if (!st)
+    if (!st) {
+        if (loaded)
+            mem_calls_free(&mem);
         return -1;
+    }
     int rc, result = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         ari_ec_message m;
         ari_ec_call send, recv;
         read_message(st, &m);
-        int a = c.ftype < 0 ? (memset(&send, 0, sizeof send), 1)
-                            : find_call(&c, m.src_container, m.send_time, 0, &send, err);
-        int b = c.ftype < 0 ? (memset(&recv, 0, sizeof recv), 1)
-                            : find_call(&c, m.dst_container, m.recv_time, 1, &recv, err);
-        if (b == 1 && c.ftype >= 0)
-            b = find_call(&c, m.dst_container, m.recv_time, 0, &recv, err);
-        if (a < 0 || b < 0) {
+        if (message_calls(&c, loaded ? &mem : NULL, &m, &send, &recv, err) < 0) {
             result = -1;
             break;
         }
@@ -421,6 +586,8 @@ int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *c
         sqlite3_reset(st);
     else
         result = ari_store_rows_end(s, st, rc, "reading the messages", err);
+    if (loaded)
+        mem_calls_free(&mem);
     for (size_t i = 0; i < c.nnames; i++)
         free(c.names[i]);
     free(c.names);
