@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/state_chunks.h"
 #include "store/store_internal.h"
 #include "util/vec.h"
 
@@ -142,6 +143,9 @@ int ari_evs_extent(ari_store *s, int64_t id, double *t0, double *t1, ari_error *
         ari_store_stmt_id(s,
                           "SELECT min(a), max(b) FROM ("
                           " SELECT min(start) AS a, max(end) AS b FROM states WHERE trace_id = ?1"
+                          "  AND NOT EXISTS (SELECT 1 FROM state_chunks WHERE trace_id = ?1)"
+                          " UNION ALL" /* the chunks' bounds when there are some: no scan of the states */
+                          " SELECT min(min_start), max(max_end) FROM state_chunks WHERE trace_id = ?1"
                           " UNION ALL"
                           " SELECT min(time), max(time) FROM events WHERE trace_id = ?1)",
                           id, err);
@@ -158,9 +162,53 @@ int ari_evs_extent(ari_store *s, int64_t id, double *t0, double *t1, ari_error *
     return 0;
 }
 
+/* One state to fn, with its name index; -1 on error. */
+static int emit(int64_t id, const ari_evs_trace *t, int32_t loc, int64_t value, int64_t depth, double start,
+                double end, ari_evs_fn fn, void *ctx, ari_error *err)
+{
+    ari_evp_state e = {loc, name_of(t, value),
+                       (int32_t)(depth < 0           ? 0
+                                 : depth > INT32_MAX ? INT32_MAX
+                                                     : depth),
+                       start, end};
+    if (e.name < 0)
+        return ari_error_set(err, ARI_E_DB, "a Function state of trace %lld names no name (value %lld)",
+                             (long long)id, (long long)value);
+    return fn(ctx, &e, err) < 0 ? -1 : 0;
+}
+
+/* The location's states from its state chunks (state_chunks.h), when it
+ * has some and at most MAX_CHUNKED_STATES: 1 done, 0 not chunked, -1. */
+#define MAX_CHUNKED_STATES ((int64_t)1 << 22)
+static int each_from_chunks(ari_store *s, int64_t id, const ari_evs_trace *t, int32_t loc, double lo, double hi,
+                            ari_evs_fn fn, void *ctx, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(id), ari_arg_int(t->locs[loc].container_id)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT coalesce(sum(n), -1) FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2", args, 2,
+        err);
+    int64_t total = -1;
+    if (!st || ari_store_query_int64(s, st, &total, "counting a location's states", err) < 0)
+        return -1;
+    if (total < 0 || total > MAX_CHUNKED_STATES)
+        return 0;
+    ari_gantt_state *v = NULL;
+    int64_t n = 0;
+    int max_value, rc = ari_state_chunks_read(s, id, t->locs[loc].container_id, t->function_type, lo, hi, &v, &n,
+                                              &max_value, err);
+    for (int64_t i = 0; rc == 1 && i < n; i++)
+        if (emit(id, t, loc, v[i].value, v[i].depth, v[i].start, v[i].end, fn, ctx, err) < 0)
+            rc = -1;
+    free(v);
+    return rc;
+}
+
 static int each_of_location(ari_store *s, int64_t id, const ari_evs_trace *t, int32_t loc, int window,
                             double t0, double t1, ari_evs_fn fn, void *ctx, ari_error *err)
 {
+    int chunked = each_from_chunks(s, id, t, loc, window ? t0 : -1e300, window ? t1 : 1e300, fn, ctx, err);
+    if (chunked != 0)
+        return chunked < 0 ? -1 : 0;
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(t->locs[loc].container_id), ari_arg_int(t->function_type),
                       ari_arg_real(window ? t0 : -1e300), ari_arg_real(window ? t1 : 1e300)};
     sqlite3_stmt *st = ari_store_bound(s,
@@ -172,18 +220,8 @@ static int each_of_location(ari_store *s, int64_t id, const ari_evs_trace *t, in
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t depth = sqlite3_column_int64(st, 1), value = sqlite3_column_int64(st, 0);
-        ari_evp_state e = {loc, name_of(t, value),
-                           (int32_t)(depth < 0           ? 0
-                                     : depth > INT32_MAX ? INT32_MAX
-                                                         : depth),
-                           sqlite3_column_double(st, 2), sqlite3_column_double(st, 3)};
-        if (e.name < 0) {
-            sqlite3_reset(st);
-            return ari_error_set(err, ARI_E_DB, "a Function state of trace %lld names no name (value %lld)",
-                                 (long long)id, (long long)value);
-        }
-        if (fn(ctx, &e, err) < 0) {
+        if (emit(id, t, loc, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
+                 sqlite3_column_double(st, 3), fn, ctx, err) < 0) {
             sqlite3_reset(st);
             return -1;
         }
