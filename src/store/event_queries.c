@@ -476,7 +476,7 @@ static int mem_calls_load(ari_store *s, int64_t id, int64_t ftype, mem_calls *m,
     for (size_t i = 0; i < m->n; i++) {
         loc_calls *l = &m->locs[i];
         int max_value;
-        if (ari_state_chunks_read(s, id, l->container, ftype, -HUGE_VAL, HUGE_VAL, &l->st, &l->n, &max_value,
+        if (ari_state_chunks_read(s, id, l->container, ftype, -HUGE_VAL, HUGE_VAL, 1, &l->st, &l->n, &max_value,
                                   err) < 0 ||
             link_parents(l) < 0) {
             if (!err || !err->code[0])

@@ -194,7 +194,7 @@ static int each_from_chunks(ari_store *s, int64_t id, const ari_evs_trace *t, in
         return 0;
     ari_gantt_state *v = NULL;
     int64_t n = 0;
-    int max_value, rc = ari_state_chunks_read(s, id, t->locs[loc].container_id, t->function_type, lo, hi, &v, &n,
+    int max_value, rc = ari_state_chunks_read(s, id, t->locs[loc].container_id, t->function_type, lo, hi, 1, &v, &n,
                                               &max_value, err);
     for (int64_t i = 0; rc == 1 && i < n; i++)
         if (emit(id, t, loc, v[i].value, v[i].depth, v[i].start, v[i].end, fn, ctx, err) < 0)

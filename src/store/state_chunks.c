@@ -171,7 +171,7 @@ static int unpack(const void *blob, int bytes, int64_t n, double t0, double t1, 
 }
 
 int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
-                          ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err)
+                          int sorted, ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -203,7 +203,7 @@ int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int
         *out = NULL;
         return -1;
     }
-    if (len > 1)
+    if (sorted && len > 1)
         qsort(*out, len, sizeof **out, by_start_depth);
     *n = (int64_t)len;
     return 1;

@@ -34,11 +34,12 @@ int ari_state_packer_finish(ari_state_packer *p, ari_error *err);
 void ari_state_packer_free(ari_state_packer *p);
 
 /* The states of (container, type) overlapping [t0, t1] (start <= t1 and
- * end >= t0), sorted by (start, depth), into *out (malloc'ed, *n of them;
+ * end >= t0), sorted by (start, depth) when `sorted` (else in the chunks'
+ * order), into *out (malloc'ed, *n of them;
  * *max_value the largest value id). Returns 1 if the container has chunks,
  * 0 if it has none (then nothing is read: the caller reads `states`), -1
  * on error. */
 int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
-                          ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err);
+                          int sorted, ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err);
 
 #endif

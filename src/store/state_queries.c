@@ -359,7 +359,8 @@ void ari_sq_rows_free(ari_sq_rows *r)
 int ari_sq_row_states(ari_store *s, int64_t id, const ari_sq_row *row, double t0, double t1,
                       ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err)
 {
-    int packed = ari_state_chunks_read(s, id, row->container_id, row->type_id, t0, t1, out, n, max_value, err);
+    /* unsorted: the row's rendering sorts the window's states itself */
+    int packed = ari_state_chunks_read(s, id, row->container_id, row->type_id, t0, t1, 0, out, n, max_value, err);
     if (packed != 0)
         return packed < 0 ? -1 : 0;
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(row->container_id), ari_arg_int(row->type_id),

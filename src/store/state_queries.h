@@ -44,7 +44,8 @@ int ari_sq_rows_load(ari_store *s, int64_t id, const int64_t *containers, size_t
 void ari_sq_rows_free(ari_sq_rows *r);
 
 /* The states of one row touching [t0, t1] (start <= t1 and end >= t0),
- * by start then depth; value is names.id. *out is malloc'd (free it);
+ * by start then depth from `states`, in no particular order from a trace's
+ * state chunks (state_chunks.h); value is names.id. *out is malloc'd (free it);
  * *max_value is the largest value id met (0 when none). 0 or -1. */
 int ari_sq_row_states(ari_store *s, int64_t id, const ari_sq_row *row, double t0, double t1,
                       ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err);

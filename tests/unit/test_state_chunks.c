@@ -1,0 +1,177 @@
+/* test_state_chunks.c: the packed states (src/store/state_chunks.c,
+ * sql/016 state_chunks) give a window exactly the states a scan of all of
+ * them gives. Random nested call stacks on a few containers (zero-length
+ * calls, ties on start, long calls over the whole run, more than one chunk
+ * per container, a second state type interleaved) are packed in the order
+ * the calls end, as event_paje emits them; random windows are read sorted
+ * and unsorted and compared with a brute force over the same states; a
+ * container without chunks answers 0 (the caller then reads `states`).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/state_chunks.h"
+#include "store/store.h"
+#include "store/store_internal.h"
+#include "test_helpers.h"
+
+#define NCONT 3
+#define MAXN  6000
+
+typedef struct packed {
+    int64_t type;
+    ari_gantt_state st;
+} packed;
+
+static packed rows[NCONT][MAXN];
+static int nrows[NCONT];
+static uint64_t rng = 88172645463325252ull;
+
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* One container's calls: a main over everything, then nested calls on a
+ * stack, each recorded when it ends (event_paje's order). */
+static void gen_container(int c, int target)
+{
+    struct open_call { double start; int value; } stack[64];
+    int depth = 0, n = 0;
+    double t = 0;
+    stack[depth++] = (struct open_call){0, 0};
+    while (n < target - 1) {
+        double r = urand();
+        t += urand() < 0.2 ? 0 : urand() * 10; /* ties on start and zero-length calls */
+        if ((r < 0.5 && depth < 60) || depth == 1) {
+            stack[depth++] = (struct open_call){t, 1 + (int)(urand() * 5)};
+        } else {
+            depth--;
+            int64_t type = urand() < 0.1 ? 9 : 7; /* a second state type now and then */
+            rows[c][n++] = (packed){type, {stack[depth].value, depth, stack[depth].start, t}};
+        }
+    }
+    while (depth > 1) {
+        depth--;
+        rows[c][n++] = (packed){7, {stack[depth].value, depth, stack[depth].start, t}};
+    }
+    rows[c][n++] = (packed){7, {0, 0, 0, t + 1}}; /* main ends last */
+    nrows[c] = n;
+}
+
+static int cmp_state(const void *a, const void *b)
+{
+    const ari_gantt_state *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return x->value - y->value;
+}
+
+static void check_window(ari_store *s, int c, double t0, double t1)
+{
+    static ari_gantt_state want[MAXN];
+    int64_t nwant = 0;
+    for (int i = 0; i < nrows[c]; i++) {
+        const packed *p = &rows[c][i];
+        if (p->type == 7 && p->st.start <= t1 && p->st.end >= t0)
+            want[nwant++] = p->st;
+    }
+    qsort(want, (size_t)nwant, sizeof *want, cmp_state);
+    for (int sorted = 0; sorted <= 1; sorted++) {
+        ari_gantt_state *got = NULL;
+        int64_t n = -1;
+        int max_value = -1;
+        ari_error err = {0};
+        assert_int_equal(ari_state_chunks_read(s, 1, c + 1, 7, t0, t1, sorted, &got, &n, &max_value, &err), 1);
+        assert_int_equal(n, nwant);
+        if (sorted) /* (start, depth) order; ties broken the same way below */
+            for (int64_t i = 1; i < n; i++)
+                assert_true(got[i - 1].start < got[i].start ||
+                            (got[i - 1].start == got[i].start && got[i - 1].depth <= got[i].depth));
+        qsort(got, (size_t)n, sizeof *got, cmp_state);
+        int maxv = 0;
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(cmp_state(&got[i], &want[i]), 0);
+            if (want[i].value > maxv)
+                maxv = want[i].value;
+        }
+        assert_int_equal(max_value, maxv);
+        free(got);
+    }
+}
+
+static void test_windows(void **state)
+{
+    (void)state;
+    char *dir = test_tmpdir(), *db_path;
+    assert_true(asprintf(&db_path, "%s/t.db", dir) > 0);
+    ari_error err = {0};
+    ari_store *s = ari_store_open(db_path, &err);
+    assert_non_null(s);
+    assert_int_equal(ari_store_exec(s, "INSERT INTO traces(id, name, kind, format) VALUES (1, 't', 'events', 'otf2')",
+                                    &err),
+                     0);
+    int sizes[NCONT] = {5000, 1500, 40};
+    for (int c = 0; c < NCONT; c++)
+        gen_container(c, sizes[c]);
+    ari_state_packer *p = ari_state_packer_new(s, 1, &err);
+    assert_non_null(p);
+    /* interleaved containers, as locations interleave in a trace */
+    int at[NCONT] = {0};
+    for (int more = 1; more;) {
+        more = 0;
+        for (int c = 0; c < NCONT; c++)
+            for (int k = 0; k < 7 && at[c] < nrows[c]; k++, at[c]++) {
+                const packed *r = &rows[c][at[c]];
+                assert_int_equal(ari_state_packer_add(p, c + 1, r->type, r->st.value, r->st.depth, r->st.start,
+                                                      r->st.end, &err),
+                                 0);
+                more = 1;
+            }
+    }
+    assert_int_equal(ari_state_packer_finish(p, &err), 0);
+    ari_state_packer_free(p);
+    for (int c = 0; c < NCONT; c++) {
+        double end = rows[c][nrows[c] - 1].st.end;
+        check_window(s, c, -1e300, 1e300);
+        check_window(s, c, end, end);         /* the last instant: main only (and calls ending there) */
+        check_window(s, c, end + 1, end + 2); /* after the end: nothing */
+        for (int k = 0; k < 40; k++) {
+            double a = urand() * end, b = a + urand() * end * (k % 4 == 0 ? 0.5 : 0.01);
+            check_window(s, c, a, b);
+            check_window(s, c, a, a); /* a point */
+        }
+    }
+    /* a container without chunks: 0, nothing read */
+    ari_gantt_state *got = (ari_gantt_state *)1;
+    int64_t n = -1;
+    int max_value = -1;
+    assert_int_equal(ari_state_chunks_read(s, 1, 99, 7, 0, 1, 1, &got, &n, &max_value, &err), 0);
+    assert_null(got);
+    assert_int_equal(n, 0);
+    ari_store_close(s);
+    free(db_path);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_windows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
