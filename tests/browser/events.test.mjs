@@ -201,5 +201,12 @@ test('Aggregation, Super graph and Call sites open on an event trace', { skip: n
     assert.equal(err, 0, `${view}: ${err ? await page.locator('#view .alert-error').first().innerText() : ''}`);
     await page.screenshot({ path: join(shots, `events_${view}.png`), fullPage: true });
   }
+  // a block of the aggregation opens the Timeline over its interval
+  await page.goto(`${daemon.url}/#/traces/${id}/aggregation`);
+  const block = page.locator('.agg-blocks [data-agg]').first();
+  await block.waitFor();
+  await block.click();
+  await page.waitForFunction(() => /\/timeline\?start=[-0-9.e]+&end=/.test(window.location.hash));
+  await page.locator('#tab-timeline[aria-current="page"]').waitFor();
   assert.deepEqual(problems, []);
 });

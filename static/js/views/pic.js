@@ -9,7 +9,8 @@
 // A slider steps through the p breakpoints (/aggregation/levels), so every
 // position is a distinct partition; the gain and loss of the current one are
 // shown. Hover: the block's numbers (the dashboard tooltip, lib/tooltip.js);
-// click: the Gantt of the block's workers over its interval. The colour key
+// click: the Gantt of the block's workers over its interval (the Timeline over it for
+// Paje and event traces). The colour key
 // (lib/legend.js) says what the stacked shares are: the share, in %, of the
 // block's time (summed over its rows) spent in each state.
 // URL params: slices, level.
@@ -62,7 +63,7 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
     h('p', { class: 'muted agg-note' },
       'Each block is a group of resources during an interval, chosen to lose little information (Kullback-Leibler loss) ',
       'for a large simplification (entropy gain): p = p·gain − (1−p)·loss is maximised. Colours: share of each state. ',
-      'Click a block to open its Gantt.'));
+      'Click a block to open its Gantt (task traces) or the Timeline over its interval.'));
 
   let levels = null;   // /aggregation/levels
   let seq = 0;
@@ -269,11 +270,15 @@ async function renderPic(el, trace, params, setParams, { signal, onDispose }) {
       h('span', { class: 'agg-swatch', style: `background:${valueColor(v)}` }), v), fmtPercent(s)]);
     rows.push(['Information gain', fmtBits(a.gain)], ['Information loss', fmtBits(a.loss)]);
     const sub = `${a.leaves[1]} row${a.leaves[1] > 1 ? 's' : ''} · ${fmtTime(a.start, unit)} – ${fmtTime(a.end, unit)} · share of time`;
-    return tipContent(a.name, rows, doc.hierarchy_kind === 'workers' ? 'Click: the Gantt of these workers' : null, sub);
+    return tipContent(a.name, rows, doc.hierarchy_kind === 'workers' ? 'Click: the Gantt of these workers' : 'Click: the Timeline over this interval', sub);
   }
 
   function openGantt(doc, a) {
-    if (doc.hierarchy_kind !== 'workers') return;
+    if (doc.hierarchy_kind !== 'workers') { // Paje and event traces: their Timeline over the block's interval
+      const t = new URLSearchParams({ start: String(+a.start.toPrecision(10)), end: String(+a.end.toPrecision(10)) });
+      window.location.hash = `#/traces/${trace.id}/timeline?${t.toString()}`;
+      return;
+    }
     const leaves = doc.leaves.slice(a.leaves[0], a.leaves[0] + a.leaves[1]).map((i) => doc.hierarchy[i]);
     const nodesSet = [...new Set(leaves.map((n) => n.node))].sort((p, q) => p - q);
     const res = [...new Set(leaves.map((n) => n.resource_type))].sort();
