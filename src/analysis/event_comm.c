@@ -303,17 +303,17 @@ int ari_ec_waits_sorted(const ari_ec_waits *ws, ari_ec_wait_pair **out, size_t *
     return 0;
 }
 
+static int cmp_rank(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The index of rank r in the sorted, distinct ranks, or -1. */
 static int index_of(const int32_t *ranks, int n, int32_t r)
 {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (ranks[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && ranks[lo] == r ? lo : -1;
+    const int32_t *at = n > 0 ? bsearch(&r, ranks, (size_t)n, sizeof *ranks, cmp_rank) : NULL;
+    return at ? (int)(at - ranks) : -1;
 }
 
 void ari_ec_waits_by_rank(const ari_ec_wait_pair *pairs, size_t npairs, const int32_t *ranks, int nranks,

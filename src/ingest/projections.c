@@ -188,17 +188,17 @@ static long table_sort(table *t)
     return -1;
 }
 
+static int by_id(const void *key, const void *item)
+{
+    int64_t a = *(const int64_t *)key, b = ((const named *)item)->id;
+    return (a > b) - (a < b);
+}
+
+/* The entry of id in a table sorted by id (ids are distinct: a duplicate
+ * is refused when the table is sorted). */
 static named *table_find(const table *t, int64_t id)
 {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->v[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < t->n && t->v[lo].id == id ? &t->v[lo] : NULL;
+    return t->n ? bsearch(&id, t->v, t->n, sizeof *t->v, by_id) : NULL;
 }
 
 static void table_free(table *t)

@@ -488,17 +488,16 @@ static int mem_calls_load(ari_store *s, int64_t id, int64_t ftype, mem_calls *m,
     return 1;
 }
 
+static int by_container(const void *key, const void *item)
+{
+    int64_t a = *(const int64_t *)key, b = ((const loc_calls *)item)->container;
+    return (a > b) - (a < b);
+}
+
+/* The loaded calls of a container (they are by container, distinct). */
 static const loc_calls *calls_of(const mem_calls *m, int64_t container)
 {
-    size_t lo = 0, hi = m->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->locs[mid].container < container)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < m->n && m->locs[lo].container == container ? &m->locs[lo] : NULL;
+    return m->n ? bsearch(&container, m->locs, m->n, sizeof *m->locs, by_container) : NULL;
 }
 
 /* find_call on the loaded calls: the last state starting at or before t
