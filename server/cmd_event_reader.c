@@ -22,31 +22,6 @@
 #include "ingest/event_wire.h"
 #include "ingest/input.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ARI_NO_RLIMIT_AS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ARI_NO_RLIMIT_AS 1
-#endif
-#endif
-
-static int set_limits(unsigned long long bytes, unsigned long long seconds)
-{
-    struct rlimit core = {0, 0};
-    int rc = setrlimit(RLIMIT_CORE, &core);
-#ifndef ARI_NO_RLIMIT_AS
-    struct rlimit as = {(rlim_t)bytes, (rlim_t)bytes};
-    if (bytes && rc == 0)
-        rc = setrlimit(RLIMIT_AS, &as);
-#else
-    (void)bytes;
-#endif
-    struct rlimit cpu = {(rlim_t)seconds, (rlim_t)seconds + 5};
-    if (seconds && rc == 0)
-        rc = setrlimit(RLIMIT_CPU, &cpu);
-    return rc;
-}
-
 /* ARIADNE_TEST_READER_FAULT=segv|abort|hang|alloc makes the child misbehave
  * before reading, as a reader broken by a hostile trace would: the API
  * tests show that the daemon survives each (whoever sets a daemon's
@@ -132,7 +107,7 @@ int cmd_event_reader(int argc, char **argv)
      * leaves no reader behind */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
         return 3;
-    if (set_limits(bytes, seconds) < 0)
+    if (ari_event_read_limit_self(bytes, seconds) < 0)
         return ari_cli_fail("event-reader", "cannot set the resource limits"), 2;
     test_fault();
     const char *cap = getenv(MAX_DECODED_ENV);

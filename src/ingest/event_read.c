@@ -110,6 +110,23 @@ static void limit(pid_t pid, int resource, rlim_t soft, rlim_t hard)
     prlimit(pid, resource, &l, NULL); /* best effort: the child sets them too */
 }
 
+int ari_event_read_limit_self(unsigned long long bytes, unsigned long long seconds)
+{
+    struct rlimit core = {0, 0};
+    int rc = setrlimit(RLIMIT_CORE, &core);
+#ifndef ARI_NO_RLIMIT_AS
+    struct rlimit as = {(rlim_t)bytes, (rlim_t)bytes};
+    if (bytes && rc == 0)
+        rc = setrlimit(RLIMIT_AS, &as);
+#else
+    (void)bytes;
+#endif
+    struct rlimit cpu = {(rlim_t)seconds, (rlim_t)seconds + 5};
+    if (seconds && rc == 0)
+        rc = setrlimit(RLIMIT_CPU, &cpu);
+    return rc;
+}
+
 /* The limits, on a child already running (posix_spawn returns after exec). */
 static void limit_child(pid_t pid)
 {

@@ -32,4 +32,10 @@ int ari_event_read(ari_event_reader r, const char *const *paths, size_t n, const
  * space and max_seconds of CPU each. exe NULL: back to in process. */
 void ari_event_read_isolate(const char *exe, size_t max_bytes, unsigned max_seconds);
 
+/* In the reader child (`ariadned event-reader`), first thing: no core
+ * file, at most `bytes` of address space (0: none; never under
+ * AddressSanitizer, which reserves terabytes) and `seconds` of CPU (0:
+ * none), the limits the parent also sets on it. 0, or -1 (errno). */
+int ari_event_read_limit_self(unsigned long long bytes, unsigned long long seconds);
+
 #endif
