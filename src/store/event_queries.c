@@ -106,6 +106,7 @@ int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *
         s,
         "SELECT min(coalesce((SELECT min(start) FROM states WHERE trace_id = ?1 AND container_id = "
         "l.container_id),"
+        " (SELECT min(min_start) FROM state_chunks WHERE trace_id = ?1 AND container_id = l.container_id),"
         " 1e308), coalesce((SELECT min(time) FROM events WHERE trace_id = ?1 AND container_id = "
         "l.container_id),"
         " 1e308)), (SELECT end FROM containers c WHERE c.trace_id = ?1 AND c.id = l.container_id)"
@@ -347,12 +348,24 @@ static const char *value_name(calls_ctx *c, int64_t v, ari_error *err)
 }
 
 /* The innermost Function state of `container` containing t: strict, a
- * state that starts before t (the receive side's rule). The latest start
+ * state that starts before t (the receive side's rule). From the state
+ * chunks when the location has some, else from `states`: the latest start
  * first (an index probe walking back from t), then the deepest state of
  * that start: one ORDER BY over both would sort every earlier state. */
 static int find_call(calls_ctx *c, int64_t container, double t, int strict, ari_ec_call *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
+    ari_gantt_state packed;
+    int found = ari_state_chunks_at(c->s, c->id, container, c->ftype, t, strict, &packed, err);
+    if (found < 0)
+        return -1;
+    if (found) { /* an event trace's calls are packed (state_chunks.h) */
+        out->found = 1;
+        out->enter = packed.start;
+        out->leave = packed.end;
+        out->name = value_name(c, packed.value, err);
+        return out->name ? 0 : -1;
+    }
     ari_arg args[] = {ari_arg_int(c->id), ari_arg_int(container), ari_arg_int(c->ftype), ari_arg_real(t)};
     sqlite3_stmt *st =
         strict ? ari_store_bound(

@@ -177,30 +177,31 @@ static int emit(int64_t id, const ari_evs_trace *t, int32_t loc, int64_t value, 
     return fn(ctx, &e, err) < 0 ? -1 : 0;
 }
 
-/* The location's states from its state chunks (state_chunks.h), when it
- * has some and at most MAX_CHUNKED_STATES: 1 done, 0 not chunked, -1. */
+/* The location's states from its state chunks (state_chunks.h), in
+ * (start, depth) order with at most MAX_CHUNKED_STATES in memory:
+ * 1 done, 0 not chunked, -1. */
 #define MAX_CHUNKED_STATES ((int64_t)1 << 22)
+
+typedef struct chunk_emit {
+    int64_t id;
+    const ari_evs_trace *t;
+    int32_t loc;
+    ari_evs_fn fn;
+    void *ctx;
+} chunk_emit;
+
+static int emit_packed(void *ctx, const ari_gantt_state *st, ari_error *err)
+{
+    const chunk_emit *c = ctx;
+    return emit(c->id, c->t, c->loc, st->value, st->depth, st->start, st->end, c->fn, c->ctx, err);
+}
+
 static int each_from_chunks(ari_store *s, int64_t id, const ari_evs_trace *t, int32_t loc, double lo, double hi,
                             ari_evs_fn fn, void *ctx, ari_error *err)
 {
-    ari_arg args[] = {ari_arg_int(id), ari_arg_int(t->locs[loc].container_id)};
-    sqlite3_stmt *st = ari_store_bound(
-        s, "SELECT coalesce(sum(n), -1) FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2", args, 2,
-        err);
-    int64_t total = -1;
-    if (!st || ari_store_query_int64(s, st, &total, "counting a location's states", err) < 0)
-        return -1;
-    if (total < 0 || total > MAX_CHUNKED_STATES)
-        return 0;
-    ari_gantt_state *v = NULL;
-    int64_t n = 0;
-    int max_value, rc = ari_state_chunks_read(s, id, t->locs[loc].container_id, t->function_type, lo, hi, 1, &v, &n,
-                                              &max_value, err);
-    for (int64_t i = 0; rc == 1 && i < n; i++)
-        if (emit(id, t, loc, v[i].value, v[i].depth, v[i].start, v[i].end, fn, ctx, err) < 0)
-            rc = -1;
-    free(v);
-    return rc;
+    chunk_emit c = {id, t, loc, fn, ctx};
+    return ari_state_chunks_each(s, id, t->locs[loc].container_id, t->function_type, lo, hi, MAX_CHUNKED_STATES,
+                                 emit_packed, &c, err);
 }
 
 static int each_of_location(ari_store *s, int64_t id, const ari_evs_trace *t, int32_t loc, int window,

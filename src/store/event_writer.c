@@ -1,7 +1,8 @@
 /* event_writer.c: ev_locations and ev_messages of an event trace, and its
  * summary and counts (see event_writer.h). Container ids come from the
  * trace writer's alias map: event_paje tells the observer after the
- * container or link has been stored. */
+ * container has been stored; its links are not stored as `links` rows:
+ * ev_messages holds them. */
 #include "store/event_writer.h"
 
 #include <stdio.h>
@@ -59,10 +60,11 @@ static int on_message(void *ctx, const ari_event_paje_message *m)
     ari_arg args[] = {ari_arg_int(ew->tw->id), ari_arg_int(src),          ari_arg_int(dst),
                       ari_arg_int(m->src_rank), ari_arg_int(m->dst_rank), ari_arg_int(m->tag),
                       ari_arg_int(m->comm),     ari_arg_int((int64_t)m->bytes), ari_arg_real(m->send),
-                      ari_arg_real(m->recv)};
+                      ari_arg_real(m->recv),    ari_arg_int(ew->messages)};
     if (ari_store_run(ew->tw->store,
                       "INSERT INTO ev_messages(trace_id, src_container, dst_container, src_rank, dst_rank,"
-                      " tag, comm, bytes, send_time, recv_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                      " tag, comm, bytes, send_time, recv_time, seq)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                       args, ARI_NARGS(args), "insert event message", &ew->error) < 0)
         return -1;
     ew->messages++;
@@ -78,6 +80,7 @@ ari_event_writer *ari_event_writer_begin(ari_trace_writer *w, ari_error *err)
         return NULL;
     ew->tw = w;
     ew->obs = (ari_event_paje_observer){ew, on_location, on_message};
+    ari_trace_writer_skip_links(w); /* the messages are ev_messages rows, read as links by state_queries.c */
     return ew;
 }
 

@@ -203,7 +203,7 @@ int ari_mq_presence_load(ari_store *s, int64_t trace_id, ari_mq_presence *out, a
     sqlite3_stmt *q = ari_store_stmt_id(s,
                                         "SELECT c.name, n.name, t.name, e.time, " PRESENCE_SIZE ","
                                         " dense_rank() OVER (ORDER BY c.id, n.name)" PRESENCE_FROM
-                                        " ORDER BY c.id, n.name, e.time, e.rowid",
+                                        " ORDER BY c.id, n.name, e.time, e.seq",
                                         trace_id, err);
     if (!q)
         return -1;

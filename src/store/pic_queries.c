@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/state_chunks.h"
 #include "store/store_internal.h"
 #include "util/free_all.h"
 #include "util/vec.h"
@@ -163,7 +164,10 @@ static int load_containers(ari_store *s, int64_t trace, ctree *c, ari_error *err
 static int mark_states(ari_store *s, int64_t trace, ctree *c, ari_error *err)
 {
     sqlite3_stmt *st =
-        ari_store_stmt_id(s, "SELECT DISTINCT container_id FROM states WHERE trace_id = ?1", trace, err);
+        ari_store_stmt_id(s,
+                          "SELECT DISTINCT container_id FROM states WHERE trace_id = ?1"
+                          " UNION SELECT container_id FROM state_chunks WHERE trace_id = ?1",
+                          trace, err);
     if (!st)
         return -1;
     int rc;
@@ -326,6 +330,49 @@ typedef struct raw_values {
     size_t id_cap, name_cap;
 } raw_values;
 
+static int add_raw_value(vals *v, raw_values *r, int64_t id, const char *name)
+{
+    if (id < 0 || id > v->max_id || v->map[id] >= 0)
+        return 0;
+    if (ari_vec_reserve((void **)&r->id, &r->id_cap, (size_t)r->n + 1, sizeof *r->id) < 0 ||
+        ari_vec_reserve((void **)&r->name, &r->name_cap, (size_t)r->n + 1, sizeof *r->name) < 0)
+        return -1;
+    r->id[r->n] = id;
+    if (!(r->name[r->n] = strdup(name ? name : "")))
+        return -1;
+    v->map[id] = r->n++; /* raw index for now */
+    return 0;
+}
+
+/* The values of the states packed in chunks (event traces keep their
+ * calls only there): one pass over the chunks marks the ids. */
+static int read_packed_values(ari_store *s, int64_t trace, vals *v, raw_values *r, ari_error *err)
+{
+    int any = ari_state_chunks_present(s, trace, err);
+    if (any <= 0)
+        return any;
+    unsigned char *seen = calloc((size_t)v->max_id + 1, 1);
+    if (!seen)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int rc = ari_state_chunks_values(s, trace, NULL, 0, seen, v->max_id + 1, err);
+    sqlite3_stmt *st = rc < 0 ? NULL : ari_store_stmt_id(s, "SELECT id, name FROM names WHERE trace_id = ?1", trace, err);
+    if (!st) {
+        free(seen);
+        return -1;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id >= 0 && id <= v->max_id && seen[id] &&
+            add_raw_value(v, r, id, (const char *)sqlite3_column_text(st, 1)) < 0) {
+            sqlite3_reset(st);
+            free(seen);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+    }
+    free(seen);
+    return ari_store_rows_end(s, st, rc, "reading state values", err);
+}
+
 static int read_values(ari_store *s, int64_t trace, int tasks, vals *v, raw_values *r, ari_error *err)
 {
     sqlite3_stmt *st;
@@ -342,20 +389,14 @@ static int read_values(ari_store *s, int64_t trace, int tasks, vals *v, raw_valu
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        const char *name = (const char *)sqlite3_column_text(st, 1);
-        if (id < 0 || id > v->max_id)
-            continue;
-        if (ari_vec_reserve((void **)&r->id, &r->id_cap, (size_t)r->n + 1, sizeof *r->id) < 0 ||
-            ari_vec_reserve((void **)&r->name, &r->name_cap, (size_t)r->n + 1, sizeof *r->name) < 0) {
+        if (add_raw_value(v, r, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1)) < 0) {
             sqlite3_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
-        r->id[r->n] = id;
-        r->name[r->n] = strdup(name ? name : "");
-        v->map[id] = r->n++; /* raw index for now */
     }
-    return ari_store_rows_end(s, st, rc, "reading state values", err);
+    if (ari_store_rows_end(s, st, rc, "reading state values", err) < 0)
+        return -1;
+    return tasks ? 0 : read_packed_values(s, trace, v, r, err);
 }
 
 /* The sorted, deduplicated names into v, and map[id] to their index. */
@@ -435,47 +476,105 @@ typedef struct open_state {
     double start, end;
 } open_state;
 
+/* A leaf's states in (start, depth) order, per type: each adds its time
+ * and takes it from its parent's (exclusive times). */
+typedef struct leaf_walk {
+    const vals *v;
+    const acc *w;
+    double *row;
+    open_state open[MAX_TYPES][MAX_DEPTH];
+    int64_t types[MAX_TYPES];
+    int ntypes;
+} leaf_walk;
+
+static void leaf_state(leaf_walk *lw, int64_t type, int64_t vid, double a, double b, int64_t depth)
+{
+    const vals *v = lw->v;
+    int k = vid >= 0 && vid <= v->max_id ? v->map[vid] : -1;
+    if (k < 0 || !(b > a))
+        return;
+    add_time(lw->w, lw->row, k, a, b, 1);
+    int slot = 0;
+    while (slot < lw->ntypes && lw->types[slot] != type)
+        slot++;
+    if (slot == lw->ntypes && lw->ntypes < MAX_TYPES) {
+        lw->types[lw->ntypes++] = type;
+        for (int d = 0; d < MAX_DEPTH; d++)
+            lw->open[slot][d] = (open_state){-1, 0, 0};
+    }
+    if (slot == lw->ntypes || depth < 0 || depth >= MAX_DEPTH)
+        return;
+    if (depth > 0) {
+        open_state *p = &lw->open[slot][depth - 1];
+        if (p->value >= 0 && p->start <= a && p->end >= b)
+            add_time(lw->w, lw->row, p->value, a, b, -1);
+    }
+    lw->open[slot][depth] = (open_state){k, a, b};
+}
+
+typedef struct packed_walk {
+    leaf_walk *lw;
+    int64_t type;
+} packed_walk;
+
+static int packed_state(void *ctx, const ari_gantt_state *st, ari_error *err)
+{
+    (void)err;
+    packed_walk *pw = ctx;
+    leaf_state(pw->lw, pw->type, st->value, st->start, st->end, st->depth);
+    return 0;
+}
+
+/* A leaf's packed states (state_chunks.h), type by type. At most
+ * PACKED_SLICE states are in memory at once. */
+#define PACKED_SLICE ((int64_t)1 << 21)
+static int leaf_packed(ari_store *s, int64_t trace, int64_t container, leaf_walk *lw, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container)};
+    sqlite3_stmt *st = ari_store_bound(
+        s, "SELECT DISTINCT type_id FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2 ORDER BY 1", args,
+        ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    int64_t types[MAX_TYPES];
+    int ntypes = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (ntypes < MAX_TYPES)
+            types[ntypes++] = sqlite3_column_int64(st, 0);
+    if (ari_store_rows_end(s, st, rc, "reading packed state types", err) < 0)
+        return -1;
+    for (int i = 0; i < ntypes; i++) {
+        packed_walk pw = {lw, types[i]};
+        if (ari_state_chunks_each(s, trace, container, types[i], lw->w->start, lw->w->end, PACKED_SLICE,
+                                  packed_state, &pw, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* One leaf's states, exclusive of the states nested in them. */
 static int leaf_times(ari_store *s, int64_t trace, int64_t container, const vals *v, const acc *w, double *row,
                       ari_error *err)
 {
+    leaf_walk *lw = calloc(1, sizeof *lw);
+    if (!lw)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    *lw = (leaf_walk){.v = v, .w = w, .row = row};
     ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container), ari_arg_real(w->start),
                       ari_arg_real(w->end)};
     sqlite3_stmt *st = ari_store_bound(s,
         "SELECT type_id, value_id, start, end, depth FROM states WHERE trace_id = ?1"
         " AND container_id = ?2 AND start <= ?4 AND end >= ?3 ORDER BY start, depth",
         args, ARI_NARGS(args), err);
-    if (!st)
-        return -1;
-    open_state open[MAX_TYPES][MAX_DEPTH];
-    int64_t types[MAX_TYPES];
-    int ntypes = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t type = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
-        double a = sqlite3_column_double(st, 2), b = sqlite3_column_double(st, 3);
-        int64_t depth = sqlite3_column_int64(st, 4);
-        int k = vid >= 0 && vid <= v->max_id ? v->map[vid] : -1;
-        if (k < 0 || !(b > a))
-            continue;
-        add_time(w, row, k, a, b, 1);
-        int slot = 0;
-        while (slot < ntypes && types[slot] != type)
-            slot++;
-        if (slot == ntypes && ntypes < MAX_TYPES) {
-            types[ntypes++] = type;
-            for (int d = 0; d < MAX_DEPTH; d++)
-                open[slot][d] = (open_state){-1, 0, 0};
-        }
-        if (slot == ntypes || depth < 0 || depth >= MAX_DEPTH)
-            continue;
-        if (depth > 0) {
-            open_state *p = &open[slot][depth - 1];
-            if (p->value >= 0 && p->start <= a && p->end >= b)
-                add_time(w, row, p->value, a, b, -1);
-        }
-        open[slot][depth] = (open_state){k, a, b};
-    }
-    return ari_store_rows_end(s, st, rc, "reading states", err);
+    int rc = st ? SQLITE_ROW : SQLITE_ERROR;
+    while (st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        leaf_state(lw, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
+                   sqlite3_column_double(st, 3), sqlite3_column_int64(st, 4));
+    int out = !st ? -1 : ari_store_rows_end(s, st, rc, "reading states", err);
+    if (out == 0)
+        out = leaf_packed(s, trace, container, lw, err);
+    free(lw);
+    return out;
 }
 
 static int window(ari_store *s, int64_t trace, int tasks, double *start, double *end, ari_error *err)
@@ -486,7 +585,11 @@ static int window(ari_store *s, int64_t trace, int tasks, double *start, double 
             "SELECT min(start), max(end) FROM states WHERE trace_id = ?1 AND"
             " container_id IN (SELECT container_id FROM workers WHERE trace_id = ?1)", trace, err);
     else
-        st = ari_store_stmt_id(s, "SELECT min(start), max(end) FROM states WHERE trace_id = ?1", trace, err);
+        st = ari_store_stmt_id(s,
+                               "SELECT min(a), max(b) FROM (SELECT min(start) AS a, max(end) AS b FROM states"
+                               " WHERE trace_id = ?1 UNION ALL SELECT min(min_start), max(max_end) FROM state_chunks"
+                               " WHERE trace_id = ?1)",
+                               trace, err);
     int rc = st ? ari_store_step_row(s, st, "reading the extent of the states", err) : -1;
     if (rc == 0 && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         if (isnan(*start))

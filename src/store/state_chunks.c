@@ -4,6 +4,8 @@
  * stores its arrays. */
 #include "store/state_chunks.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,8 +152,20 @@ static int has_chunks(ari_store *s, int64_t trace_id, int64_t container, ari_err
     return any != 0;
 }
 
-/* Appends the states of one chunk's blob that overlap [t0, t1]. */
-static int unpack(const void *blob, int bytes, int64_t n, double t0, double t1, ari_gantt_state **out,
+/* Which packed states a read keeps: those overlapping [t0, t1] whose
+ * start is in [a, b) (the whole line when a = -inf, b = +inf). */
+typedef struct filter {
+    double t0, t1, a, b;
+} filter;
+
+static int keeps(const filter *f, const packed_state *ps)
+{
+    return ps->start <= f->t1 && ps->end >= f->t0 && ps->start >= f->a && ps->start < f->b;
+}
+
+/* Appends the states of one chunk's blob that the filter keeps; more than
+ * `limit` states in all (limit >= 0) stops with 1. */
+static int unpack(const void *blob, int bytes, int64_t n, const filter *f, int64_t limit, ari_gantt_state **out,
                   size_t *len, size_t *cap, int *max_value, ari_error *err)
 {
     if (n < 0 || bytes < 0 || (size_t)bytes != (size_t)n * sizeof(packed_state))
@@ -159,13 +173,54 @@ static int unpack(const void *blob, int bytes, int64_t n, double t0, double t1, 
     for (int64_t i = 0; i < n; i++) {
         packed_state ps;
         memcpy(&ps, (const char *)blob + (size_t)i * sizeof ps, sizeof ps);
-        if (ps.start > t1 || ps.end < t0)
+        if (!keeps(f, &ps))
             continue;
+        if (limit >= 0 && (int64_t)*len >= limit)
+            return 1;
         if (ari_vec_reserve((void **)out, cap, *len + 1, sizeof **out) < 0)
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         (*out)[(*len)++] = (ari_gantt_state){ps.value, ps.depth, ps.start, ps.end};
         if (ps.value > *max_value)
             *max_value = ps.value;
+    }
+    return 0;
+}
+
+/* The kept states of (container, type) into *out (unsorted, *len of
+ * them): 0, 1 when more than limit (limit >= 0; *out then partial), -1. */
+static int read_filtered(ari_store *s, int64_t trace_id, int64_t container, int64_t type, const filter *f,
+                         int64_t limit, ari_gantt_state **out, size_t *len, int *max_value, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container), ari_arg_int(type),
+                      ari_arg_real(f->t0),   ari_arg_real(f->b < f->t1 ? f->b : f->t1)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT n, data FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2"
+                                       " AND type_id = ?3 AND min_start <= ?5 AND max_end >= ?4",
+                                       args, ARI_NARGS(args), err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc, full = 0;
+    *out = NULL;
+    *len = 0;
+    while (!full && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        full = unpack(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0), f,
+                      limit, out, len, &cap, max_value, err);
+        if (full < 0) {
+            sqlite3_reset(st);
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+    }
+    if (full) {
+        sqlite3_reset(st);
+        return 1;
+    }
+    if (ari_store_rows_end(s, st, rc, "reading packed states", err) < 0) {
+        free(*out);
+        *out = NULL;
+        return -1;
     }
     return 0;
 }
@@ -179,32 +234,176 @@ int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int
     int any = has_chunks(s, trace_id, container, err);
     if (any <= 0)
         return any;
-    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container), ari_arg_int(type), ari_arg_real(t0),
-                      ari_arg_real(t1)};
-    sqlite3_stmt *st = ari_store_bound(s,
-                                       "SELECT n, data FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2"
-                                       " AND type_id = ?3 AND min_start <= ?5 AND max_end >= ?4",
-                                       args, ARI_NARGS(args), err);
-    if (!st)
+    filter f = {t0, t1, -HUGE_VAL, HUGE_VAL};
+    size_t len = 0;
+    if (read_filtered(s, trace_id, container, type, &f, -1, out, &len, max_value, err) < 0)
         return -1;
-    size_t len = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (unpack(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0), t0, t1,
-                   out, &len, &cap, max_value, err) < 0) {
-            sqlite3_reset(st);
-            free(*out);
-            *out = NULL;
-            return -1;
-        }
-    }
-    if (ari_store_rows_end(s, st, rc, "reading packed states", err) < 0) {
-        free(*out);
-        *out = NULL;
-        return -1;
-    }
     if (sorted && len > 1)
         qsort(*out, len, sizeof **out, by_start_depth);
     *n = (int64_t)len;
     return 1;
+}
+
+/* ---- streaming in (start, depth) order, in slices ---- */
+
+typedef struct bounds {
+    double lo, hi; /* least start, greatest end */
+    int64_t n;
+} bounds;
+
+/* The container's chunks of `type`: their count of states and bounds.
+ * 1, 0 (none) or -1. */
+static int chunk_bounds(ari_store *s, int64_t trace_id, int64_t container, int64_t type, bounds *b, ari_error *err)
+{
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container), ari_arg_int(type)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT min(min_start), max(max_end), coalesce(sum(n), 0) FROM state_chunks"
+                                       " WHERE trace_id = ?1 AND container_id = ?2 AND type_id = ?3",
+                                       args, ARI_NARGS(args), err);
+    int rc = st ? ari_store_step_row(s, st, "bounding packed states", err) : -1;
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    int any = sqlite3_column_type(st, 0) != SQLITE_NULL;
+    *b = (bounds){sqlite3_column_double(st, 0), sqlite3_column_double(st, 1), sqlite3_column_int64(st, 2)};
+    sqlite3_reset(st);
+    return any;
+}
+
+static int emit_all(const ari_gantt_state *v, size_t n, ari_state_chunks_fn fn, void *ctx, ari_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fn(ctx, &v[i], err) < 0)
+            return -1;
+    return 0;
+}
+
+/* The states starting in [a, b) (and overlapping f's window), sorted, at
+ * most cap at a time: a fuller slice is halved. */
+static int each_slice(ari_store *s, int64_t trace_id, int64_t container, int64_t type, filter f, double a, double b,
+                      int64_t cap, ari_state_chunks_fn fn, void *ctx, ari_error *err)
+{
+    f.a = a;
+    f.b = b;
+    ari_gantt_state *v = NULL;
+    size_t len = 0;
+    int max_value = 0;
+    int rc = read_filtered(s, trace_id, container, type, &f, cap, &v, &len, &max_value, err);
+    if (rc == 1) {
+        free(v);
+        double mid = a + (b - a) / 2;
+        if (!(mid > a && mid < b))
+            return ari_error_set(err, ARI_E_TOO_LARGE,
+                                 "more than %lld states of container %lld start at time %.17g: too many to sort",
+                                 (long long)cap, (long long)container, a);
+        return each_slice(s, trace_id, container, type, f, a, mid, cap, fn, ctx, err) < 0 ||
+                       each_slice(s, trace_id, container, type, f, mid, b, cap, fn, ctx, err) < 0
+                   ? -1
+                   : 0;
+    }
+    if (rc == 0 && len > 1)
+        qsort(v, len, sizeof *v, by_start_depth);
+    if (rc == 0)
+        rc = emit_all(v, len, fn, ctx, err);
+    free(v);
+    return rc;
+}
+
+int ari_state_chunks_each(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
+                          int64_t cap, ari_state_chunks_fn fn, void *ctx, ari_error *err)
+{
+    bounds b;
+    int any = chunk_bounds(s, trace_id, container, type, &b, err);
+    if (any <= 0)
+        return any;
+    if (cap < 2)
+        cap = 2;
+    filter f = {t0, t1, -HUGE_VAL, HUGE_VAL};
+    double lo = fmax(b.lo, -DBL_MAX), hi = fmin(fmin(b.hi, t1), DBL_MAX);
+    if (!(lo <= hi))
+        return 1;
+    /* Slices of equal time over the starts [lo, hi], about cap / 2 states
+     * each if the calls are spread evenly. */
+    int64_t nslices = b.n <= cap ? 1 : (b.n + cap / 2 - 1) / (cap / 2);
+    double step = (hi - lo) / (double)nslices;
+    for (int64_t k = 0; k < nslices; k++) {
+        double a = lo + step * (double)k;
+        double e = k + 1 == nslices ? nextafter(hi, HUGE_VAL) : lo + step * (double)(k + 1);
+        if (each_slice(s, trace_id, container, type, f, a, e, cap, fn, ctx, err) < 0)
+            return -1;
+    }
+    return 1;
+}
+
+/* ---- one instant ---- */
+
+int ari_state_chunks_at(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t, int strict,
+                        ari_gantt_state *out, ari_error *err)
+{
+    filter f = {t, t, -HUGE_VAL, strict ? t : nextafter(t, HUGE_VAL)};
+    ari_gantt_state *v = NULL;
+    size_t len = 0;
+    int max_value = 0;
+    if (read_filtered(s, trace_id, container, type, &f, -1, &v, &len, &max_value, err) < 0)
+        return -1;
+    const ari_gantt_state *best = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (!best || v[i].start > best->start || (v[i].start == best->start && v[i].depth > best->depth))
+            best = &v[i];
+    if (best)
+        *out = *best;
+    free(v);
+    return best != NULL;
+}
+
+/* ---- values and presence ---- */
+
+static int listed(const int64_t *only, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (only[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && only[lo] == id;
+}
+
+int ari_state_chunks_values(ari_store *s, int64_t trace_id, const int64_t *only, size_t nonly, unsigned char *seen,
+                            int64_t nseen, ari_error *err)
+{
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT container_id, n, data FROM state_chunks WHERE trace_id = ?1", trace_id, err);
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (only && !listed(only, nonly, sqlite3_column_int64(st, 0)))
+            continue;
+        const char *blob = sqlite3_column_blob(st, 2);
+        int64_t n = sqlite3_column_int64(st, 1);
+        if (n < 0 || (size_t)sqlite3_column_bytes(st, 2) != (size_t)n * sizeof(packed_state)) {
+            sqlite3_reset(st);
+            return ari_error_set(err, ARI_E_DB, "a chunk of states of trace %lld has the wrong size",
+                                 (long long)trace_id);
+        }
+        for (int64_t i = 0; i < n; i++) {
+            packed_state ps;
+            memcpy(&ps, blob + (size_t)i * sizeof ps, sizeof ps);
+            if (ps.value >= 0 && ps.value < nseen)
+                seen[ps.value] = 1;
+        }
+    }
+    return ari_store_rows_end(s, st, rc, "reading packed states", err);
+}
+
+int ari_state_chunks_present(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT EXISTS (SELECT 1 FROM state_chunks WHERE trace_id = ?1)", trace_id, err);
+    int64_t any = 0;
+    if (!st || ari_store_query_int64(s, st, &any, "find packed states", err) < 0)
+        return -1;
+    return any != 0;
 }

@@ -4,9 +4,12 @@
  * its end (a nested call tree keeps `main` open over the whole trace, so
  * the `states` index on start cannot bound such a read).
  *
- * Written at import beside the `states` rows when the importer asks
- * (ari_trace_writer_pack_states: event traces), read by the timeline
- * (state_queries.c, ari_sq_row_states). Chunks hold the states in the
+ * Written at import instead of `states` rows when the importer asks
+ * (ari_trace_writer_pack_states: event traces, whose millions of calls
+ * would cost a row and an index entry each), read by every reader of
+ * such a trace's states: the timeline (state_queries.c), pIC
+ * (pic_queries.c), the function analyses and the wait states
+ * (event_state_queries.c, event_queries.c). Chunks hold the states in the
  * order they were written; memory while writing: at most
  * ARI_STATE_CHUNK_STATES per container, ARI_STATE_PACKER_MAX in all
  * (beyond it every buffer is flushed, making shorter chunks).
@@ -41,5 +44,31 @@ void ari_state_packer_free(ari_state_packer *p);
  * on error. */
 int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
                           int sorted, ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err);
+
+/* Calls fn on the states of (container, type) overlapping [t0, t1], in
+ * (start, depth) order, holding at most `cap` states in memory (>= 2):
+ * a container with more is read in slices of its start times, halved
+ * while a slice holds more than cap. Returns 1 when the container has
+ * chunks (fn saw them all, or stopped with -1: then -1), 0 when it has
+ * none, -1 on error (ARI_E_TOO_LARGE: more than cap states start at one
+ * instant). */
+typedef int (*ari_state_chunks_fn)(void *ctx, const ari_gantt_state *st, ari_error *err);
+int ari_state_chunks_each(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
+                          int64_t cap, ari_state_chunks_fn fn, void *ctx, ari_error *err);
+
+/* The innermost state of (container, type) at time t: among the states
+ * with start <= t (start < t when `strict`) and end >= t, the latest
+ * start, then the deepest. 1 found (*out), 0 none, -1 on error. */
+int ari_state_chunks_at(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t, int strict,
+                        ari_gantt_state *out, ari_error *err);
+
+/* Sets seen[v] = 1 for every value id v < nseen of the trace's packed
+ * states (of containers in `only` when only != NULL, nonly of them,
+ * sorted ascending). 0 or -1. */
+int ari_state_chunks_values(ari_store *s, int64_t trace_id, const int64_t *only, size_t nonly, unsigned char *seen,
+                            int64_t nseen, ari_error *err);
+
+/* Whether the trace keeps its states in chunks: 1, 0 or -1. */
+int ari_state_chunks_present(ari_store *s, int64_t trace_id, ari_error *err);
 
 #endif

@@ -195,7 +195,7 @@ static int by_pair(const void *a, const void *b)
 }
 
 /* The pairs as a JSON array of [container, type], from the cache or from
- * one pass over the trace's states (then cached). */
+ * one pass over the trace's states and state chunks (then cached). */
 static int pairs_text(ari_store *s, int64_t id, char **out, ari_error *err)
 {
     int rc = ari_cache_get(s, id, PAIRS_ANALYSIS, "", out, err);
@@ -204,7 +204,8 @@ static int pairs_text(ari_store *s, int64_t id, char **out, ari_error *err)
     sqlite3_stmt *st = ari_store_stmt_id(
         s,
         "SELECT json_group_array(json_array(container_id, type_id)) FROM"
-        " (SELECT container_id, type_id FROM states WHERE trace_id = ?1 GROUP BY container_id, type_id)",
+        " (SELECT container_id, type_id FROM states WHERE trace_id = ?1 GROUP BY container_id, type_id"
+        "  UNION SELECT container_id, type_id FROM state_chunks WHERE trace_id = ?1)",
         id, err);
     if (!st || ari_store_query_text(s, st, out, err) != 0)
         return -1;
@@ -476,6 +477,43 @@ static void link_free(ari_sq_link *l)
 
 #define LINK_WHERE " WHERE l.trace_id = ?1 AND (?3 IS NULL OR l.start < ?3) AND (?2 IS NULL OR l.end >= ?2)"
 
+/* An event trace's links are its matched messages (ev_messages; the
+ * import stores no `links` rows for them), shaped as the Paje link of
+ * type "Message" that event_paje describes. */
+#define MESSAGE_WHERE                                                                                             \
+    " WHERE l.trace_id = ?1 AND (?3 IS NULL OR l.send_time < ?3) AND (?2 IS NULL OR l.recv_time >= ?2)"
+#define MESSAGE_LINKS                                                                                             \
+    "SELECT l.send_time, l.recv_time, t.name, 'message', 'm' || l.seq,"                                           \
+    " a.id, a.name, NULL, NULL, b.id, b.name, NULL, NULL"                                                         \
+    " FROM ev_messages l"                                                                                         \
+    " LEFT JOIN entity_types t ON t.trace_id = l.trace_id AND t.nature = 'link' AND t.alias = 'M'"                \
+    " LEFT JOIN containers a ON a.trace_id = l.trace_id AND a.id = l.src_container"                              \
+    " LEFT JOIN containers b ON b.trace_id = l.trace_id AND b.id = l.dst_container" MESSAGE_WHERE                \
+    " ORDER BY l.send_time LIMIT ?4"
+
+#define PAJE_LINKS                                                                                                \
+    "SELECT l.start, l.end, t.name, n.name, l.key,"                                                               \
+    " a.id, a.name, wa.container_id, wa.node, b.id, b.name, wb.container_id, wb.node"                             \
+    " FROM links l"                                                                                               \
+    " LEFT JOIN entity_types t ON t.trace_id = l.trace_id AND t.id = l.type_id"                                   \
+    " LEFT JOIN names n ON n.trace_id = l.trace_id AND n.id = l.value_id"                                         \
+    " LEFT JOIN containers a ON a.trace_id = l.trace_id AND a.id = l.start_container_id"                         \
+    " LEFT JOIN workers wa ON wa.trace_id = l.trace_id AND wa.container_id = l.start_container_id"               \
+    " LEFT JOIN containers b ON b.trace_id = l.trace_id AND b.id = l.end_container_id"                           \
+    " LEFT JOIN workers wb ON wb.trace_id = l.trace_id AND wb.container_id = l.end_container_id" LINK_WHERE      \
+    " ORDER BY l.start LIMIT ?4"
+
+/* 1 when the trace is an event trace (its links are ev_messages), 0, -1. */
+static int has_messages(ari_store *s, int64_t id, ari_error *err)
+{
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s, "SELECT EXISTS (SELECT 1 FROM ev_locations WHERE trace_id = ?1)", id, err);
+    int64_t any = 0;
+    if (!st || ari_store_query_int64(s, st, &any, "checking the trace's messages", err) < 0)
+        return -1;
+    return any != 0;
+}
+
 int ari_sq_links_load(ari_store *s, int64_t id, double t0, double t1, int64_t limit, ari_sq_links *out,
                       ari_error *err)
 {
@@ -485,22 +523,16 @@ int ari_sq_links_load(ari_store *s, int64_t id, double t0, double t1, int64_t li
         return rc;
     ari_arg args[] = {ari_arg_int(id), isnan(t0) ? ari_arg_null() : ari_arg_real(t0),
                       isnan(t1) ? ari_arg_null() : ari_arg_real(t1), ari_arg_int(limit)};
-    sqlite3_stmt *st = ari_store_bound(s, "SELECT count(*) FROM links l" LINK_WHERE, args, 3, err);
+    int events = has_messages(s, id, err);
+    if (events < 0)
+        return -1;
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       events ? "SELECT count(*) FROM ev_messages l" MESSAGE_WHERE
+                                              : "SELECT count(*) FROM links l" LINK_WHERE,
+                                       args, 3, err);
     if (!st || ari_store_query_int64(s, st, &out->total, "counting links", err) < 0)
         return -1;
-    st = ari_store_bound(
-        s,
-        "SELECT l.start, l.end, t.name, n.name, l.key,"
-        " a.id, a.name, wa.container_id, wa.node, b.id, b.name, wb.container_id, wb.node"
-        " FROM links l"
-        " LEFT JOIN entity_types t ON t.trace_id = l.trace_id AND t.id = l.type_id"
-        " LEFT JOIN names n ON n.trace_id = l.trace_id AND n.id = l.value_id"
-        " LEFT JOIN containers a ON a.trace_id = l.trace_id AND a.id = l.start_container_id"
-        " LEFT JOIN workers wa ON wa.trace_id = l.trace_id AND wa.container_id = l.start_container_id"
-        " LEFT JOIN containers b ON b.trace_id = l.trace_id AND b.id = l.end_container_id"
-        " LEFT JOIN workers wb ON wb.trace_id = l.trace_id AND wb.container_id = "
-        "l.end_container_id" LINK_WHERE " ORDER BY l.start LIMIT ?4",
-        args, ARI_NARGS(args), err);
+    st = ari_store_bound(s, events ? MESSAGE_LINKS : PAJE_LINKS, args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     size_t cap = 0;

@@ -39,9 +39,15 @@ int ari_trace_writer_file(ari_trace_writer *w, const char *path, const char *nam
 /* The error that made a sink callback fail, if any (code empty if none). */
 const ari_error *ari_trace_writer_error(const ari_trace_writer *w);
 int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit);
-/* Also packs the trace's states in chunks (state_chunks.h) for fast
- * timeline windows; call before the first state. 0 or -1 (err). */
+/* Stores the trace's states packed in chunks (state_chunks.h) instead of
+ * `states` rows: a timeline window then reads only the chunks it
+ * overlaps, and an import of millions of calls writes no row and index
+ * entry per call. Call before the first state. 0 or -1 (err). */
 int ari_trace_writer_pack_states(ari_trace_writer *w, ari_error *err);
+/* Counts the trace's links without storing them: for importers that keep
+ * them in a table of their own (event traces: ev_messages), which the
+ * store's link queries read instead. */
+void ari_trace_writer_skip_links(ari_trace_writer *w);
 /* The same, saying how the unit was decided (stored as the trace's
  * time_unit_source, e.g. "detected: a StarPU paje.trace ...", "set by the
  * user"). A trace whose format never calls this has an empty source, shown

@@ -35,7 +35,8 @@ struct ari_trace_writer {
     size_t buf_cap;
 
     /* the states also packed in chunks (state_chunks.h), when asked */
-    struct ari_state_packer *packer;
+    struct ari_state_packer *packer; /* states go to chunks, not rows */
+    int skip_links;                  /* links counted, not stored */
 
     /* task-level sink (task_writer.c), created on demand */
     struct ari_task_writer *task_writer;

@@ -5,8 +5,10 @@
 // (/wait-states), and a derived CCT whose every node keeps flow conservation
 // (exclusive + children = inclusive, through /cct and /supergraph) with
 // main's inclusive time per rank equal to the generated duration and each
-// function's time per rank as scheduled. Every expected value comes from the
-// generator's --expect JSON (computed from its parameters), never from
+// function's time per rank as scheduled, the same exclusive times per rank
+// through pIC (/aggregation), and the messages as links (/links). Every
+// expected value comes from the generator's --expect JSON (computed from
+// its parameters), never from
 // ariadne; `otf2-print` (Debian otf2-tools), when installed, confirms the
 // archive holds what the generator says it wrote.
 import { test, before, after } from 'node:test';
@@ -189,6 +191,45 @@ test('/cct of the derived CCT: flow conservation, main = the run, each function 
       const want = expect.profile[v.rank].functions[n.name].inclusive;
       close(v.value * scale, want, `${n.name} on rank ${v.rank} (ns)`, 1e-9);
     }
+  }
+});
+
+// Event traces keep their calls only in state chunks and their messages only
+// in ev_messages: pIC reads the chunks, /links the messages.
+test('pIC /aggregation of the packed calls: each rank\'s exclusive time per function as scheduled', async () => {
+  const { id, expect } = traces.ring;
+  const a = await get(`/api/v1/traces/${id}/aggregation?slices=1&p=0`);
+  for (let r = 0; r < expect.ranks; r++) {
+    const agg = a.aggregates.find((g) => g.name === `MPI Rank ${r}`);
+    assert.ok(agg, `rank ${r} among ${a.aggregates.map((g) => g.name)}`);
+    close(agg.time, expect.duration_ns, `rank ${r}: the run`);
+    const prof = expect.profile[r];
+    for (const [name, f] of Object.entries(prof.functions)) {
+      const k = a.values.indexOf(name);
+      assert.ok(k >= 0, `${name} among ${a.values}`);
+      const want = name === 'main' ? prof.main_exclusive : f.inclusive; // the others call nothing
+      close(agg.proportions[k] * agg.time, want, `rank ${r}: exclusive ${name} (ns)`, 1e-9);
+    }
+  }
+});
+
+test('/links: every matched message once, from its sender\'s thread', async () => {
+  for (const key of ['ring', 'nb']) {
+    const { id, expect } = traces[key];
+    const l = await get(`/api/v1/traces/${id}/links?limit=100000`);
+    assert.equal(l.total, expect.messages, `${key}: total`);
+    assert.equal(l.links.length, expect.messages, `${key}: links`);
+    assert.equal(new Set(l.links.map((x) => x.key)).size, expect.messages, `${key}: distinct keys`);
+    const senders = new Map();
+    for (const x of l.links) {
+      assert.equal(x.type, 'Message');
+      assert.ok(x.end >= x.start, `${key}: ${x.key} received after it was sent`);
+      assert.notEqual(x.from.container_id, x.to.container_id);
+      senders.set(x.from.container_id, (senders.get(x.from.container_id) || 0) + 1);
+    }
+    assert.equal(senders.size, expect.ranks, `${key}: every rank sends`);
+    for (const n of senders.values()) assert.equal(n, expect.iterations, `${key}: messages per sender`);
+    for (let i = 1; i < l.links.length; i++) assert.ok(l.links[i].start >= l.links[i - 1].start, 'by start');
   }
 });
 

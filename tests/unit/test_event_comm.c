@@ -529,14 +529,14 @@ static void test_store(void **state)
         snprintf(
             sql, sizeof sql,
             "INSERT INTO ev_messages(trace_id, src_container, dst_container, src_rank, dst_rank, tag, comm,"
-            " bytes, send_time, recv_time) VALUES (3, %lld, %lld, %d, %d, %lld, 0, %lld, %.17g, %.17g)",
+            " bytes, send_time, recv_time, seq) VALUES (3, %lld, %lld, %d, %d, %lld, 0, %lld, %.17g, %.17g, %d)",
             (long long)m->src_container, (long long)m->dst_container, (int)m->src_rank, (int)m->dst_rank,
-            (long long)m->tag, (long long)m->bytes, m->send_time, m->recv_time);
+            (long long)m->tag, (long long)m->bytes, m->send_time, m->recv_time, k);
         exec_sql(db, sql);
     }
     exec_sql(
         db,
-        "INSERT INTO events(trace_id, container_id, type_id, value_id, time) VALUES (3, 102, 4, 50, 0.25)");
+        "INSERT INTO events(trace_id, container_id, type_id, value_id, time, seq) VALUES (3, 102, 4, 50, 0.25, 0)");
     exec_sql(db, "COMMIT");
     sqlite3_close(db);
 

@@ -469,7 +469,7 @@ static void test_store(void **state)
         exec_sql(db, sql);
     }
     exec_sql(db,
-             "INSERT INTO events(trace_id, container_id, type_id, value_id, time) VALUES (7, 50, 4, 6, 2e6)");
+             "INSERT INTO events(trace_id, container_id, type_id, value_id, time, seq) VALUES (7, 50, 4, 6, 2e6, 0)");
     exec_sql(db, "COMMIT");
     sqlite3_close(db);
 

@@ -6,6 +6,9 @@
  * the calls end, as event_paje emits them; random windows are read sorted
  * and unsorted and compared with a brute force over the same states; a
  * container without chunks answers 0 (the caller then reads `states`).
+ * Likewise the streaming read in slices (ari_state_chunks_each, with a
+ * small cap so that slices are halved), the innermost state at an instant
+ * (ari_state_chunks_at) and the values of the packed states.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,6 +118,83 @@ static void check_window(ari_store *s, int c, double t0, double t1)
     }
 }
 
+/* ari_state_chunks_each: the window's states in (start, depth) order, in
+ * slices of at most `cap` when the container has more. */
+typedef struct collected {
+    ari_gantt_state *v;
+    int64_t n;
+} collected;
+
+static int collect(void *ctx, const ari_gantt_state *st, ari_error *err)
+{
+    (void)err;
+    collected *c = ctx;
+    if (c->n > 0) {
+        const ari_gantt_state *prev = &c->v[c->n - 1];
+        assert_true(prev->start < st->start || (prev->start == st->start && prev->depth <= st->depth));
+    }
+    assert_true(c->n < MAXN);
+    c->v[c->n++] = *st;
+    return 0;
+}
+
+static void check_each(ari_store *s, int c, double t0, double t1, int64_t cap)
+{
+    static ari_gantt_state want[MAXN], got[MAXN];
+    int64_t nwant = 0;
+    for (int i = 0; i < nrows[c]; i++)
+        if (rows[c][i].type == 7 && rows[c][i].st.start <= t1 && rows[c][i].st.end >= t0)
+            want[nwant++] = rows[c][i].st;
+    collected col = {got, 0};
+    ari_error err = {0};
+    assert_int_equal(ari_state_chunks_each(s, 1, c + 1, 7, t0, t1, cap, collect, &col, &err), 1);
+    assert_int_equal(col.n, nwant);
+    qsort(want, (size_t)nwant, sizeof *want, cmp_state);
+    qsort(got, (size_t)col.n, sizeof *got, cmp_state);
+    for (int64_t i = 0; i < nwant; i++)
+        assert_int_equal(cmp_state(&got[i], &want[i]), 0);
+}
+
+/* ari_state_chunks_at against a scan: the latest start, then the deepest. */
+static void check_at(ari_store *s, int c, double t, int strict)
+{
+    const ari_gantt_state *best = NULL;
+    for (int i = 0; i < nrows[c]; i++) {
+        const ari_gantt_state *x = &rows[c][i].st;
+        if (rows[c][i].type != 7 || !(strict ? x->start < t : x->start <= t) || !(x->end >= t))
+            continue;
+        if (!best || x->start > best->start || (x->start == best->start && x->depth > best->depth))
+            best = x;
+    }
+    ari_gantt_state got;
+    ari_error err = {0};
+    int rc = ari_state_chunks_at(s, 1, c + 1, 7, t, strict, &got, &err);
+    assert_int_equal(rc, best != NULL);
+    if (best) {
+        assert_true(got.start == best->start);
+        assert_int_equal(got.depth, best->depth);
+    }
+}
+
+static void check_values(ari_store *s)
+{
+    unsigned char want[16] = {0}, got[16] = {0}, only_got[16] = {0}, only_want[16] = {0};
+    for (int c = 0; c < NCONT; c++)
+        for (int i = 0; i < nrows[c]; i++) {
+            want[rows[c][i].st.value] = 1;
+            if (c == 1)
+                only_want[rows[c][i].st.value] = 1;
+        }
+    ari_error err = {0};
+    assert_int_equal(ari_state_chunks_values(s, 1, NULL, 0, got, 16, &err), 0);
+    assert_memory_equal(got, want, sizeof want);
+    int64_t only[] = {2}; /* the container of rows[1] */
+    assert_int_equal(ari_state_chunks_values(s, 1, only, 1, only_got, 16, &err), 0);
+    assert_memory_equal(only_got, only_want, sizeof want);
+    assert_int_equal(ari_state_chunks_present(s, 1, &err), 1);
+    assert_int_equal(ari_state_chunks_present(s, 2, &err), 0);
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -155,8 +235,15 @@ static void test_windows(void **state)
             double a = urand() * end, b = a + urand() * end * (k % 4 == 0 ? 0.5 : 0.01);
             check_window(s, c, a, b);
             check_window(s, c, a, a); /* a point */
+            check_each(s, c, a, b, k % 2 ? 64 : 100000);
+            check_at(s, c, a, k % 2);
+            check_at(s, c, rows[c][k].st.start, k % 2); /* on a start: strict or not */
         }
+        /* the whole container in slices of 64 (its states are spread over many) */
+        check_each(s, c, -1e300, 1e300, 64);
+        check_each(s, c, -1e300, 1e300, 1 << 20);
     }
+    check_values(s);
     /* a container without chunks: 0, nothing read */
     ari_gantt_state *got = (ari_gantt_state *)1;
     int64_t n = -1;
