@@ -102,6 +102,86 @@ static int warn_report(ari_trace_writer *w, const char *what, int by_request, co
     return 0;
 }
 
+/* ---- the files, and progress over their bytes ---- */
+
+typedef const char *(*role_fn)(const ari_import_file *f, const ari_import_file *first);
+
+/* The group's files are recorded (ari_trace_writer_file: their digest,
+ * the job's phase "reading X") as the reader's progress passes their share
+ * of the group's bytes, files[0] first (the reader opens it first), so a
+ * job's progress moves over every file the reader reads (an OTF2 trace's
+ * .evt files), not over the few bytes of one. What the read did not reach
+ * is recorded after it. */
+typedef struct file_feed {
+    ari_trace_writer *w;
+    ari_import_file *files;
+    const ari_group *g;
+    role_fn role;
+    size_t next;            /* the next file to record (k of ari_group_file) */
+    uint64_t total, before; /* the group's bytes; those of the files before the current one */
+    uint64_t cur;           /* the current file's bytes */
+    ari_error err;          /* the first failure to record a file */
+} file_feed;
+
+/* The feed of this thread's import, for feed_progress (a sink's progress
+ * has only the sink's context). */
+static _Thread_local file_feed *feed_now;
+
+/* The progress within the current file, 0..1, through the writer's sink. */
+static void feed_report(file_feed *fd, double within)
+{
+    const ari_sink *ws = ari_trace_writer_sink(fd->w);
+    if (ws->on_progress)
+        ws->on_progress(ws->ctx, within < 0 ? 0 : within > 1 ? 1 : within, 1.0);
+}
+
+static int feed_next(file_feed *fd)
+{
+    const ari_import_file *first = &fd->files[fd->g->files[0]];
+    const ari_import_file *f = &fd->files[ari_group_file(fd->g, fd->next)];
+    if (fd->next > 0) {
+        feed_report(fd, 1.0);
+        fd->before += fd->cur;
+    }
+    if (ari_trace_writer_file(fd->w, f->path, f->name, fd->role(f, first), &fd->err) < 0)
+        return -1;
+    fd->cur = f->bytes;
+    fd->next++;
+    return 0;
+}
+
+/* Records the files up to the one holding `fraction` of the bytes and
+ * reports the progress within it. */
+static void feed_to(file_feed *fd, double fraction)
+{
+    size_t n = ari_group_size(fd->g);
+    double target = fraction * (double)fd->total;
+    while (!fd->err.code[0] && fd->next < n && (fd->next == 0 || (double)(fd->before + fd->cur) < target))
+        feed_next(fd);
+    if (fd->err.code[0] || fd->cur == 0)
+        return;
+    feed_report(fd, (target - (double)fd->before) / (double)fd->cur);
+}
+
+static void feed_progress(void *ctx, double fraction)
+{
+    (void)ctx;
+    if (feed_now)
+        feed_to(feed_now, fraction);
+}
+
+/* Records the files the read did not reach. 0, or -1 with err set. */
+static int feed_rest(file_feed *fd, ari_error *err)
+{
+    while (!fd->err.code[0] && fd->next < ari_group_size(fd->g))
+        feed_next(fd);
+    if (fd->err.code[0]) {
+        *err = fd->err;
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the pipeline ---- */
 
 typedef struct ev_read {
@@ -111,7 +191,30 @@ typedef struct ev_read {
     int by_request;          /* match messages by the sender's request (Projections) */
     const char *path, *name; /* a file read, to rename the readers' paths in messages */
     const char *unit_source; /* how the times became ns */
+    ari_import_file *files;  /* the group's files, recorded by a file_feed */
+    const ari_group *g;
+    role_fn role;
 } ev_read;
+
+/* Reads with the files recorded as the read goes (file_feed): 0; -1 when
+ * the read failed (its error is picked by the caller); -2 when recording
+ * a file failed (err says). */
+static int read_feeding(file_feed *fd, ari_event_sink *k, const ev_read *r, ari_error *err)
+{
+    for (size_t i = 0; i < ari_group_size(r->g); i++)
+        fd->total += r->files[ari_group_file(r->g, i)].bytes;
+    k->progress = feed_progress;
+    if (feed_next(fd) < 0) {
+        *err = fd->err;
+        return -2;
+    }
+    feed_now = fd;
+    int rc = ari_event_read(r->reader, r->paths, r->npaths, k, err);
+    feed_now = NULL;
+    if (rc != 0)
+        return -1;
+    return feed_rest(fd, err) < 0 ? -2 : 0;
+}
 
 typedef struct ev_parts {
     ari_event_paje *ep;
@@ -183,12 +286,13 @@ static int read_events(ari_trace_writer *w, const ev_read *r, ari_error *err)
         ari_event_paje_observe(p.ep, ari_event_writer_observer(p.ew));
         if (r->by_request)
             ari_event_paje_match_by_request(p.ep);
-        const ari_event_sink *k = ari_event_cct_tee(p.cct, ari_event_paje_sink(p.ep));
-        rc = ari_event_read(r->reader, r->paths, r->npaths, k, err);
-        if (rc != 0) {
+        ari_event_sink k = *ari_event_cct_tee(p.cct, ari_event_paje_sink(p.ep));
+        file_feed fd = {.w = w, .files = r->files, .g = r->g, .role = r->role};
+        rc = read_feeding(&fd, &k, r, err);
+        if (rc == -1) {
             pick_error(w, &p, err);
             rename_paths(err, r->path, r->name);
-        } else {
+        } else if (rc == 0) {
             rc = finish_read(w, r, &p, err);
         }
     }
@@ -196,19 +300,6 @@ static int read_events(ari_trace_writer *w, const ev_read *r, ari_error *err)
     ari_event_writer_free(p.ew);
     ari_event_paje_free(p.ep);
     return rc ? -1 : 0;
-}
-
-/* Records the group's files, files[0] last (the progress phase names it). */
-static int record_files(ari_trace_writer *w, ari_import_file *files, const ari_group *g,
-                        const char *(*role)(const ari_import_file *f, const ari_import_file *first), ari_error *err)
-{
-    const ari_import_file *first = &files[g->files[0]];
-    for (size_t k = 1; k < ari_group_size(g); k++) {
-        const ari_import_file *f = &files[ari_group_file(g, k)];
-        if (ari_trace_writer_file(w, f->path, f->name, role(f, first), err) < 0)
-            return -1;
-    }
-    return ari_trace_writer_file(w, first->path, first->name, role(first, first), err);
 }
 
 /* ---- OTF2 ---- */
@@ -266,12 +357,10 @@ static int import_otf2(ari_trace_writer *w, ari_import_file *files, const ari_gr
                              "layout is kept",
                              anchor->name, (int)(strlen(base) - 5), base);
     }
-    if (record_files(w, files, g, otf2_role, err) < 0)
-        return -1;
     const char *paths[] = {anchor->path};
     ev_read r = {ARI_EVREAD_OTF2, paths, 1, 0, anchor->path, anchor->name,
                  "OTF2 timestamps converted to ns with the trace's clock properties (timer resolution, global "
-                 "offset)"};
+                 "offset)", files, g, otf2_role};
     return read_events(w, &r, err);
 }
 
@@ -386,11 +475,9 @@ static int import_projections(ari_trace_writer *w, ari_import_file *files, const
                            "%s: no Projections log beside it (%.*s.<pe>.log or .log.gz): upload the run's "
                            "logs with its .sts",
                            sts->name, (int)(strlen(base_name(sts->name)) - 4), base_name(sts->name));
-    if (rc == 0)
-        rc = record_files(w, files, g, projections_role, err);
     if (rc == 0) {
         ev_read r = {ARI_EVREAD_PROJECTIONS, paths, nlogs, 1, sts->path, sts->name,
-                     "Projections logs are in microseconds, converted to ns"};
+                     "Projections logs are in microseconds, converted to ns", files, g, projections_role};
         rc = read_events(w, &r, err);
     }
     free(paths);
@@ -399,9 +486,10 @@ static int import_projections(ari_trace_writer *w, ari_import_file *files, const
 
 /* ---- HPCToolkit trace.db ---- */
 
-/* trace.db, when its directory has an HPCToolkit meta.db; meta.db and
- * profile.db are listed (they are read) but stay unclaimed, for the
- * profile format. */
+/* trace.db, when its directory has an HPCToolkit meta.db; meta.db,
+ * profile.db (both read) and cct.db are listed but stay unclaimed, for the
+ * profile format: the event trace's digest covers every file of the
+ * database, as the profile's does. */
 static int claim_trace_db(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
     char head[16];
@@ -409,13 +497,15 @@ static int claim_trace_db(ari_import_file *files, const size_t *idx, size_t n, a
         ari_import_file *f = &files[idx[i]];
         if (f->claimed || strcmp(base_name(f->name), "trace.db") != 0)
             continue;
-        size_t meta = n, prof = n;
+        size_t meta = n, prof = n, cct = n;
         for (size_t j = 0; j < n; j++) {
             const char *b = base_name(files[idx[j]].name);
             if (strcmp(b, "meta.db") == 0)
                 meta = j;
             else if (strcmp(b, "profile.db") == 0)
                 prof = j;
+            else if (strcmp(b, "cct.db") == 0)
+                cct = j;
         }
         if (meta == n)
             continue;
@@ -424,7 +514,7 @@ static int claim_trace_db(ari_import_file *files, const size_t *idx, size_t n, a
             continue;
         f->claimed = 1;
         if (ari_group_add(g, idx[i]) < 0 || ari_group_add(g, idx[meta]) < 0 ||
-            (prof < n && ari_group_add(g, idx[prof]) < 0))
+            (prof < n && ari_group_add(g, idx[prof]) < 0) || (cct < n && ari_group_add(g, idx[cct]) < 0))
             return -1;
         return 1;
     }
@@ -441,14 +531,12 @@ static const char *hpctoolkit_role(const ari_import_file *f, const ari_import_fi
 static int import_trace_db(ari_trace_writer *w, ari_import_file *files, const ari_group *g, ari_error *err)
 {
     const ari_import_file *trace = &files[g->files[0]];
-    if (record_files(w, files, g, hpctoolkit_role, err) < 0)
-        return -1;
     char dir[4096];
     size_t len = (size_t)(base_name(trace->path) - trace->path);
     snprintf(dir, sizeof dir, "%.*s", len > 1 ? (int)len - 1 : (int)len, len ? trace->path : ".");
     const char *paths[] = {dir};
     ev_read r = {ARI_EVREAD_HPCTOOLKIT, paths, 1, 0, trace->path, trace->name,
-                 "HPCToolkit trace.db timestamps in ns, from the smallest one"};
+                 "HPCToolkit trace.db timestamps in ns, from the smallest one", files, g, hpctoolkit_role};
     return read_events(w, &r, err);
 }
 

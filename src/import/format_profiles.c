@@ -56,7 +56,10 @@ static int import_single(ari_trace_writer *w, const ari_import_file *f, const ch
 /* ---- HPCToolkit ---- */
 
 /* HPCToolkit 4.x: meta.db (by its magic) with the other *.db files of its
- * directory; the import needs profile.db and says so when it is missing. */
+ * directory; the import needs profile.db and says so when it is missing.
+ * trace.db is listed even when the hpctoolkit_trace format claimed it
+ * first (the event trace of the same database), so that the profile's
+ * digest covers every file of the database like the event trace's. */
 static int claim_hpctoolkit_db(ari_import_file *files, const size_t *idx, size_t n, ari_group *g)
 {
     static const char *const others[] = {"profile.db", "cct.db", "trace.db"};
@@ -74,7 +77,10 @@ static int claim_hpctoolkit_db(ari_import_file *files, const size_t *idx, size_t
         for (size_t o = 0; o < sizeof others / sizeof others[0]; o++)
             for (size_t j = 0; j < n; j++) {
                 ari_import_file *d = &files[idx[j]];
-                if (!d->claimed && strcmp(base_name(d->name), others[o]) == 0) {
+                /* (the driver offers every file past the claimed ones in
+                 * front: trace.db sorts after meta.db, never claimed then) */
+                int shared = strcmp(others[o], "trace.db") == 0;
+                if ((!d->claimed || shared) && strcmp(base_name(d->name), others[o]) == 0) {
                     d->claimed = 1;
                     g->files[g->nfiles++] = idx[j];
                     break;

@@ -398,8 +398,22 @@ ari_event_cct *ari_event_cct_new(ari_error *err)
     return c;
 }
 
+/* The system tree is the next sink's alone: passed on untouched. */
+static int64_t on_system_node(void *ctx, int64_t parent, const char *cls, const char *name)
+{
+    ari_event_cct *c = ctx;
+    return c->next->system_node(c->next->ctx, parent, cls, name);
+}
+
+static int on_process_node(void *ctx, int64_t rank, int64_t node)
+{
+    ari_event_cct *c = ctx;
+    return c->next->process_node(c->next->ctx, rank, node);
+}
+
 const ari_event_sink *ari_event_cct_tee(ari_event_cct *c, const ari_event_sink *next)
 {
+    int tree = next && next->system_node && next->process_node;
     c->next = next;
     c->sink = (ari_event_sink){
         .ctx = c,
@@ -415,6 +429,8 @@ const ari_event_sink *ari_event_cct_tee(ari_event_cct *c, const ari_event_sink *
         .metric = on_metric,
         .note = on_note,
         .progress = on_progress,
+        .system_node = tree ? on_system_node : NULL,
+        .process_node = tree ? on_process_node : NULL,
     };
     return &c->sink;
 }

@@ -1,5 +1,5 @@
 /* event_paje.c: event traces (event_sink.h) into the Paje model (sink.h):
- * processes and threads as containers, Enter/Leave pairs as nested states,
+ * the system tree, processes and threads as containers, Enter/Leave pairs as nested states,
  * matched messages as links, instants as events, metric samples as
  * variables. The mapping and its rules are in event_paje.h. */
 #include "ingest/event_paje.h"
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/alloc.h"
 #include "util/sbuf.h"
@@ -31,8 +32,18 @@ typedef struct location {
 
 typedef struct process {
     int64_t rank;
+    int64_t node;         /* its system-tree node (index), -1 under the root */
     char alias[ALIAS_SIZE];
 } process;
+
+/* A node of the system tree; a container once a process sits under it. */
+typedef struct snode {
+    int64_t parent;       /* index, -1 for a root */
+    int depth;            /* 0 for a root */
+    char *cls, *name;
+    char alias[ALIAS_SIZE]; /* "n<i>" once given to the sink, "" before */
+    double end;           /* its last process's end */
+} snode;
 
 /* One side of a message waiting for its partner. */
 typedef struct pending {
@@ -45,6 +56,8 @@ typedef struct pending {
  * sends or all receives, oldest first from head. */
 typedef struct queue {
     int receives;         /* 1: the items are receives */
+    int delivered;        /* by request: a send of this key was received (or it is a broadcast) */
+    int broadcast;        /* by request: the key is a broadcast's */
     pending *items;
     size_t head, n, cap;
 } queue;
@@ -60,6 +73,10 @@ struct ari_event_paje {
     ari_event_sink sink;
     ari_error err;
     int types_done;
+    int proc_level;           /* depth of the nodes that hold processes, -1: the root */
+    snode *nodes;
+    size_t nnodes, cap_nodes;
+    ari_strmap *proc_nodes;   /* rank -> node index + 1 */
     process *procs;
     size_t nprocs, cap_procs;
     location *locs;
@@ -103,17 +120,145 @@ static int define(ari_event_paje *ep, ari_nature nature, const char *alias, cons
     return 0;
 }
 
-static int define_types(ari_event_paje *ep)
+/* The type name of system-tree level `depth`: its class capitalised
+ * ("machine" -> "Machine"), or "Level <depth>" when the class is unknown or
+ * its name is taken by another type. */
+static void level_name(const ari_event_paje *ep, int64_t chain[], int depth, char *out, size_t size)
+{
+    static const char *const taken[] = {"process", "thread", "function", "instant", "message"};
+    const char *cls = ep->nodes[chain[depth]].cls;
+    int ok = cls && cls[0] && strlen(cls) < size;
+    for (size_t i = 0; ok && i < sizeof taken / sizeof *taken; i++)
+        ok = strcasecmp(cls, taken[i]) != 0;
+    for (int d = 0; ok && d < depth; d++) {
+        const char *other = ep->nodes[chain[d]].cls;
+        ok = !other || strcasecmp(cls, other) != 0;
+    }
+    if (!ok) {
+        snprintf(out, size, "Level %d", depth);
+        return;
+    }
+    snprintf(out, size, "%s", cls);
+    if (out[0] >= 'a' && out[0] <= 'z')
+        out[0] = (char)(out[0] - 'a' + 'A');
+}
+
+/* The container types of the system tree above the first process (node:
+ * its node, -1 none): one per level from the root, "S0" > "S1" > ...;
+ * processes then sit at that depth. */
+static int define_levels(ari_event_paje *ep, int64_t node, char *parent_type, size_t size)
+{
+    snprintf(parent_type, size, "0");
+    ep->proc_level = node < 0 ? -1 : ep->nodes[node].depth;
+    if (node < 0)
+        return 0;
+    int64_t chain[ARI_EP_MAX_TREE_DEPTH];
+    for (int64_t n = node; n >= 0; n = ep->nodes[n].parent)
+        chain[ep->nodes[n].depth] = n;
+    for (int d = 0; d <= ep->proc_level; d++) {
+        char alias[ALIAS_SIZE], name[64];
+        snprintf(alias, sizeof alias, "S%d", d);
+        level_name(ep, chain, d, name, sizeof name);
+        if (define(ep, ARI_NATURE_CONTAINER, alias, name, parent_type, NULL, NULL) < 0)
+            return -1;
+        snprintf(parent_type, size, "%s", alias);
+    }
+    return 0;
+}
+
+static int define_types(ari_event_paje *ep, int64_t node)
 {
     if (ep->types_done)
         return 0;
     ep->types_done = 1;
-    if (define(ep, ARI_NATURE_CONTAINER, "P", "Process", "0", NULL, NULL) < 0 ||
+    char parent[ALIAS_SIZE];
+    if (define_levels(ep, node, parent, sizeof parent) < 0)
+        return -1;
+    if (define(ep, ARI_NATURE_CONTAINER, "P", "Process", parent, NULL, NULL) < 0 ||
         define(ep, ARI_NATURE_CONTAINER, "T", "Thread", "P", NULL, NULL) < 0 ||
         define(ep, ARI_NATURE_STATE, "F", "Function", "T", NULL, NULL) < 0 ||
         define(ep, ARI_NATURE_EVENT, "E", "Instant", "T", NULL, NULL) < 0)
         return -1;
     return define(ep, ARI_NATURE_LINK, "M", "Message", "0", "T", "T");
+}
+
+/* ---- the system tree ---- */
+
+static int64_t on_system_node(void *ctx, int64_t parent, const char *cls, const char *name)
+{
+    ari_event_paje *ep = ctx;
+    if (parent < -1 || parent >= (int64_t)ep->nnodes)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "a system-tree node under an unknown node %" PRId64,
+                             parent);
+    int depth = parent < 0 ? 0 : ep->nodes[parent].depth + 1;
+    if (depth >= ARI_EP_MAX_TREE_DEPTH || ep->nnodes >= ARI_EP_MAX_NODES)
+        return ari_error_set(&ep->err, ARI_E_TOO_LARGE, "a system tree deeper than %d levels or of more than %zu "
+                             "nodes", ARI_EP_MAX_TREE_DEPTH, (size_t)ARI_EP_MAX_NODES);
+    if (ari_vec_reserve((void **)&ep->nodes, &ep->cap_nodes, ep->nnodes + 1, sizeof *ep->nodes) < 0)
+        return fail_nomem(ep);
+    snode *n = &ep->nodes[ep->nnodes];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->depth = depth;
+    n->cls = cls ? strdup(cls) : NULL;
+    n->name = strdup(name ? name : "");
+    if ((cls && !n->cls) || !n->name) {
+        free(n->cls), free(n->name);
+        return fail_nomem(ep);
+    }
+    return (int64_t)ep->nnodes++;
+}
+
+static int on_process_node(void *ctx, int64_t rank, int64_t node)
+{
+    ari_event_paje *ep = ctx;
+    if (node < 0 || node >= (int64_t)ep->nnodes)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "rank %" PRId64 " placed under an unknown system-tree "
+                             "node %" PRId64, rank, node);
+    char key[24];
+    int n = snprintf(key, sizeof key, "%" PRId64, rank);
+    if (ari_strmap_get(ep->proc_ids, key, (size_t)n))
+        return 0; /* its process is made: the first placement stands */
+    if (!ari_strmap_put(ep->proc_nodes, key, (size_t)n, (void *)(intptr_t)(node + 1)))
+        return fail_nomem(ep);
+    return 0;
+}
+
+/* Gives node i (and its ancestors first) to the sink as containers. */
+static int emit_node(ari_event_paje *ep, int64_t i)
+{
+    snode *n = &ep->nodes[i];
+    if (n->alias[0])
+        return 0;
+    if (n->parent >= 0 && emit_node(ep, n->parent) < 0)
+        return -1;
+    snprintf(n->alias, sizeof n->alias, "n%" PRId64, i);
+    char type[ALIAS_SIZE];
+    snprintf(type, sizeof type, "S%d", n->depth);
+    ari_container c = {n->alias, n->name, type, n->parent >= 0 ? ep->nodes[n->parent].alias : "0", 0, 0};
+    if (ep->out->on_container && ep->out->on_container(ep->out->ctx, &c) != 0)
+        return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused the system-tree node %s",
+                             c.name);
+    return 0;
+}
+
+/* The node a process of that rank sits under: its own node, or that
+ * node's ancestor at the processes' level; -1 for the root. */
+static int64_t node_of(ari_event_paje *ep, int64_t rank, const char *key, size_t n)
+{
+    int64_t node = (int64_t)(intptr_t)ari_strmap_get(ep->proc_nodes, key, n) - 1;
+    if (define_types(ep, node) < 0)
+        return -2;
+    if (ep->proc_level < 0)
+        return -1;
+    if (node < 0 || ep->nodes[node].depth < ep->proc_level) {
+        ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "rank %" PRId64 " is not at the depth of the first rank in "
+                      "the system tree (%d)", rank, ep->proc_level);
+        return -2;
+    }
+    while (ep->nodes[node].depth > ep->proc_level)
+        node = ep->nodes[node].parent;
+    return emit_node(ep, node) < 0 ? -2 : node;
 }
 
 /* ---- processes, locations, regions, communicators ---- */
@@ -126,18 +271,20 @@ static int64_t on_process(void *ctx, int64_t rank, const char *name)
     intptr_t v = (intptr_t)ari_strmap_get(ep->proc_ids, key, (size_t)n);
     if (v)
         return v - 1;
-    if (define_types(ep) < 0)
+    int64_t node = node_of(ep, rank, key, (size_t)n);
+    if (node < -1)
         return -1;
     if (ari_vec_reserve((void **)&ep->procs, &ep->cap_procs, ep->nprocs + 1, sizeof *ep->procs) < 0 ||
         !ari_strmap_put(ep->proc_ids, key, (size_t)n, (void *)(intptr_t)(ep->nprocs + 1)))
         return fail_nomem(ep);
     process *p = &ep->procs[ep->nprocs];
     p->rank = rank;
+    p->node = node;
     snprintf(p->alias, sizeof p->alias, "p%zu", ep->nprocs);
     char label[64];
     if (!name)
         snprintf(label, sizeof label, "rank %" PRId64, rank);
-    ari_container c = {p->alias, name ? name : label, "P", "0", 0, 0};
+    ari_container c = {p->alias, name ? name : label, "P", node >= 0 ? ep->nodes[node].alias : "0", 0, 0};
     if (ep->out->on_container && ep->out->on_container(ep->out->ctx, &c) != 0)
         return ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused the process %s", c.name);
     return (int64_t)ep->nprocs++;
@@ -193,6 +340,8 @@ static int64_t on_communicator(void *ctx, const char *name, int64_t size)
 }
 
 /* ---- enter, leave, instants ---- */
+
+static int on_broadcast(ari_event_paje *ep, int64_t root, uint64_t request);
 
 static location *loc_at(ari_event_paje *ep, int64_t loc, double time)
 {
@@ -284,7 +433,9 @@ static int on_collective(void *ctx, const ari_event_collective *c)
     snprintf(recv, sizeof recv, "%" PRIu64, c->bytes_received);
     snprintf(root, sizeof root, "%" PRId64, c->root);
     ari_field f[] = {{"bytes_sent", sent}, {"bytes_received", recv}, {"root", root}};
-    return emit_event(ep, l, c->begin, c->op ? c->op : "collective", f, c->root >= 0 ? 3 : 2);
+    if (emit_event(ep, l, c->begin, c->op ? c->op : "collective", f, c->root >= 0 ? 3 : 2) < 0)
+        return -1;
+    return ep->by_request && c->has_request ? on_broadcast(ep, ep->procs[l->process].rank, c->request) : 0;
 }
 
 /* ---- messages ---- */
@@ -336,6 +487,22 @@ static int emit_link(ari_event_paje *ep, const pending *send, const pending *rec
     return 0;
 }
 
+/* By request, a broadcast: every receive of its key (root, request),
+ * waiting or to come, is one of its deliveries. */
+static int on_broadcast(ari_event_paje *ep, int64_t root, uint64_t request)
+{
+    queue *q = queue_of(ep, root, INT64_MIN, (int64_t)request, INT64_MIN);
+    if (!q)
+        return -1;
+    q->delivered = q->broadcast = 1;
+    if (q->receives && q->head < q->n) {
+        ep->rep.redelivered += q->n - q->head;
+        ep->npending -= q->n - q->head;
+        q->head = q->n = 0;
+    }
+    return 0;
+}
+
 static int on_message(void *ctx, const ari_event_msg *m)
 {
     ari_event_paje *ep = ctx;
@@ -361,8 +528,13 @@ static int on_message(void *ctx, const ari_event_msg *m)
         ep->npending--;
         if (q->head == q->n)
             q->head = q->n = 0;
+        q->delivered = 1;
         return receive ? emit_link(ep, &other, &me, m->tag, m->communicator)
                        : emit_link(ep, &me, &other, m->tag, m->communicator);
+    }
+    if (receive && ep->by_request && (q->broadcast || (q->delivered && q->head == q->n))) {
+        ep->rep.redelivered++; /* the same message begun again, or a broadcast's copy */
+        return 0;
     }
     if (ep->npending >= ARI_EP_MAX_PENDING)
         return ari_error_set(&ep->err, ARI_E_TOO_LARGE, "more than %zu message sides wait for their partner",
@@ -465,14 +637,16 @@ ari_event_paje *ari_event_paje_new(const ari_sink *out, ari_error *err)
     ep->piece_ids = ari_strmap_new();
     ep->queue_ids = ari_strmap_new();
     ep->region_names = ari_strmap_new();
-    if (!ep->proc_ids || !ep->metric_ids || !ep->piece_ids || !ep->queue_ids || !ep->region_names) {
+    ep->proc_nodes = ari_strmap_new();
+    ep->proc_level = -1;
+    if (!ep->proc_nodes || !ep->proc_ids || !ep->metric_ids || !ep->piece_ids || !ep->queue_ids || !ep->region_names) {
         ari_event_paje_free(ep);
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return NULL;
     }
     ep->sink = (ari_event_sink){ep,         on_process, on_location, on_region,   on_communicator,
                                 on_enter,   on_leave,   on_instant,  on_message,  on_collective,
-                                on_metric,  on_note,    on_progress};
+                                on_metric,  on_note,    on_progress, on_system_node, on_process_node};
     return ep;
 }
 
@@ -539,8 +713,15 @@ static int end_containers(ari_event_paje *ep)
         if (ep->out->on_container_end(ep->out->ctx, l->alias, l->last) != 0)
             rc = -1;
     }
-    for (size_t i = 0; i < ep->nprocs && rc == 0; i++)
+    for (size_t i = 0; i < ep->nprocs && rc == 0; i++) {
+        for (int64_t n = ep->procs[i].node; n >= 0; n = ep->nodes[n].parent)
+            if (proc_end[i] > ep->nodes[n].end)
+                ep->nodes[n].end = proc_end[i];
         if (ep->out->on_container_end(ep->out->ctx, ep->procs[i].alias, proc_end[i]) != 0)
+            rc = -1;
+    }
+    for (size_t i = ep->nnodes; i-- > 0 && rc == 0;) /* children (higher indexes) first */
+        if (ep->nodes[i].alias[0] && ep->out->on_container_end(ep->out->ctx, ep->nodes[i].alias, ep->nodes[i].end) != 0)
             rc = -1;
     free(proc_end);
     return rc < 0 ? ari_error_set(&ep->err, ARI_E_INVALID_INPUT, "the trace store refused a container's end") : 0;
@@ -555,10 +736,21 @@ int ari_event_paje_finish(ari_event_paje *ep, ari_event_paje_report *rep, ari_er
     }
     for (size_t i = 0; i < ep->nqueues; i++) {
         queue *q = &ep->queues[i];
-        if (q->receives)
+        if (q->receives && q->delivered && ep->by_request) /* its send was received first elsewhere */
+            ep->rep.redelivered += q->n - q->head;
+        else if (q->receives)
             ep->rep.unmatched_receives += q->n - q->head;
         else
             ep->rep.unmatched_sends += q->n - q->head;
+    }
+    if (ep->rep.redelivered) { /* into the notes, so the summary tells them from unmatched ones */
+        char v[24];
+        snprintf(v, sizeof v, "%" PRIu64, ep->rep.redelivered);
+        if (on_note(ep, "redelivered_receives", v) < 0) {
+            if (err)
+                *err = ep->err;
+            return -1;
+        }
     }
     ep->rep.processes = ep->nprocs;
     ep->rep.locations = ep->nlocs;
@@ -583,6 +775,10 @@ void ari_event_paje_free(ari_event_paje *ep)
         free(ep->locs[i].stack);
     for (size_t i = 0; i < ep->nqueues; i++)
         free(ep->queues[i].items);
+    for (size_t i = 0; i < ep->nnodes; i++)
+        free(ep->nodes[i].cls), free(ep->nodes[i].name);
+    free(ep->nodes);
+    ari_strmap_free(ep->proc_nodes);
     free(ep->procs);
     free(ep->locs);
     free(ep->queues);

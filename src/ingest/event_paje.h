@@ -6,6 +6,14 @@
  * The mapping:
  *  - a process (rank) is a container of type "Process" under the root, a
  *    location a container of type "Thread" under its process;
+ *  - when the reader gives a system tree (OTF2: machine > node; HPCToolkit:
+ *    node), its nodes above the processes are containers too, one type per
+ *    level named after the class of the first process's ancestors
+ *    ("Machine" > "Node" > "Process" > "Thread"), so that pIC aggregates
+ *    over them. Processes sit at the depth of the first process's node
+ *    (a deeper node stands for its ancestor at that depth; a shallower one
+ *    is an error); nodes without processes are left out. A node may come
+ *    at any time before the first process placed under it;
  *  - an Enter/Leave pair is a state of type "Function" whose value is the
  *    region's name, with its depth (0: the bottom of the location's stack);
  *    a Leave must close the region on top of the stack;
@@ -25,8 +33,14 @@
  *
  * A reader whose sends do not know their destination (Projections: a
  * CREATION names no PE) is matched by the sender's request instead:
- * ari_event_paje_match_by_request. The readers' notes are gathered as one
- * JSON object (ari_event_paje_notes), their progress goes to the sink's
+ * ari_event_paje_match_by_request. There a message may be received more
+ * than once (Charm++ begins processing one message again, e.g. an array
+ * element's message forwarded by its location manager): the first receive
+ * makes the link, the others are re-deliveries (report.redelivered), not
+ * unmatched; so are the receives of a broadcast (a collective with a
+ * request), which makes no link (not a point-to-point message); their
+ * count is the note "redelivered_receives". The readers' notes are
+ * gathered as one JSON object (ari_event_paje_notes), their progress goes to the sink's
  * on_progress, and an observer (ari_event_paje_observe) hears of every
  * location and matched message with the aliases of their containers (the
  * store's ev_locations and ev_messages).
@@ -47,6 +61,8 @@
 
 #define ARI_EP_MAX_DEPTH 4096
 #define ARI_EP_MAX_PENDING ((size_t)1 << 24)
+#define ARI_EP_MAX_TREE_DEPTH 16     /* system-tree levels above the processes */
+#define ARI_EP_MAX_NODES ((size_t)1 << 20)
 
 typedef struct ari_event_paje ari_event_paje;
 
@@ -54,6 +70,8 @@ typedef struct ari_event_paje ari_event_paje;
 typedef struct ari_event_paje_report {
     uint64_t states, links, events, variables;
     uint64_t unmatched_sends, unmatched_receives; /* message sides left without a partner */
+    uint64_t redelivered;                        /* by request: receives of a message already
+                                                  * received, or of a broadcast */
     uint64_t unclosed;                           /* regions still open at the end, closed there */
     uint64_t processes, locations, regions;      /* as the reader defined them */
     uint64_t functions;                          /* distinct region names */

@@ -3,7 +3,9 @@
  * trace.db: hpctoolkit_db.c) hand their data to: processes and their
  * threads (locations), regions (functions), Enter/Leave pairs, instant
  * events, point-to-point messages, collectives and metric samples, as
- * Pipit's events table holds them (issue 19). The store's event-trace
+ * Pipit's events table holds them (issue 19), and the system tree above
+ * the processes (OTF2's machine > node, HPCToolkit's nodes) when the
+ * trace records one. The store's event-trace
  * writer will implement it; tests and fuzzers implement their own.
  *
  * Handles are small non-negative integers given back by the sink; every
@@ -46,6 +48,11 @@ typedef struct ari_event_collective {
     int64_t communicator;      /* handle or -1 */
     int64_t root;              /* root rank, -1 for none */
     uint64_t bytes_sent, bytes_received;
+    /* A broadcast whose receives name it as a message of the root (Charm++:
+     * the sender's event number; matched by request, event_paje.h): its
+     * receives are its deliveries, not point-to-point messages. */
+    int has_request;           /* 0: none */
+    uint64_t request;
 } ari_event_collective;
 
 typedef struct ari_event_sink {
@@ -77,6 +84,15 @@ typedef struct ari_event_sink {
     int (*note)(void *ctx, const char *key, const char *json_value);
     /* Progress through the input, 0..1 (may be NULL). */
     void (*progress)(void *ctx, double fraction);
+    /* A node of the system tree above the processes, by its class
+     * ("machine", "node", ...; NULL unknown) and name, under parent (a
+     * handle from system_node, -1 for a root). Returns its handle or -1.
+     * May be NULL: the sink ignores the tree (readers then skip it). */
+    int64_t (*system_node)(void *ctx, int64_t parent, const char *cls, const char *name);
+    /* Places the process of that rank under a system node (a handle from
+     * system_node); called before the rank's first process call (later
+     * calls are ignored). Returns 0 or -1. May be NULL, as system_node; a reader calls both or neither. */
+    int (*process_node)(void *ctx, int64_t rank, int64_t node);
 } ari_event_sink;
 
 #endif

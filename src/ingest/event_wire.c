@@ -63,7 +63,7 @@ typedef struct frame {
     unsigned char fixed[64];
 } frame;
 
-enum { ID_PROCESS, ID_LOCATION, ID_REGION, ID_COMM };
+enum { ID_PROCESS, ID_LOCATION, ID_REGION, ID_COMM, ID_NODE, ID_KINDS };
 
 void ari_wire_writer_init(ari_wire_writer *w, int fd)
 {
@@ -173,7 +173,8 @@ static int64_t numbered(ari_wire_writer *w, int kind, int rc)
         return -1;
     if ((int64_t)w->next[kind] >= ARI_WIRE_MAX_IDS) {
         w->refused = 1;
-        ari_error_set(&w->err, ARI_E_TOO_LARGE, "more than %lld processes, locations, regions or communicators",
+        ari_error_set(&w->err, ARI_E_TOO_LARGE, "more than %lld processes, locations, regions, communicators or "
+                      "system-tree nodes",
                       (long long)ARI_WIRE_MAX_IDS);
         return -1;
     }
@@ -186,6 +187,23 @@ static int64_t w_process(void *ctx, int64_t rank, const char *name)
     frame f = {.type = ARI_WIRE_PROCESS};
     f_u64(&f, (uint64_t)rank);
     return numbered(w, ID_PROCESS, add_frame(w, &f, &name, 1));
+}
+
+static int64_t w_system_node(void *ctx, int64_t parent, const char *cls, const char *name)
+{
+    ari_wire_writer *w = ctx;
+    frame f = {.type = ARI_WIRE_SYSTEM_NODE};
+    f_id(&f, parent);
+    const char *s[] = {cls, name};
+    return numbered(w, ID_NODE, add_frame(w, &f, s, 2));
+}
+
+static int w_process_node(void *ctx, int64_t rank, int64_t node)
+{
+    frame f = {.type = ARI_WIRE_PROCESS_NODE};
+    f_u64(&f, (uint64_t)rank);
+    f_id(&f, node);
+    return add_frame(ctx, &f, NULL, 0);
 }
 
 static int64_t w_location(void *ctx, int64_t process, int64_t thread, const char *name)
@@ -265,6 +283,8 @@ static int w_collective(void *ctx, const ari_event_collective *c)
     f_u64(&f, (uint64_t)c->root);
     f_u64(&f, c->bytes_sent);
     f_u64(&f, c->bytes_received);
+    f_u32(&f, c->has_request ? 1 : 0);
+    f_u64(&f, c->request);
     return add_frame(ctx, &f, &c->op, 1);
 }
 
@@ -304,7 +324,7 @@ ari_event_sink ari_wire_sink(ari_wire_writer *w)
         .ctx = w, .process = w_process, .location = w_location, .region = w_region,
         .communicator = w_communicator, .enter = w_enter, .leave = w_leave, .instant = w_instant,
         .message = w_message, .collective = w_collective, .metric = w_metric, .note = w_note,
-        .progress = w_progress,
+        .progress = w_progress, .system_node = w_system_node, .process_node = w_process_node,
     };
 }
 
@@ -335,7 +355,7 @@ typedef struct idmap {
 
 struct ari_wire_reader {
     const ari_event_sink *k;
-    idmap ids[4];
+    idmap ids[ID_KINDS];
     unsigned char *buf; /* bytes not yet decoded */
     size_t n, cap;
     uint64_t frames, offset; /* frames decoded, stream offset of buf[0] */
@@ -355,7 +375,7 @@ void ari_wire_reader_free(ari_wire_reader *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < ID_KINDS; i++)
         free(r->ids[i].h);
     free(r->buf);
     free(r);
@@ -490,6 +510,39 @@ static int dec_process(ari_wire_reader *r, cursor *c)
     return defined(r, ID_PROCESS, r->k->process(r->k->ctx, rank, name));
 }
 
+static int called(int rc)
+{
+    return rc < 0 ? SINK_STOP : 0;
+}
+
+/* A sink without a system tree still numbers the nodes (handle 0): the
+ * stream stays valid, the placements are dropped. */
+static int dec_system_node(ari_wire_reader *r, cursor *c)
+{
+    int ok = 1;
+    int64_t parent = handle_of(r, ID_NODE, c_u32(c), 1, &ok);
+    const char *cls = c_str(c, 1), *name = c_str(c, 0);
+    if (c->bad || c->at != c->n)
+        return BAD_FIELDS;
+    if (!ok)
+        return BAD_ID;
+    int tree = r->k->system_node && r->k->process_node;
+    return defined(r, ID_NODE, tree ? r->k->system_node(r->k->ctx, parent, cls, name) : 0);
+}
+
+static int dec_process_node(ari_wire_reader *r, cursor *c)
+{
+    int ok = 1;
+    int64_t rank = c_i64(c);
+    int64_t node = handle_of(r, ID_NODE, c_u32(c), 0, &ok);
+    if (c->bad || c->at != c->n)
+        return BAD_FIELDS;
+    if (!ok)
+        return BAD_ID;
+    int tree = r->k->system_node && r->k->process_node;
+    return tree ? called(r->k->process_node(r->k->ctx, rank, node)) : 0;
+}
+
 static int dec_location(ari_wire_reader *r, cursor *c)
 {
     int ok = 1;
@@ -519,11 +572,6 @@ static int dec_communicator(ari_wire_reader *r, cursor *c)
     if (c->bad || c->at != c->n)
         return BAD_FIELDS;
     return defined(r, ID_COMM, r->k->communicator(r->k->ctx, name, size));
-}
-
-static int called(int rc)
-{
-    return rc < 0 ? SINK_STOP : 0;
 }
 
 static int dec_region_event(ari_wire_reader *r, cursor *c, int enter)
@@ -589,8 +637,11 @@ static int dec_collective(ari_wire_reader *r, cursor *c)
     e.root = c_i64(c);
     e.bytes_sent = c_u64(c);
     e.bytes_received = c_u64(c);
+    uint32_t has_request = c_u32(c);
+    e.has_request = has_request == 1;
+    e.request = c_u64(c);
     e.op = c_str(c, 0);
-    if (c->bad || c->at != c->n)
+    if (c->bad || c->at != c->n || has_request > 1)
         return BAD_FIELDS;
     if (!ok)
         return BAD_ID;
@@ -668,6 +719,8 @@ static int decode(ari_wire_reader *r, int type, const unsigned char *p, size_t n
     case ARI_WIRE_PROGRESS: return dec_progress(r, &c);
     case ARI_WIRE_ERROR: return dec_error(r, &c, err);
     case ARI_WIRE_END: return n == 0 ? ARI_WIRE_DONE : BAD_FIELDS;
+    case ARI_WIRE_SYSTEM_NODE: return dec_system_node(r, &c);
+    case ARI_WIRE_PROCESS_NODE: return dec_process_node(r, &c);
     default: return BAD_FIELDS;
     }
 }
@@ -678,8 +731,9 @@ static const char *a_frame(int type)
     static const char *const names[] = {
         "an unknown", "a process", "a location", "a region", "a communicator", "an enter", "a leave",
         "an instant", "a message", "a collective", "a metric", "a note", "a progress", "an error", "an end",
+        "a system-node", "a process-node",
     };
-    return type >= 1 && type <= ARI_WIRE_END ? names[type] : names[0];
+    return type >= 1 && type <= ARI_WIRE_LAST ? names[type] : names[0];
 }
 
 /* The outcome of one frame as the feed's answer. */
@@ -742,7 +796,7 @@ int ari_wire_reader_feed(ari_wire_reader *r, const void *data, size_t n, ari_err
     while (rc == ARI_WIRE_MORE && r->n - at >= ARI_WIRE_HEADER) {
         int type = r->buf[at];
         uint32_t len = get_u32(r->buf + at + 1);
-        if (type < 1 || type > ARI_WIRE_END || len > ARI_WIRE_MAX_FRAME) {
+        if (type < 1 || type > ARI_WIRE_LAST || len > ARI_WIRE_MAX_FRAME) {
             rc = corrupt(r, err, "the event reader's output is corrupt: %s frame type or length (frame %llu, "
                                  "byte %llu)", "a bad");
             break;

@@ -6,8 +6,8 @@
  * endian][payload: length bytes], at most ARI_WIRE_MAX_FRAME bytes of
  * payload. Integers and doubles are little-endian, 4 or 8 bytes; a string
  * is a 4-byte length (0xffffffff for NULL) then that many bytes, the last
- * of them a NUL. Handles: the child numbers processes, locations, regions
- * and communicators itself, 0, 1, 2, ... in the order of the calls (each
+ * of them a NUL. Handles: the child numbers processes, locations, regions,
+ * communicators and system-tree nodes itself, 0, 1, 2, ... in the order of the calls (each
  * kind on its own); the decoder maps each child number to the handle the
  * real sink returned for that call. The stream ends with an END frame (the
  * read succeeded) or an ERROR frame (code and message of the failure).
@@ -41,6 +41,9 @@ enum {
     ARI_WIRE_PROGRESS,
     ARI_WIRE_ERROR,
     ARI_WIRE_END,
+    ARI_WIRE_SYSTEM_NODE,  /* after END: the older numbers stay */
+    ARI_WIRE_PROCESS_NODE,
+    ARI_WIRE_LAST = ARI_WIRE_PROCESS_NODE,
 };
 
 #define ARI_WIRE_HEADER 5                      /* type and length */
@@ -54,7 +57,7 @@ typedef struct ari_wire_writer {
     int fd;              /* written with write(2) when the buffer fills */
     int failed;          /* a write failed: the parent is gone */
     int refused;         /* a frame too large, too many things: err says; only ERROR goes out */
-    uint32_t next[4];    /* the next number of a process, location, region, communicator */
+    uint32_t next[5];    /* the next number of a process, location, region, communicator, system node */
     double last_progress;
     size_t n;            /* bytes in buf */
     ari_error err;       /* why the writer failed */

@@ -568,6 +568,8 @@ static const char *ctx_kind(const hctx *c)
 typedef struct hprof {
     uint64_t block; /* offset of its sparse value block */
     int64_t rank, thread;
+    uint64_t node;  /* its compute node's id (NODE), when has_node */
+    int has_node, node_physical;
     int summary;
 } hprof;
 
@@ -577,7 +579,8 @@ typedef struct profdb {
     size_t n;
 } profdb;
 
-/* rank and thread of an identifier tuple (0 when absent). */
+/* rank and thread of an identifier tuple (0 when absent), and its compute
+ * node (NODE) when it names one. */
 static int read_tuple(const meta *m, const dbf *f, uint64_t q, hprof *h, ari_error *err)
 {
     if (span(f, q, 8, "an identifier tuple", err) < 0)
@@ -594,6 +597,11 @@ static int read_tuple(const meta *m, const dbf *f, uint64_t q, hprof *h, ari_err
             h->rank = v;
         else if (strcmp(name, "THREAD") == 0)
             h->thread = v;
+        else if (strcmp(name, "NODE") == 0) {
+            h->has_node = 1;
+            h->node_physical = u16(f, e + 2) & 1;
+            h->node = h->node_physical ? u64(f, e + 8) : u32(f, e + 4);
+        }
     }
     return 0;
 }
@@ -763,11 +771,20 @@ static int profile_emit(const meta *m, const profdb *pd, const ari_profile_sink 
 
 /* ---- trace.db ---- */
 
+/* A compute node given to the sink as a system-tree node. */
+typedef struct tnode_id {
+    uint64_t id;
+    int physical;
+    int64_t handle;
+} tnode_id;
+
 typedef struct tracer {
     meta *m;
     const ari_event_sink *k;
     ari_error *err;
     int32_t *path;
+    tnode_id *nodes; /* at most one per profile */
+    size_t nnodes;
 } tracer;
 
 static int refused(tracer *t, const char *what)
@@ -818,6 +835,27 @@ static int step(tracer *t, int64_t loc, double time, int32_t last, int32_t cur)
     return 0;
 }
 
+/* Places the rank of profile h under its compute node ("node <hostid>"),
+ * made on first use, when the sink keeps a system tree and the tuple names
+ * a node. */
+static int place_rank(tracer *t, const hprof *h)
+{
+    if (!h->has_node || !t->k->system_node || !t->k->process_node)
+        return 0;
+    size_t i = 0;
+    while (i < t->nnodes && (t->nodes[i].id != h->node || t->nodes[i].physical != h->node_physical))
+        i++;
+    if (i == t->nnodes) {
+        char name[48];
+        snprintf(name, sizeof name, h->node_physical ? "node %llx" : "node %llu", (ull)h->node);
+        int64_t n = t->k->system_node(t->k->ctx, -1, "node", name);
+        if (n < 0)
+            return refused(t, "a node");
+        t->nodes[t->nnodes++] = (tnode_id){h->node, h->node_physical, n};
+    }
+    return t->k->process_node(t->k->ctx, h->rank, t->nodes[i].handle) < 0 ? refused(t, "a node") : 0;
+}
+
 static int trace_line(tracer *t, const dbf *f, const profdb *pd, uint64_t q, uint64_t tmin, uint64_t tmax)
 {
     uint32_t pi = u32(f, q);
@@ -832,6 +870,8 @@ static int trace_line(tracer *t, const dbf *f, const profdb *pd, uint64_t q, uin
     if (span(f, start, end - start, "a trace line", t->err) < 0)
         return -1;
     const hprof *h = &pd->prof[pi];
+    if (place_rank(t, h) < 0)
+        return -1;
     int64_t proc = t->k->process(t->k->ctx, h->rank, NULL);
     int64_t loc = proc < 0 ? -1 : t->k->location(t->k->ctx, proc, h->thread, NULL);
     if (loc < 0)
@@ -877,9 +917,12 @@ static int trace_emit(meta *m, const profdb *pd, const dbf *f, const ari_event_s
         if (k->note(k->ctx, "hpctoolkit_min_timestamp_ns", v) != 0)
             return err && err->code[0] ? -1 : ari_error_set(err, BAD, "trace.db: note refused");
     }
-    tracer t = {m, k, err, malloc(((size_t)m->max_depth + 2) * sizeof(int32_t))};
-    if (!t.path)
+    tracer t = {m, k, err, malloc(((size_t)m->max_depth + 2) * sizeof(int32_t)),
+                calloc(pd->n ? pd->n : 1, sizeof(tnode_id)), 0};
+    if (!t.path || !t.nodes) {
+        free(t.path), free(t.nodes);
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
     int rc = 0;
     for (uint64_t i = 0; i < n && rc == 0; i++) {
         rc = trace_line(&t, f, pd, pt + i * szt, tmin, tmax);
@@ -887,6 +930,7 @@ static int trace_emit(meta *m, const profdb *pd, const dbf *f, const ari_event_s
             k->progress(k->ctx, (double)(i + 1) / (double)n);
     }
     free(t.path);
+    free(t.nodes);
     return rc;
 }
 

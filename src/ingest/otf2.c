@@ -1,7 +1,8 @@
 /* otf2.c: the OTF2 reader (Score-P traces) through libotf2: the anchor
  * probe, the global definitions into bounded id tables, the counts per
- * definition type, and each location's events into an ari_event_sink
- * (see otf2.h). libotf2 does the decoding; this file checks every
+ * definition type, the system tree above the location groups (machine >
+ * node, when the sink keeps one) and each location's events into an
+ * ari_event_sink (see otf2.h). libotf2 does the decoding; this file checks every
  * reference an event makes against the definitions before using it.
  */
 #include "ingest/otf2.h"
@@ -122,8 +123,16 @@ typedef struct o2_region {
     int64_t handle; /* the sink's, made on first use; -1 before */
 } o2_region;
 
+typedef struct o2_stn {
+    uint32_t name, cls, parent; /* parent: OTF2_UNDEFINED_SYSTEM_TREE_NODE for a root */
+    int64_t handle;             /* the sink's, made on first use; -1 before */
+} o2_stn;
+
+#define O2_MAX_TREE_DEPTH 64 /* system-tree levels followed up from a location group */
+
 typedef struct o2_lgroup {
     uint32_t name;
+    uint32_t parent; /* its system-tree node */
     uint64_t id;
     int64_t handle; /* the sink's process, -1 before */
 } o2_lgroup;
@@ -176,6 +185,8 @@ typedef struct o2_state {
     uint64_t counts[D_NTYPES];
     uint64_t resolution, offset, length;
     int have_clock;
+    idmap stn_ids;
+    O2_TABLE(o2_stn, stns)
     idmap string_ids, region_ids, lgroup_ids, location_ids, group_ids, comm_ids, member_ids, metric_ids;
     O2_TABLE(char *, strings)
     O2_TABLE(o2_region, regions)
@@ -329,14 +340,28 @@ static OTF2_CallbackCode def_lgroup(void *u, OTF2_LocationGroupRef self, OTF2_St
                                     OTF2_LocationGroupRef creator)
 {
     o2_state *s = u;
-    (void)type, (void)parent, (void)creator;
+    (void)type, (void)creator;
     if (count_def(s, D_LOCATION_GROUP) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
     int64_t i = -1;
     if (add_unique(s, "location group", (void **)&s->lgroups, &s->n_lgroups, &s->cap_lgroups, sizeof *s->lgroups,
             &s->lgroup_ids, self, &i) != OTF2_CALLBACK_SUCCESS)
         return OTF2_CALLBACK_INTERRUPT;
-    s->lgroups[i] = (o2_lgroup){name, self, -1};
+    s->lgroups[i] = (o2_lgroup){name, parent, self, -1};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_stn(void *u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef cls,
+                                 OTF2_SystemTreeNodeRef parent)
+{
+    o2_state *s = u;
+    if (count_def(s, D_STN) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
+    int64_t i = -1;
+    if (add_unique(s, "system-tree node", (void **)&s->stns, &s->n_stns, &s->cap_stns, sizeof *s->stns,
+            &s->stn_ids, self, &i) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
+    s->stns[i] = (o2_stn){name, cls, parent, -1};
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -458,7 +483,6 @@ COUNTER(cnt_io_paradigm, D_IO_PARADIGM, OTF2_IoParadigmRef a, OTF2_StringRef b, 
         OTF2_IoParadigmClass d, OTF2_IoParadigmFlag e, uint8_t f, const OTF2_IoParadigmProperty *g,
         const OTF2_Type *h, const OTF2_AttributeValue *i)
 COUNTER(cnt_attribute, D_ATTRIBUTE, OTF2_AttributeRef a, OTF2_StringRef b, OTF2_StringRef c, OTF2_Type d)
-COUNTER(cnt_stn, D_STN, OTF2_SystemTreeNodeRef a, OTF2_StringRef b, OTF2_StringRef c, OTF2_SystemTreeNodeRef d)
 COUNTER(cnt_callsite, D_CALLSITE, OTF2_CallsiteRef a, OTF2_StringRef b, uint32_t c, OTF2_RegionRef d,
         OTF2_RegionRef e)
 COUNTER(cnt_callpath, D_CALLPATH, OTF2_CallpathRef a, OTF2_CallpathRef b, OTF2_RegionRef c)
@@ -519,7 +543,7 @@ static OTF2_GlobalDefReaderCallbacks *def_callbacks(void)
     SET(ParadigmProperty, cnt_paradigm_property);
     SET(IoParadigm, cnt_io_paradigm);
     SET(Attribute, cnt_attribute);
-    SET(SystemTreeNode, cnt_stn);
+    SET(SystemTreeNode, def_stn);
     SET(Callsite, cnt_callsite);
     SET(Callpath, cnt_callpath);
     SET(Parameter, cnt_parameter);
@@ -590,13 +614,43 @@ static int notes(o2_state *s, OTF2_Reader *r)
     return rc;
 }
 
-/* The sink's process of a location group, made on first use. */
+/* The sink's node of system-tree node ref (its ancestors first), made on
+ * first use; -1 for none (an undefined ref), -2 on failure. */
+static int64_t stn_handle(o2_state *s, uint32_t ref, int depth)
+{
+    int64_t i = ref == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? -1 : idmap_get(&s->stn_ids, ref);
+    if (i < 0)
+        return -1;
+    if (s->stns[i].handle >= 0)
+        return s->stns[i].handle;
+    if (depth >= O2_MAX_TREE_DEPTH) {
+        ari_error_set(s->err, ARI_E_INVALID_INPUT, "%s: the system tree has a cycle or more than %d levels",
+                      s->def_name, O2_MAX_TREE_DEPTH);
+        return -2;
+    }
+    int64_t parent = stn_handle(s, s->stns[i].parent, depth + 1);
+    if (parent < -1)
+        return -2;
+    const char *name = str_of(s, s->stns[i].name);
+    int64_t h = s->k->system_node(s->k->ctx, parent, str_of(s, s->stns[i].cls), name ? name : "");
+    if (h < 0)
+        return -2;
+    return s->stns[i].handle = h;
+}
+
+/* The sink's process of a location group, made on first use, under its
+ * system-tree node when the sink keeps the tree. */
 static int64_t process_of(o2_state *s, o2_lgroup *g)
 {
     if (g->handle < 0) {
         if (g->id > INT64_MAX)
             return ari_error_set(s->err, ARI_E_INVALID_INPUT, "%s: location group id %llu out of range",
                                  s->def_name, (unsigned long long)g->id);
+        if (s->k->system_node && s->k->process_node) {
+            int64_t node = stn_handle(s, g->parent, 0);
+            if (node < -1 || (node >= 0 && s->k->process_node(s->k->ctx, (int64_t)g->id, node) < 0))
+                return -1;
+        }
         g->handle = s->k->process(s->k->ctx, (int64_t)g->id, str_of(s, g->name));
     }
     return g->handle;
@@ -971,7 +1025,7 @@ static OTF2_CallbackCode ev_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
     if (ch < -1)
         return OTF2_CALLBACK_INTERRUPT;
     int64_t r = root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : peer_of(s, c, root);
-    ari_event_collective e = {l->handle, l->coll_begin, ns, collective_name(op), ch, r, sent, received};
+    ari_event_collective e = {l->handle, l->coll_begin, ns, collective_name(op), ch, r, sent, received, 0, 0};
     return s->k->collective(s->k->ctx, &e) < 0 ? sink_stop(s) : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1274,9 +1328,9 @@ static void state_free(o2_state *s)
         free(s->strings[i]);
     for (size_t i = 0; i < s->n_groups; i++)
         free(s->groups[i].members);
-    free(s->strings), free(s->regions), free(s->lgroups), free(s->locations);
+    free(s->strings), free(s->regions), free(s->lgroups), free(s->locations), free(s->stns);
     free(s->groups), free(s->comms), free(s->members), free(s->metrics);
-    idmap *maps[] = {&s->string_ids, &s->region_ids, &s->lgroup_ids, &s->location_ids,
+    idmap *maps[] = {&s->stn_ids, &s->string_ids, &s->region_ids, &s->lgroup_ids, &s->location_ids,
                      &s->group_ids,  &s->comm_ids,   &s->member_ids, &s->metric_ids};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         idmap_free(maps[i]);

@@ -720,8 +720,9 @@ static int record(prj *p, char *line)
             return message(p, t, ARI_MSG_SEND, -1, v[2], v[4], v[6]);
         if (type == R_CREATION_MULTICAST)
             return multicast(p, t, v, n, rest);
-        if (type == R_CREATION_BCAST) {
-            ari_event_collective c = {p->loc, t, t, "Broadcast", -1, p->pe, v[6] > 0 ? (uint64_t)v[6] : 0, 0};
+        if (type == R_CREATION_BCAST) { /* a collective; its event number marks its deliveries */
+            ari_event_collective c = {p->loc, t,     t, "Broadcast", -1, p->pe, v[6] > 0 ? (uint64_t)v[6] : 0, 0,
+                                      v[4] >= 0, v[4] >= 0 ? (uint64_t)v[4] : 0};
             return p->k->collective(p->k->ctx, &c);
         }
         if (type == R_END_PROCESSING)

@@ -9,7 +9,12 @@
 //   - Functions (views/events_functions.js): a click on MPI_Send in the flat
 //     profile highlights it there, in the time profile and in the Timeline
 //     (lib/function_focus.js, kept in the URL as fn=);
-//   - the Aggregation, Super graph and Call sites tabs open without an error.
+//   - the Aggregation, Super graph and Call sites tabs open without an error;
+//   - Super graph (views/supergraph.js): the nodes have their function's
+//     colour (MPI_Send the blue of the other views), a click on a node
+//     highlights its function everywhere (fn= in the URL, the Timeline);
+//   - the Timeline's first tick label keeps clear of the axis title
+//     "time (ns)" when the window starts off a round number.
 // Screenshots go to tests/browser/screenshots/events_*.png. Skips without
 // the shared data or when this build has no OTF2 reader.
 import { test, before, after } from 'node:test';
@@ -140,6 +145,23 @@ test('Timeline: messages as lines, zoom onto one message, its tooltip', { skip: 
   assert.deepEqual(problems, []);
 });
 
+test('Timeline: no tick label runs into the axis title', { skip: noData }, async (t) => {
+  if (skip) return t.skip(skip);
+  // a window starting just before a tick: centred, its label would cross
+  // the plot's left edge into "time (ns)"
+  await page.goto(`${daemon.url}/#/traces/${id}/timeline?start=12345678.9&end=12345999.1`);
+  await page.waitForFunction(() => document.querySelectorAll('.axis-time .tick').length > 2
+    && Number(document.querySelector('.timeline-chart')?.dataset.start) > 12345000);
+  const boxes = await page.evaluate(() => ({
+    unit: document.querySelector('.axis-unit').getBoundingClientRect().right,
+    labels: [...document.querySelectorAll('.axis-time .tick text')].map((e) => e.getBoundingClientRect().left),
+  }));
+  assert.ok(boxes.labels.length >= 2, `${boxes.labels.length} tick labels`);
+  for (const left of boxes.labels) assert.ok(left >= boxes.unit, `a tick label at ${left} px, the title ends at ${boxes.unit}`);
+  await page.screenshot({ path: join(shots, 'events_timeline_ticks.png'), clip: { x: 0, y: 250, width: 1366, height: 300 } });
+  assert.deepEqual(problems, []);
+});
+
 test('Communication: the matrix holds 4177920 bytes and 8 messages each way', { skip: noData }, async (t) => {
   if (skip) return t.skip(skip);
   await page.goto(`${daemon.url}/#/traces/${id}/communication`);
@@ -187,6 +209,38 @@ test('Functions: a click on MPI_Send highlights it in every view', { skip: noDat
   await page.goto(`${daemon.url}/#/traces/${id}/functions?fn=MPI_Send`);
   await page.locator('#ev-tprof .ev-fn-key[data-fn="MPI_Recv"]').click();
   await page.waitForURL(/fn=MPI_Recv/);
+  assert.deepEqual(problems, []);
+});
+
+test('Super graph: nodes coloured by function, a click highlights it everywhere', { skip: noData }, async (t) => {
+  if (skip) return t.skip(skip);
+  await page.goto(`${daemon.url}/#/traces/${id}/supergraph`);
+  const send = page.locator('.sg-node[data-fn="MPI_Send"]');
+  await send.waitFor();
+  // colors.js functionColor: MPI_Send is blue, MPI_Recv orange, as in the
+  // Timeline and Functions tabs; the legend lists the functions
+  assert.equal(await send.locator('.sg-bar').getAttribute('fill'), '#1f77b4');
+  assert.equal(await page.locator('.sg-node[data-fn="MPI_Recv"] .sg-bar').getAttribute('fill'), '#ff7f0e');
+  assert.equal(await page.locator('#sg-color').inputValue(), 'fn');
+  assert.ok(await page.locator('#sg-fn-legend button.legend-fn[data-fn="MPI_Send"]').count() === 1);
+  await send.click();
+  await page.waitForURL(/fn=MPI_Send/);
+  assert.match(await send.getAttribute('class'), /is-focused/);
+  assert.match(await page.locator('.sg-node[data-fn="MPI_Recv"]').getAttribute('class'), /is-dimmed/);
+  assert.match(await page.locator('#sg-fn-legend button.legend-fn[data-fn="MPI_Send"]').getAttribute('class'), /is-focused/);
+  await page.screenshot({ path: join(shots, 'events_supergraph_focus.png'), fullPage: true });
+  // the Timeline tab shows the same highlight
+  await page.locator('#tab-timeline').click();
+  await page.waitForFunction(() => document.querySelector('.timeline-chart')?.dataset.focus === 'MPI_Send');
+  // a focus set elsewhere reaches the super graph; clicking the selected node again clears it
+  await page.goto(`${daemon.url}/#/traces/${id}/supergraph?fn=MPI_Recv`);
+  await page.locator('.sg-node[data-fn="MPI_Recv"].is-focused').waitFor();
+  const recv = page.locator('.sg-node[data-fn="MPI_Recv"]');
+  await recv.click();
+  await page.waitForURL(/fn=MPI_Recv/);
+  await recv.click();
+  await page.waitForFunction(() => !document.querySelector('.sg-node.is-dimmed'));
+  await page.waitForURL((u) => !/fn=/.test(u.hash));
   assert.deepEqual(problems, []);
 });
 

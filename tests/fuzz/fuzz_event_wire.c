@@ -2,7 +2,8 @@
  * pipe (event_wire.c): what a crashing or hostile child could write. The
  * first byte of an input picks how the rest is fed (whole, in pieces of
  * 1..255 bytes) and at which call the sink says stop (never, or the n-th).
- * The sink checks what the decoder promises: handles it gave out, names
+ * The sink checks what the decoder promises: handles it gave out (system-
+ * tree nodes and their placements included), names
  * where they are required, finite times, progress in 0..1, a message kind
  * known; an answer that is a failure carries a code and a message (except a
  * sink stop, which leaves the sink's own error). A crash, leak, hang or
@@ -15,7 +16,7 @@
 
 #include "ingest/event_wire.h"
 
-static int64_t counts[4], calls, stop_at;
+static int64_t counts[5], calls, stop_at;
 
 /* A handle is 1000 * (kind + 1) + index. */
 static int64_t give(int kind)
@@ -80,6 +81,25 @@ static int64_t on_comm(void *ctx, const char *name, int64_t size)
     if (name)
         (void)strlen(name);
     return give(3);
+}
+
+static int64_t on_system_node(void *ctx, int64_t parent, const char *cls, const char *name)
+{
+    (void)ctx;
+    check(4, parent, 1);
+    if (!name)
+        abort();
+    (void)strlen(name);
+    if (cls)
+        (void)strlen(cls);
+    return give(4);
+}
+
+static int on_process_node(void *ctx, int64_t rank, int64_t node)
+{
+    (void)ctx, (void)rank;
+    check(4, node, 0);
+    return said();
 }
 
 static int on_enter(void *ctx, int64_t loc, double t, int64_t region)
@@ -151,6 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .process = on_process, .location = on_location, .region = on_region, .communicator = on_comm,
         .enter = on_enter, .leave = on_enter, .instant = on_instant, .message = on_message,
         .collective = on_collective, .metric = on_metric, .note = on_note, .progress = on_progress,
+        .system_node = on_system_node, .process_node = on_process_node,
     };
     memset(counts, 0, sizeof counts);
     calls = 0;

@@ -92,6 +92,25 @@ static int64_t location(void *ctx, int64_t proc, int64_t thread, const char *nam
     return nlocs++;
 }
 
+/* The system tree: handles given in order, parents and placements among them. */
+static int64_t nnodes;
+
+static int64_t on_system_node(void *ctx, int64_t parent, const char *cls, const char *name)
+{
+    (void)ctx, (void)cls;
+    if (parent < -1 || parent >= nnodes || !name)
+        abort();
+    return nnodes++;
+}
+
+static int on_process_node(void *ctx, int64_t rank, int64_t node)
+{
+    (void)ctx, (void)rank;
+    if (node < 0 || node >= nnodes)
+        abort();
+    return 0;
+}
+
 static int64_t region(void *ctx, const char *name, const char *file, int line, const char *role)
 {
     (void)ctx, (void)file, (void)line;
@@ -148,10 +167,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(pr, p + mn, pn);
     memcpy(t, p + mn + pn, left - mn - pn);
     nmetrics = nprocs = 0;
-    nregions = nprocesses = nlocs = 0;
+    nregions = nprocesses = nlocs = nnodes = 0;
     ari_profile_sink k = {NULL, on_metric, on_proc, on_node, on_value, on_meta, NULL, on_time_unit};
     ari_event_sink ek = {NULL, process, location, region, NULL, enter, leave,
-                         NULL, NULL,    NULL,     NULL,   NULL, NULL};
+                         NULL, NULL,    NULL,     NULL,   NULL, NULL, on_system_node, on_process_node};
     ari_error err = {0};
     int rc = ari_hpctoolkit_db_read_mem(m, mn, pr, pn, t, left - mn - pn, &k, &ek, &err);
     if (rc != 0 && !err.message[0])

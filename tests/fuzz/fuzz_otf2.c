@@ -91,6 +91,25 @@ static int64_t on_region(void *ctx, const char *name, const char *file, int line
     return nregions++;
 }
 
+/* The system tree: handles given in order, parents and placements among them. */
+static int64_t nnodes;
+
+static int64_t on_system_node(void *ctx, int64_t parent, const char *cls, const char *name)
+{
+    (void)ctx, (void)cls;
+    if (parent < -1 || parent >= nnodes || !name)
+        abort();
+    return nnodes++;
+}
+
+static int on_process_node(void *ctx, int64_t rank, int64_t node)
+{
+    (void)ctx, (void)rank;
+    if (node < 0 || node >= nnodes)
+        abort();
+    return 0;
+}
+
 static int64_t on_comm(void *ctx, const char *name, int64_t size)
 {
     (void)ctx, (void)name;
@@ -173,10 +192,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rc = fuzz_write(files[i], parts[i].data, parts[i].size, i == 0 ? anchor : path, sizeof path);
     if (rc == 0) {
         (void)ari_otf2_probe((const char *)parts[0].data, parts[0].size);
-        nprocs = nlocs = nregions = ncomms = nevents = 0;
+        nprocs = nlocs = nregions = ncomms = nevents = nnodes = 0;
         ari_event_sink k = {NULL,           on_process,      on_location,     on_region, on_comm,
                             on_region_event, on_region_event, on_instant,      on_message, on_collective,
-                            on_metric,      on_note,         on_progress};
+                            on_metric,      on_note,         on_progress,     on_system_node, on_process_node};
         ari_error err = {0};
         if (ari_otf2_read(anchor, &k, &err) < 0 && !err.code[0])
             abort(); /* our sink never fails: an error must be the reader's */

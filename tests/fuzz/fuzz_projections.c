@@ -141,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         paths[i - 1] = logs[i - 1];
     }
     ari_event_sink k = {NULL,       on_process, on_location,   on_region, on_comm, on_enter, on_leave,
-                        on_instant, on_message, on_collective, on_metric, on_note, NULL};
+                        on_instant, on_message, on_collective, on_metric, on_note, NULL, NULL, NULL};
     ari_error err;
     nprocs = nlocs = nregions = nevents = 0;
     if (ari_projections_read(sts, paths, n - 1, &k, &err) == 0)

@@ -6,9 +6,14 @@
  * --expect, computed from the parameters alone.
  *
  *   gen_otf2 [--ranks N] [--iterations K | --events M] [--late-sender R]
- *            [--late-ns D] [--bytes B] [--nonblocking] [--expect] [--out DIR]
+ *            [--late-ns D] [--bytes B] [--nonblocking] [--ranks-per-node G]
+ *            [--expect] [--out DIR]
  *
- * The archive is DIR/traces.otf2 (+ traces.def, traces/). One location group
+ * The archive is DIR/traces.otf2 (+ traces.def, traces/). Its system tree is
+ * one "machine" over one "node" holding every rank, or with
+ * --ranks-per-node G, ceil(N/G) nodes "node 0", "node 1", ... (class
+ * "node", system-tree ids 1, 2, ...) holding ranks 0..G-1, G..2G-1, ...
+ * One location group
  * (MPI process, id = rank) and one location (CPU thread, id = rank) per rank;
  * MPI_COMM_WORLD is comm 0 over the group of all ranks. The clock has 1e9
  * ticks per second (a tick is a ns) and a non-zero global offset: every
@@ -74,6 +79,7 @@ typedef struct params {
     int64_t late;     /* the late sender's rank, -1 for none */
     uint64_t late_ns; /* D */
     uint64_t bytes;
+    uint32_t per_node; /* --ranks-per-node, 0: all ranks on one node */
     bool nonblocking, expect;
     const char *out;
 } params;
@@ -290,7 +296,16 @@ static void write_defs(OTF2_Archive *ar, const params *p)
     check(
         OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
         "SystemTreeNode");
-    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, s_node, s_node, 0), "SystemTreeNode");
+    uint32_t nodes = p->per_node ? (p->ranks + p->per_node - 1) / p->per_node : 1;
+    for (uint32_t j = 0; j < nodes; j++) {
+        uint32_t name = s_node;
+        if (p->per_node) {
+            char label[32];
+            snprintf(label, sizeof label, "node %" PRIu32, j);
+            check(OTF2_GlobalDefWriter_WriteString(g, name = s++, label), "String");
+        }
+        check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1 + j, name, s_node, 0), "SystemTreeNode");
+    }
     uint64_t *members = malloc((size_t)p->ranks * sizeof *members);
     if (!members) {
         fprintf(stderr, "gen_otf2: out of memory for %" PRIu32 " ranks\n", p->ranks);
@@ -300,7 +315,8 @@ static void write_defs(OTF2_Archive *ar, const params *p)
         char name[64];
         snprintf(name, sizeof name, "MPI Rank %" PRIu32, r);
         check(OTF2_GlobalDefWriter_WriteString(g, s, name), "String");
-        check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, s++, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+        uint32_t node = p->per_node ? 1 + r / p->per_node : 1;
+        check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, s++, OTF2_LOCATION_GROUP_TYPE_PROCESS, node,
                                                       OTF2_UNDEFINED_LOCATION_GROUP),
               "LocationGroup");
         snprintf(name, sizeof name, "Master thread");
@@ -435,7 +451,8 @@ static void print_expect(const params *p, uint64_t total_events)
 static int usage(void)
 {
     fprintf(stderr, "usage: gen_otf2 [--ranks N>=2] [--iterations K | --events M] [--late-sender R|-1]\n"
-                    "                [--late-ns D] [--bytes B] [--nonblocking] [--expect] [--out DIR]\n");
+                    "                [--late-ns D] [--bytes B] [--nonblocking] [--ranks-per-node G]\n"
+                    "                [--expect] [--out DIR]\n");
     return 2;
 }
 
@@ -460,6 +477,8 @@ int main(int argc, char **argv)
             p.late = strtoll(v, NULL, 10), i++;
         else if (strcmp(a, "--late-ns") == 0)
             p.late_ns = strtoull(v, NULL, 10), i++;
+        else if (strcmp(a, "--ranks-per-node") == 0)
+            p.per_node = (uint32_t)strtoul(v, NULL, 10), i++;
         else if (strcmp(a, "--bytes") == 0)
             p.bytes = strtoull(v, NULL, 10), i++;
         else if (strcmp(a, "--out") == 0)

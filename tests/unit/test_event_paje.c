@@ -2,7 +2,8 @@
  * nested states with depths, messages matched FIFO per (sender, receiver,
  * tag, communicator) whichever side comes first, instants and collectives
  * as events, metric samples as pieces, what stays open closed at the end,
- * and the errors of a Leave without its Enter or of the wrong region. */
+ * the system tree as containers above the processes, and the errors of a
+ * Leave without its Enter or of the wrong region. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,7 +124,7 @@ static void test_mapping(void **state)
     assert_int_equal(k->message(k->ctx, &m), 0); /* no data moved: nothing */
     m = msg(l0, 35, ARI_MSG_IRECV, 1, 128);
     assert_int_equal(k->message(k->ctx, &m), 0); /* matches rank 1's isend */
-    ari_event_collective c = {l0, 36, 38, "MPI_Barrier", 0, -1, 0, 0};
+    ari_event_collective c = {l0, 36, 38, "MPI_Barrier", 0, -1, 0, 0, 0, 0};
     assert_int_equal(k->collective(k->ctx, &c), 0);
     assert_int_equal(k->enter(k->ctx, l0, 39, send_r), 0); /* left open: closed at the end */
     m = msg(l0, 39.5, ARI_MSG_SEND, 1, 8); /* never received */
@@ -190,6 +191,150 @@ static void test_fifo(void **state)
     assert_int_equal(rep.unmatched_sends, 1); /* the tag-9 message */
 }
 
+/* FIFO matching (OTF2): a receive left over in a queue that matched before
+ * is unmatched, not a re-delivery (those are Projections' only). */
+static void test_fifo_leftover(void **state)
+{
+    (void)state;
+    rec r = {0};
+    ari_sink out = recording(&r);
+    ari_error err = {0};
+    ari_event_paje *ep = ari_event_paje_new(&out, &err);
+    const ari_event_sink *k = ari_event_paje_sink(ep);
+    int64_t l0 = k->location(k->ctx, k->process(k->ctx, 0, NULL), 0, NULL);
+    int64_t l1 = k->location(k->ctx, k->process(k->ctx, 1, NULL), 0, NULL);
+    ari_event_msg m = msg(l0, 1, ARI_MSG_SEND, 1, 8);
+    assert_int_equal(k->message(k->ctx, &m), 0);
+    for (int i = 0; i < 2; i++) {
+        m = msg(l1, 2 + i, ARI_MSG_RECV, 0, 8);
+        assert_int_equal(k->message(k->ctx, &m), 0);
+    }
+    ari_event_paje_report rep;
+    assert_int_equal(ari_event_paje_finish(ep, &rep, &err), 0);
+    ari_event_paje_free(ep);
+    assert_int_equal(rep.links, 1);
+    assert_int_equal(rep.unmatched_receives, 1);
+    assert_int_equal(rep.redelivered, 0);
+}
+
+/* A system tree machine > {node a, node b} (+ an empty node c): container
+ * types "Machine" > "Node" > "Process", the nodes given to the sink only
+ * when a process sits under them, ends from their last process; a rank
+ * placed under a deeper node stands under its ancestor at the first
+ * rank's depth, one under a shallower node is an error. */
+static void test_system_tree(void **state)
+{
+    (void)state;
+    rec r = {0};
+    ari_sink out = recording(&r);
+    ari_error err = {0};
+    ari_event_paje *ep = ari_event_paje_new(&out, &err);
+    const ari_event_sink *k = ari_event_paje_sink(ep);
+    int64_t m = k->system_node(k->ctx, -1, "machine", "Linux");
+    int64_t a = k->system_node(k->ctx, m, "node", "a"), b = k->system_node(k->ctx, m, "node", "b");
+    int64_t c = k->system_node(k->ctx, m, "node", "c"), sock = k->system_node(k->ctx, b, "socket", "s0");
+    assert_true(m >= 0 && a >= 0 && b >= 0 && c >= 0 && sock >= 0);
+    assert_int_equal(k->system_node(k->ctx, 99, "node", "x"), -1); /* an unknown parent */
+    assert_int_equal(k->process_node(k->ctx, 0, a), 0);
+    assert_int_equal(k->process_node(k->ctx, 1, sock), 0);
+    assert_int_equal(k->process_node(k->ctx, 2, m), 0);
+    int64_t l0 = k->location(k->ctx, k->process(k->ctx, 0, NULL), 0, NULL);
+    int64_t l1 = k->location(k->ctx, k->process(k->ctx, 1, NULL), 0, NULL);
+    int64_t f = k->region(k->ctx, "f", NULL, 0, NULL);
+    assert_int_equal(k->enter(k->ctx, l0, 1, f), 0);
+    assert_int_equal(k->leave(k->ctx, l0, 5, f), 0);
+    assert_int_equal(k->enter(k->ctx, l1, 2, f), 0);
+    assert_int_equal(k->leave(k->ctx, l1, 9, f), 0);
+    int64_t d = k->system_node(k->ctx, m, "node", "d"); /* after the first process: fine */
+    assert_int_equal(k->process_node(k->ctx, 4, d), 0);
+    assert_true(k->process(k->ctx, 4, NULL) >= 0);
+    assert_int_equal(k->process(k->ctx, 2, NULL), -1); /* under the machine: too high */
+    assert_non_null(strstr(ari_event_paje_error(ep)->message, "rank 2 is not at the depth"));
+    ari_event_paje_report rep;
+    assert_int_equal(ari_event_paje_finish(ep, &rep, &err), 0);
+    ari_event_paje_free(ep);
+    const char *want = "type S0 Machine\ntype S1 Node\ntype P Process\ntype T Thread\n";
+    if (strncmp(r.text, want, strlen(want)) != 0)
+        fail_msg("got:\n%s", r.text);
+    assert_non_null(strstr(r.text, "container n0 'Linux' in 0\ncontainer n1 'a' in n0\ncontainer p0 'rank 0' in n1\n"));
+    assert_non_null(strstr(r.text, "container n2 'b' in n0\ncontainer p1 'rank 1' in n2\n"));
+    assert_null(strstr(r.text, "'c'"));
+    assert_null(strstr(r.text, "'s0'"));
+    assert_non_null(strstr(r.text, "container n5 'd' in n0\ncontainer p2 'rank 4' in n5\n"));
+    assert_non_null(strstr(r.text, "end p0 5\nend p1 9\nend p2 0\nend n5 0\nend n2 9\nend n1 5\nend n0 9\n"));
+}
+
+/* Without a tree, or with classes that clash with the other types, the
+ * levels are named "Level <d>"; processes with no node when the first had
+ * none stay under the root. */
+static void test_tree_names(void **state)
+{
+    (void)state;
+    rec r = {0};
+    ari_sink out = recording(&r);
+    ari_error err = {0};
+    ari_event_paje *ep = ari_event_paje_new(&out, &err);
+    const ari_event_sink *k = ari_event_paje_sink(ep);
+    int64_t t = k->system_node(k->ctx, -1, "thread", "x");
+    int64_t u = k->system_node(k->ctx, t, NULL, "y");
+    assert_int_equal(k->process_node(k->ctx, 3, u), 0);
+    assert_true(k->process(k->ctx, 3, NULL) >= 0);
+    assert_int_equal(k->process_node(k->ctx, 3, t), 0); /* after its process: ignored */
+    assert_int_equal(ari_event_paje_finish(ep, NULL, &err), 0);
+    ari_event_paje_free(ep);
+    assert_non_null(strstr(r.text, "type S0 Level 0\ntype S1 Level 1\ntype P Process\n"));
+    assert_non_null(strstr(r.text, "container p0 'rank 3' in n1\n"));
+}
+
+/* By request (Projections): a message begun three times is one link and
+ * two re-deliveries, whichever side is read first; the receives of a
+ * broadcast (a collective with a request) are its deliveries, before or
+ * after it; a receive of nothing sent stays unmatched. */
+static void test_redelivered(void **state)
+{
+    (void)state;
+    rec r = {0};
+    ari_sink out = recording(&r);
+    ari_error err = {0};
+    ari_event_paje *ep = ari_event_paje_new(&out, &err);
+    ari_event_paje_match_by_request(ep);
+    const ari_event_sink *k = ari_event_paje_sink(ep);
+    int64_t l0 = k->location(k->ctx, k->process(k->ctx, 0, NULL), 0, NULL);
+    int64_t l1 = k->location(k->ctx, k->process(k->ctx, 1, NULL), 0, NULL);
+    /* PE 0 read first: three receives of PE 1's event 19, one of PE 1's
+     * broadcast 0, one of PE 0's own event 57 after its send, one of
+     * event 99 that nobody sent */
+    ari_event_msg m = {l0, 10, ARI_MSG_SEND, -1, 4, -1, 192, 57};
+    assert_int_equal(k->message(k->ctx, &m), 0);
+    for (int i = 0; i < 3; i++) {
+        m = (ari_event_msg){l0, 11 + i, ARI_MSG_RECV, 0, 4, -1, 192, 57};
+        assert_int_equal(k->message(k->ctx, &m), 0);
+        m = (ari_event_msg){l0, 20 + i, ARI_MSG_RECV, 1, 4, -1, 192, 19};
+        assert_int_equal(k->message(k->ctx, &m), 0);
+    }
+    m = (ari_event_msg){l0, 30, ARI_MSG_RECV, 1, 4, -1, 64, 0};
+    assert_int_equal(k->message(k->ctx, &m), 0);
+    m = (ari_event_msg){l0, 31, ARI_MSG_RECV, 1, 4, -1, 64, 99};
+    assert_int_equal(k->message(k->ctx, &m), 0);
+    /* PE 1: its send of event 19, its broadcast 0, then a receive of the broadcast on itself */
+    m = (ari_event_msg){l1, 5, ARI_MSG_SEND, -1, 4, -1, 192, 19};
+    assert_int_equal(k->message(k->ctx, &m), 0);
+    ari_event_collective c = {l1, 1, 1, "Broadcast", -1, 1, 64, 0, 1, 0};
+    assert_int_equal(k->collective(k->ctx, &c), 0);
+    m = (ari_event_msg){l1, 40, ARI_MSG_RECV, 1, 4, -1, 64, 0};
+    assert_int_equal(k->message(k->ctx, &m), 0);
+    ari_event_paje_report rep;
+    assert_int_equal(ari_event_paje_finish(ep, &rep, &err), 0);
+    assert_non_null(strstr(ari_event_paje_notes(ep), "\"redelivered_receives\":6"));
+    ari_event_paje_free(ep);
+    assert_int_equal(rep.links, 2);
+    assert_non_null(strstr(r.text, "link m0 l0->l0 10 11 bytes=192\n"));
+    assert_non_null(strstr(r.text, "link m1 l1->l0 5 20 bytes=192\n"));
+    assert_int_equal(rep.redelivered, 2 + 2 + 2);
+    assert_int_equal(rep.unmatched_receives, 1);
+    assert_int_equal(rep.unmatched_sends, 0);
+}
+
 static void expect_error(const char *what, int leave_first)
 {
     rec r = {0};
@@ -224,7 +369,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mapping),
         cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_fifo_leftover),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_system_tree),
+        cmocka_unit_test(test_tree_names),
+        cmocka_unit_test(test_redelivered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

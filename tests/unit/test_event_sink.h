@@ -350,7 +350,7 @@ static inline ari_event_sink tes_sink_of(tes_sink *s)
     return (ari_event_sink){s,           tes_on_process, tes_on_location, tes_on_region,
                             tes_on_comm, tes_on_enter,   tes_on_leave,    tes_on_instant,
                             tes_on_message, tes_on_collective, tes_on_metric, tes_on_note,
-                            tes_on_progress};
+                            tes_on_progress, NULL, NULL};
 }
 
 static inline int tes_cmp_time(const void *a, const void *b)

@@ -10,6 +10,7 @@
  *    end) are refused with a message; random bytes and mutated streams end
  *    cleanly;
  *  - a sink that says stop, the ERROR frame, a frame too large for the wire;
+ *  - the system tree's frames, and a sink without a tree that drops them;
  *  - the seeds and kept finds of fuzz_event_wire (tests/fixtures/fuzz/event_wire/).
  */
 #include <setjmp.h>
@@ -35,6 +36,10 @@
 static void drive(const ari_event_sink *k)
 {
     void *c = k->ctx;
+    int64_t m = k->system_node(c, -1, "machine", "Linux"), n0 = k->system_node(c, m, "node", "quartz10");
+    int64_t n1 = k->system_node(c, m, NULL, "");
+    k->process_node(c, 0, n0);
+    k->process_node(c, 7, n1);
     int64_t p0 = k->process(c, 0, "rank 0"), p1 = k->process(c, 7, NULL), p0b = k->process(c, 0, "rank 0");
     int64_t l0 = k->location(c, p0, 0, "Master thread"), l1 = k->location(c, p1, 3, NULL);
     int64_t l0b = k->location(c, p0b, 0, "Master thread");
@@ -62,6 +67,8 @@ static void drive(const ari_event_sink *k)
                               .communicator = c1, .root = -1, .bytes_sent = 64, .bytes_received = UINT64_MAX};
     k->collective(c, &e);
     e.communicator = -1, e.op = "Barrier", e.root = INT64_MAX;
+    k->collective(c, &e);
+    e.op = "Broadcast", e.root = 0, e.has_request = 1, e.request = UINT64_MAX;
     k->collective(c, &e);
     k->metric(c, l1, 30.0, "PAPI_TOT_CYC", NULL, 1e10);
     k->metric(c, l0, 31.0, "power", "W", NAN);
@@ -326,6 +333,46 @@ static void test_bad_frames(void **state)
     want_corrupt(&r, "an end frame that is not valid", 0);
     r = (raw){0}; r_begin(&r, ARI_WIRE_END); r_u8(&r, ARI_WIRE_END);
     want_corrupt(&r, "goes on after its end", 0);
+    /* system-tree nodes: a parent never defined, a name missing, a process
+     * placed under a node never defined or under none */
+    r = (raw){0}; s = r_begin(&r, ARI_WIRE_SYSTEM_NODE); r_u32(&r, 0); r_str(&r, "node"); r_str(&r, "n");
+    r_end(&r, s);
+    want_corrupt(&r, "a system-node frame (frame 1, byte 0) names something never defined", 0);
+    r = (raw){0}; s = r_begin(&r, ARI_WIRE_SYSTEM_NODE); r_u32(&r, UINT32_MAX); r_str(&r, "node");
+    r_u32(&r, UINT32_MAX); r_end(&r, s);
+    want_corrupt(&r, "a system-node frame that is not valid", 0);
+    r = (raw){0}; s = r_begin(&r, ARI_WIRE_SYSTEM_NODE); r_u32(&r, UINT32_MAX); r_u32(&r, UINT32_MAX);
+    r_str(&r, "n"); r_end(&r, s); /* a root of no class: fine */
+    s = r_begin(&r, ARI_WIRE_PROCESS_NODE); r_u64(&r, 3); r_u32(&r, 1); r_end(&r, s);
+    want_corrupt(&r, "a process-node frame (frame 2, byte 19) names something never defined", 1);
+    r = (raw){0}; s = r_begin(&r, ARI_WIRE_PROCESS_NODE); r_u64(&r, 3); r_u32(&r, UINT32_MAX); r_end(&r, s);
+    want_corrupt(&r, "a process-node frame (frame 1, byte 0) names something never defined", 0);
+    r = (raw){0}; s = r_begin(&r, ARI_WIRE_PROCESS_NODE); r_u64(&r, 3); r_end(&r, s);
+    want_corrupt(&r, "a process-node frame that is not valid", 0);
+    r = (raw){0}; r_u8(&r, ARI_WIRE_LAST + 1); r_u32(&r, 0);
+    want_corrupt(&r, "frame type or length (frame 1, byte 0)", 0);
+}
+
+/* A sink that keeps no system tree still decodes a stream that has one:
+ * the nodes and placements are dropped, the rest arrives. */
+static void test_tree_ignored(void **state)
+{
+    (void)state;
+    size_t n;
+    unsigned char *b = stream_of(drive, &n);
+    tls_sink *t = tls_new();
+    ari_event_sink k = tls_sink_of(t);
+    k.system_node = NULL, k.process_node = NULL;
+    ari_wire_reader *r = ari_wire_reader_new(&k);
+    ari_error err = {0};
+    assert_int_equal(ari_wire_reader_feed(r, b, n, &err), ARI_WIRE_DONE);
+    ari_wire_reader_free(r);
+    const char *text = tls_text(t);
+    assert_null(strstr(text, "system_node"));
+    assert_null(strstr(text, "process_node"));
+    assert_non_null(strstr(text, "process 0 rank 0 -> 1000"));
+    tls_free(t);
+    free(b);
 }
 
 /* Random bytes and mutated streams: any clean answer, never a crash. */
@@ -529,7 +576,7 @@ int main(void)
         cmocka_unit_test(test_bad_frames),   cmocka_unit_test(test_random_input),
         cmocka_unit_test(test_sink_stop),    cmocka_unit_test(test_error_frame),
         cmocka_unit_test(test_too_large),    cmocka_unit_test(test_parent_gone),
-        cmocka_unit_test(test_fuzz_fixtures),
+        cmocka_unit_test(test_fuzz_fixtures), cmocka_unit_test(test_tree_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

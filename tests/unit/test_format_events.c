@@ -11,6 +11,7 @@
  * tests/tools/gen_otf2 writes); with it, Pipit's ping-pong traces and
  * the values Pipit's tests assert, each copied into a temp directory first.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "import/import.h"
+#include "store/state_chunks.h"
 #include "test_helpers.h"
 #include "util/fs.h"
 
@@ -151,11 +153,61 @@ static void expect_failure(fixture *f, const char *path, const char *want, const
     assert_int_equal(all_rows(f), before);
 }
 
+/* An event trace keeps its calls only in state chunks (no `states`
+ * rows): unpacks them through the store (ari_state_chunks_read) into the
+ * test's own table test_states, shaped as `states`, for the queries below. */
+static void unpack_states(fixture *f, int64_t id)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *pairs = NULL, *ins = NULL;
+    assert_int_equal(sqlite3_open(f->db_path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TABLE IF NOT EXISTS test_states(trace_id, container_id, type_id,"
+                                  " value_id, start, end, depth)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT DISTINCT container_id, type_id FROM state_chunks WHERE trace_id = ?1",
+                                        -1, &pairs, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO test_states VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &ins,
+                                        NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(pairs, 1, id);
+    char del[96];
+    snprintf(del, sizeof del, "DELETE FROM test_states WHERE trace_id = %lld", (long long)id);
+    assert_int_equal(sqlite3_exec(db, del, NULL, NULL, NULL), SQLITE_OK);
+    while (sqlite3_step(pairs) == SQLITE_ROW) {
+        int64_t c = sqlite3_column_int64(pairs, 0), t = sqlite3_column_int64(pairs, 1), n = 0;
+        ari_gantt_state *v = NULL;
+        int max_value;
+        ari_error err = {0};
+        assert_int_equal(ari_state_chunks_read(f->s, id, c, t, -HUGE_VAL, HUGE_VAL, 0, &v, &n, &max_value, &err), 1);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t row[] = {id, c, t, v[i].value};
+            for (int k = 0; k < 4; k++)
+                sqlite3_bind_int64(ins, k + 1, row[k]);
+            sqlite3_bind_double(ins, 5, v[i].start);
+            sqlite3_bind_double(ins, 6, v[i].end);
+            sqlite3_bind_int64(ins, 7, v[i].depth);
+            assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+            sqlite3_reset(ins);
+        }
+        free(v);
+    }
+    sqlite3_finalize(pairs);
+    sqlite3_finalize(ins);
+    sqlite3_close(db);
+    /* and no `states` rows */
+    assert_int_equal(q(f, "SELECT count(*) FROM states WHERE trace_id = %lld", (long long)id), 0);
+}
+
 /* The Function states of a trace whose value is like `like`. */
 static int64_t states_named(fixture *f, int64_t id, const char *like)
 {
+    unpack_states(f, id);
     return q(f,
-             "SELECT count(*) FROM states s JOIN names n ON n.trace_id = s.trace_id AND n.id = s.value_id"
+             "SELECT count(*) FROM test_states s JOIN names n ON n.trace_id = s.trace_id AND n.id = s.value_id"
              " JOIN entity_types t ON t.trace_id = s.trace_id AND t.id = s.type_id"
              " WHERE s.trace_id = %lld AND t.name = 'Function' AND n.name LIKE '%s'",
              (long long)id, like);
@@ -176,8 +228,8 @@ static int64_t containers_of(fixture *f, int64_t id, const char *type)
  * 1 CREATION, 2 BEGIN_PROCESSING with the sender's PE and event number):
  * PE 0 sends event 1 at 120 us, PE 1 begins it at 150 us (48 bytes); PE 1
  * sends event 5 at 160 us, PE 0 begins it at 210 us (16 bytes); PE 1's
- * second BEGIN_PROCESSING names PE 0's event 2, a broadcast, so it stays
- * unmatched. States: PE 0 Computation, Main, Idle, done(); PE 1
+ * second BEGIN_PROCESSING names PE 0's event 2, a broadcast: one of its
+ * deliveries, neither a message nor unmatched (no warning). States: PE 0 Computation, Main, Idle, done(); PE 1
  * Computation, Idle, work, Pack, work: 9. */
 static void test_projections_tiny(void **state)
 {
@@ -203,13 +255,15 @@ static void test_projections_tiny(void **state)
                           " a.container_id = m.src_container JOIN ev_locations b ON b.trace_id = m.trace_id AND"
                           " b.container_id = m.dst_container WHERE m.trace_id = %lld AND a.rank = m.src_rank AND"
                           " b.rank = m.dst_rank", (long long)id), 2);
-    assert_int_equal(q(f, "SELECT count(*) FROM links WHERE trace_id = %lld", (long long)id), 2);
-    assert_int_equal(q(f, "SELECT json_extract(warnings_json, '$[0].code') = 'unmatched_messages' AND"
-                          " json_extract(warnings_json, '$[0].message') LIKE '%%0 sends and 1 receives%%'"
-                          " FROM traces WHERE id = %lld", (long long)id), 1);
+    /* the messages are links in the counts, ev_messages rows in the store */
+    assert_int_equal(q(f, "SELECT json_extract(counts_json, '$.links') FROM traces WHERE id = %lld", (long long)id), 2);
+    assert_int_equal(q(f, "SELECT count(*) FROM links WHERE trace_id = %lld", (long long)id), 0);
+    assert_int_equal(q(f, "SELECT json_array_length(warnings_json) FROM traces WHERE id = %lld", (long long)id), 0);
     assert_int_equal(q(f, "SELECT json_extract(summary_json, '$.ranks') * 1000 + json_extract(summary_json,"
                           " '$.messages') * 10 + json_extract(summary_json, '$.unmatched_receives') FROM traces"
-                          " WHERE id = %lld", (long long)id), 2021);
+                          " WHERE id = %lld", (long long)id), 2020);
+    assert_int_equal(q(f, "SELECT json_extract(summary_json, '$.redelivered_receives') FROM traces WHERE id = %lld",
+                       (long long)id), 1);
     /* the files: the .sts and both logs */
     assert_int_equal(q(f, "SELECT count(*) FROM trace_files WHERE trace_id = %lld", (long long)id), 3);
     /* the derived CCT: Computation at the root of each PE */
@@ -284,8 +338,39 @@ static void test_hpctoolkit_tiny(void **state)
     assert_int_equal(states_named(f, id, "%"), 9);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld", (long long)id), 2);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), 0);
-    /* the events trace read trace.db, meta.db and profile.db */
+    /* the events trace read trace.db, meta.db and profile.db; the profile
+     * lists trace.db too: both digests cover the whole database */
     assert_int_equal(q(f, "SELECT count(*) FROM trace_files WHERE trace_id = %lld", (long long)id), 3);
+    assert_int_equal(q(f, "SELECT count(*) FROM trace_files t JOIN traces p ON p.id = t.trace_id"
+                          " WHERE p.kind = 'profile' AND t.name LIKE '%%trace.db'"), 1);
+    assert_int_equal(q(f, "SELECT count(DISTINCT sha256) FROM traces"), 1);
+
+    /* the same database without trace.db is another upload (its profile
+     * is not the first one's: before, both profiles had meta.db and
+     * profile.db only and this one was refused as a duplicate) */
+    char *bare = path_of(f->dir, "bare"), *tdb = path_of(bare, "trace.db");
+    copy_tree(src, bare);
+    assert_int_equal(unlink(tdb), 0);
+    p = bare;
+    if (import_paths(f, &p, 1, 0, &res, &err) != 0)
+        fail_msg("%s", err.message);
+    assert_int_equal(res.ntraces, 1);
+    assert_int_equal(res.nduplicates, 0);
+    ari_import_result_free(&res);
+
+    /* the whole database again: both of its traces are duplicates */
+    char *again = path_of(f->dir, "again");
+    copy_tree(src, again);
+    int64_t before = all_rows(f);
+    p = again;
+    assert_int_not_equal(import_paths(f, &p, 1, 0, &res, &err), 0);
+    assert_string_equal(err.code, ARI_E_DUPLICATE);
+    assert_int_equal(res.nduplicates, 2);
+    ari_import_result_free(&res);
+    assert_int_equal(all_rows(f), before);
+    free(again);
+    free(tdb);
+    free(bare);
     free(src);
     free(dir);
 }
@@ -305,7 +390,8 @@ static void test_otf2_generated(void **state)
         skip();
     }
     char *dir = path_of(f->dir, "ring"), *expect = path_of(f->dir, "expect.json"), *cmd;
-    if (asprintf(&cmd, "'%s' --ranks 64 --iterations 2 --expect --out '%s' > '%s'", gen, dir, expect) < 0)
+    if (asprintf(&cmd, "'%s' --ranks 64 --iterations 2 --ranks-per-node 16 --expect --out '%s' > '%s'", gen, dir,
+                 expect) < 0)
         abort();
     assert_int_equal(system(cmd), 0);
     char text[65536] = {0};
@@ -330,6 +416,12 @@ static void test_otf2_generated(void **state)
     ari_import_result_free(&res);
     assert_int_equal(q(f, "SELECT count(*) FROM trace_files WHERE trace_id = %lld", (long long)id), 2 + 2 * 64);
     assert_int_equal(containers_of(f, id, "Process"), 64);
+    /* the system tree: one machine > 4 nodes of 16 ranks each */
+    assert_int_equal(containers_of(f, id, "Machine"), 1);
+    assert_int_equal(containers_of(f, id, "Node"), 4);
+    assert_int_equal(q(f, "SELECT count(*) FROM containers c JOIN containers n ON n.trace_id = c.trace_id"
+                          " AND n.id = c.parent_id WHERE c.trace_id = %lld AND c.name LIKE 'MPI Rank %%'"
+                          " AND n.name = 'node ' || (CAST(substr(c.name, 10) AS INTEGER) / 16)", (long long)id), 64);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld", (long long)id), 64);
     assert_int_equal(q(f, "SELECT json_extract(summary_json, '$.events') FROM traces WHERE id = %lld", (long long)id),
                      events);
@@ -338,6 +430,65 @@ static void test_otf2_generated(void **state)
                           " AND bytes = 1024", (long long)id), messages);
     free(cmd);
     free(expect);
+    free(dir);
+    free(gen);
+}
+
+/* What an import's progress callback heard. */
+typedef struct heard {
+    int calls, evt_calls;      /* all; those whose phase names a .evt file */
+    double evt_max;            /* the largest fraction while reading a .evt */
+    double last_reading;       /* the fraction of the last "reading" phase */
+    int backwards;             /* a "reading" fraction smaller than the one before */
+} heard;
+
+static void on_heard(void *ctx, double fraction, const char *phase)
+{
+    heard *h = ctx;
+    h->calls++;
+    if (strncmp(phase, "reading ", 8) != 0)
+        return;
+    if (fraction < h->last_reading)
+        h->backwards++;
+    h->last_reading = fraction;
+    if (strstr(phase, ".evt")) {
+        h->evt_calls++;
+        if (fraction > h->evt_max)
+            h->evt_max = fraction;
+    }
+}
+
+/* An OTF2 import's progress follows the bytes of every file read: while
+ * the reader is in the .evt files (nearly all of the bytes) the phase
+ * names them and the fraction climbs past one half, never backwards.
+ * (Before, the phase named the anchor throughout and the fraction moved
+ * over its few hundred bytes only.) */
+static void test_otf2_progress(void **state)
+{
+    fixture *f = *state;
+    const char *build = getenv("ARIADNE_BUILD_DIR");
+    char *gen = build ? path_of(build, "gen_otf2") : NULL;
+    if (!gen || access(gen, X_OK) != 0) {
+        free(gen);
+        skip();
+    }
+    char *dir = path_of(f->dir, "big"), *cmd;
+    if (asprintf(&cmd, "'%s' --ranks 8 --events 600000 --out '%s' > /dev/null", gen, dir) < 0)
+        abort();
+    assert_int_equal(system(cmd), 0);
+    heard h = {0};
+    ari_import_input in = {dir, NULL};
+    ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = f->work, .progress = on_heard,
+                              .progress_ctx = &h};
+    ari_import_result res = {0};
+    ari_error err = {0};
+    if (ari_import(f->s, &req, &res, &err) != 0)
+        fail_msg("%s", err.message);
+    ari_import_result_free(&res);
+    if (h.evt_calls < 4 || h.evt_max < 0.5 || h.backwards)
+        fail_msg("%d calls, %d naming a .evt, up to %g, %d backwards", h.calls, h.evt_calls, h.evt_max,
+                 h.backwards);
+    free(cmd);
     free(dir);
     free(gen);
 }
@@ -368,15 +519,27 @@ static void test_otf2_pingpong(void **state)
 
     assert_int_equal(containers_of(f, id, "Process"), 2);
     assert_int_equal(containers_of(f, id, "Thread"), 2);
+    /* the system tree (otf2-print -G): machine "Linux" > node "quartz10" >
+     * both ranks; ev_locations' process is still the Process container */
+    assert_int_equal(containers_of(f, id, "Machine"), 1);
+    assert_int_equal(containers_of(f, id, "Node"), 1);
+    assert_int_equal(q(f, "SELECT count(*) FROM containers c JOIN containers n ON n.trace_id = c.trace_id"
+                          " AND n.id = c.parent_id JOIN containers m ON m.trace_id = c.trace_id AND m.id = n.parent_id"
+                          " JOIN containers r ON r.trace_id = c.trace_id AND r.id = m.parent_id"
+                          " WHERE c.trace_id = %lld AND c.name LIKE 'MPI Rank %%' AND n.name = 'quartz10'"
+                          " AND m.name = 'Linux' AND r.parent_id IS NULL", (long long)id), 2);
+    assert_int_equal(q(f, "SELECT count(*) FROM ev_locations l JOIN containers c ON c.trace_id = l.trace_id"
+                          " AND c.id = l.process_id JOIN entity_types t ON t.trace_id = c.trace_id AND t.id = c.type_id"
+                          " WHERE l.trace_id = %lld AND t.name = 'Process'", (long long)id), 2);
     /* Pipit: 120 events, 36 of them instants (ProgramBegin/End, 16 MpiSend,
      * 16 MpiRecv), so (120 - 36) / 2 = 42 Enter/Leave pairs, 21 per rank
      * (60 events, 18 instants each); 32 MPI_Send rows: 16 states */
     assert_int_equal(states_named(f, id, "%"), 42);
-    assert_int_equal(q(f, "SELECT count(*) FROM (SELECT container_id, count(*) c FROM states WHERE trace_id = %lld"
+    assert_int_equal(q(f, "SELECT count(*) FROM (SELECT container_id, count(*) c FROM test_states WHERE trace_id = %lld"
                           " GROUP BY 1) WHERE c = 21", (long long)id), 2);
     assert_int_equal(states_named(f, id, "MPI_Send"), 16);
     assert_int_equal(states_named(f, id, "MPI_Recv"), 16);
-    assert_int_equal(q(f, "SELECT max(depth) FROM states WHERE trace_id = %lld", (long long)id), 1);
+    assert_int_equal(q(f, "SELECT max(depth) FROM test_states WHERE trace_id = %lld", (long long)id), 1);
     assert_int_equal(q(f, "SELECT count(*) FROM events WHERE trace_id = %lld", (long long)id), 4);
     /* trace.py: 8 messages of 4177920 bytes each way */
     assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), 16);
@@ -388,7 +551,9 @@ static void test_otf2_pingpong(void **state)
     }
     assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND recv_time < send_time",
                        (long long)id), 0);
-    assert_int_equal(q(f, "SELECT count(*) FROM links WHERE trace_id = %lld", (long long)id), 16);
+    /* the messages are links in the counts, ev_messages rows in the store */
+    assert_int_equal(q(f, "SELECT json_extract(counts_json, '$.links') FROM traces WHERE id = %lld", (long long)id), 16);
+    assert_int_equal(q(f, "SELECT count(*) FROM links WHERE trace_id = %lld", (long long)id), 0);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld AND thread = 0 AND rank IN (0, 1)",
                        (long long)id), 2);
     assert_int_equal(q(f, "SELECT count(DISTINCT rank) FROM ev_locations WHERE trace_id = %lld", (long long)id), 2);
@@ -479,9 +644,15 @@ static void test_projections_pingpong(void **state)
                      11968);
     assert_int_equal(q(f, "SELECT sum(bytes) FROM ev_messages WHERE trace_id = %lld AND src_rank = 1", (long long)id),
                      11056);
-    /* the receives: 121 + 110, 145 of them matched */
+    /* the receives: 121 + 110, 145 of them matched; the other 86 are 10
+     * deliveries of PE 0's broadcast (event 0) and 76 second and third
+     * BEGIN_PROCESSINGs of one message (an array element's message begun
+     * as types 4, 21, 4 with the same sender and event): no warning */
     assert_int_equal(q(f, "SELECT json_extract(summary_json, '$.unmatched_receives') FROM traces WHERE id = %lld",
+                       (long long)id), 0);
+    assert_int_equal(q(f, "SELECT json_extract(summary_json, '$.redelivered_receives') FROM traces WHERE id = %lld",
                        (long long)id), 121 + 110 - 145);
+    assert_int_equal(q(f, "SELECT json_array_length(warnings_json) FROM traces WHERE id = %lld", (long long)id), 0);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld", (long long)id), 2);
     /* the .sts, two logs and the .projrc */
     assert_int_equal(q(f, "SELECT count(*) FROM trace_files WHERE trace_id = %lld", (long long)id), 4);
@@ -495,19 +666,25 @@ static void test_hpctoolkit_pingpong(void **state)
     if (!dir)
         skip();
     int64_t id = import_one(f, dir, "hpctoolkit_trace");
+    unpack_states(f, id);
     assert_int_equal(q(f, "SELECT count(*) FROM traces WHERE kind = 'profile' AND format = 'hpctoolkit'"), 1);
     /* hpctoolkit.py: 117 and 88 Enter events that are not loops; 7
      * PMPI_Send per rank; the last Leave 311978000 ns after the first event */
     for (int r = 0; r < 2; r++) {
         int64_t n = q(f,
-                      "SELECT count(*) FROM states s JOIN names n ON n.trace_id = s.trace_id AND n.id = s.value_id"
+                      "SELECT count(*) FROM test_states s JOIN names n ON n.trace_id = s.trace_id AND n.id = s.value_id"
                       " JOIN ev_locations l ON l.trace_id = s.trace_id AND l.container_id = s.container_id"
                       " WHERE s.trace_id = %lld AND l.rank = %d AND n.name NOT LIKE 'Loop@%%'",
                       (long long)id, r);
         assert_int_equal(n, r == 0 ? 117 : 88);
     }
     assert_int_equal(states_named(f, id, "PMPI_Send%"), 14);
-    assert_int_equal(q(f, "SELECT max(end) = 311978000 FROM states WHERE trace_id = %lld", (long long)id), 1);
+    assert_int_equal(q(f, "SELECT max(end) = 311978000 FROM test_states WHERE trace_id = %lld", (long long)id), 1);
+    /* the identifier tuples name one compute node (NODE): Node > Process */
+    assert_int_equal(containers_of(f, id, "Node"), 1);
+    assert_int_equal(q(f, "SELECT count(*) FROM containers c JOIN containers n ON n.trace_id = c.trace_id"
+                          " AND n.id = c.parent_id JOIN entity_types t ON t.trace_id = n.trace_id AND t.id = n.type_id"
+                          " WHERE c.trace_id = %lld AND t.name = 'Node' AND n.name LIKE 'node %%'", (long long)id), 2);
     free(dir);
 }
 
@@ -574,6 +751,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_log_without_sts, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_hpctoolkit_tiny, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_otf2_generated, test_db_setup, test_db_teardown),
+        cmocka_unit_test_setup_teardown(test_otf2_progress, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_otf2_pingpong, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_otf2_archive, test_db_setup, test_db_teardown),
         cmocka_unit_test_setup_teardown(test_otf2_papi, test_db_setup, test_db_teardown),

@@ -23,7 +23,7 @@ typedef struct tls_sink {
     char *text;
     size_t len;
     int64_t ranks[TLS_MAX], threads[TLS_MAX], tprocs[TLS_MAX];
-    size_t nprocs, nlocs, nregions, ncomms;
+    size_t nprocs, nlocs, nregions, ncomms, nnodes;
     int64_t calls, fail_at;
     int64_t progress_calls;
 } tls_sink;
@@ -54,6 +54,22 @@ static inline int64_t tls_process(void *ctx, int64_t rank, const char *name)
     }
     fprintf(t->f, "process %lld %s -> %zu\n", (long long)rank, tls_s(name), 1000 + i);
     return 1000 + (int64_t)i;
+}
+
+static inline int64_t tls_system_node(void *ctx, int64_t parent, const char *cls, const char *name)
+{
+    tls_sink *t = ctx;
+    if (tls_call(t) < 0)
+        return -1;
+    fprintf(t->f, "system_node %lld %s %s -> %zu\n", (long long)parent, tls_s(cls), tls_s(name), 5000 + t->nnodes);
+    return 5000 + (int64_t)t->nnodes++;
+}
+
+static inline int tls_process_node(void *ctx, int64_t rank, int64_t node)
+{
+    tls_sink *t = ctx;
+    fprintf(t->f, "process_node %lld %lld\n", (long long)rank, (long long)node);
+    return tls_call(t);
 }
 
 static inline int64_t tls_location(void *ctx, int64_t process, int64_t thread, const char *name)
@@ -124,9 +140,9 @@ static inline int tls_message(void *ctx, const ari_event_msg *m)
 static inline int tls_collective(void *ctx, const ari_event_collective *c)
 {
     tls_sink *t = ctx;
-    fprintf(t->f, "collective %lld %a %a %s %lld %lld %llu %llu\n", (long long)c->location, c->begin, c->end,
-            tls_s(c->op), (long long)c->communicator, (long long)c->root, (unsigned long long)c->bytes_sent,
-            (unsigned long long)c->bytes_received);
+    fprintf(t->f, "collective %lld %a %a %s %lld %lld %llu %llu %d %llu\n", (long long)c->location, c->begin,
+            c->end, tls_s(c->op), (long long)c->communicator, (long long)c->root, (unsigned long long)c->bytes_sent,
+            (unsigned long long)c->bytes_received, c->has_request, (unsigned long long)c->request);
     return tls_call(t);
 }
 
@@ -167,7 +183,7 @@ static inline ari_event_sink tls_sink_of(tls_sink *t)
         .ctx = t, .process = tls_process, .location = tls_location, .region = tls_region,
         .communicator = tls_comm, .enter = tls_enter, .leave = tls_leave, .instant = tls_instant,
         .message = tls_message, .collective = tls_collective, .metric = tls_metric, .note = tls_note,
-        .progress = tls_progress,
+        .progress = tls_progress, .system_node = tls_system_node, .process_node = tls_process_node,
     };
 }
 

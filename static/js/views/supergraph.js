@@ -13,6 +13,12 @@
 // be brushed to compare those ranks with the others: the view then shows the
 // two super graphs, coloured by the difference of exclusive time.
 //
+// On an event trace (kind events: the CCT derived from the calls) the nodes
+// are coloured by function by default, with the colour every view of the
+// trace gives it (colors.js functionColor), and a click on a node also
+// highlights its function in every view (lib/function_focus.js, `fn=` in the
+// URL): the focused function's nodes stay, the others dim.
+//
 // The server does the graph (GET /traces/{id}/supergraph); this module does
 // the layout (d3-sankey) and the drawing. Every setting lives in the URL.//
 // Code map: SupergraphView holds the state and the panels (load, save,
@@ -25,12 +31,13 @@ import { h, clear, modal } from '../dom.js';
 import { getD3 } from '../d3.js';
 import { registerView } from '../trace.js';
 import { errorBox } from '../settings.js';
-import { SUPERGRAPH, heatScale, differenceScale } from '../colors.js';
+import { SUPERGRAPH, heatScale, differenceScale, functionColor } from '../colors.js';
 import { svg } from '../lib/svg.js';
 import { fmtValue, fmtShare, rangesText, formatNumber } from '../lib/format.js';
 import { createTooltip } from '../lib/tooltip.js';
 import { profileUnit } from '../lib/profile_unit.js';
 import { layoutGraph, hatchPattern, drawLinks, highlightLinks, drawNode } from '../lib/sankey.js';
+import { getFocus, setFocus, toggleFocus, subscribe, focusFromParams } from '../lib/function_focus.js';
 
 registerView({ id: 'supergraph', title: 'Super graph', kinds: ['profile', 'events'], render: renderSupergraph });
 
@@ -48,9 +55,15 @@ function parseSplits(text) {
 
 // ---- the view ------------------------------------------------------------------
 
-async function renderSupergraph(el, trace, params, setParams, { signal }) {
-  await new SupergraphView(el, trace, params, setParams, signal).load();
+async function renderSupergraph(el, trace, params, setParams, { signal, onDispose }) {
+  const view = new SupergraphView(el, trace, params, setParams, signal);
+  if (view.events && onDispose) onDispose(subscribe(() => { view.save(); view.showFocus(); view.drawFocusLegend(); }));
+  await view.load();
 }
+
+// The function a node stands for on an event trace: its single entry
+// function, else its name (a module or a group of functions).
+const fnOf = (n) => (n.entry_functions && n.entry_functions.length === 1 ? n.entry_functions[0].name : n.name);
 
 class SupergraphView {
   constructor(el, trace, params, setParams, signal) {
@@ -58,7 +71,11 @@ class SupergraphView {
     this.trace = trace;
     this.setParams = setParams;
     this.signal = signal;
-    this.st = { ...DEFAULTS, ...params };
+    this.events = trace.kind === 'events';
+    this.defaults = this.events ? { ...DEFAULTS, color: 'fn' } : DEFAULTS;
+    if (this.events) focusFromParams(params, trace.id);
+    this.st = { ...this.defaults, ...params };
+    if (this.st.color === 'fn' && !this.events) this.st.color = DEFAULTS.color;
     this.st.splits = parseSplits(params.split);
     this.data = null;
     el.classList.add('sg-view');
@@ -76,6 +93,7 @@ class SupergraphView {
   // The settings into the URL (defaults left out).
   save(push = false) {
     const st = this.st;
+    const DEFAULTS = this.defaults;
     this.setParams({
       group_by: st.group_by === DEFAULTS.group_by ? null : st.group_by,
       map: st.group_by === 'map' ? st.map : null,
@@ -86,6 +104,7 @@ class SupergraphView {
       split: st.splits.length ? JSON.stringify(st.splits) : null,
       ranks: st.ranks || null,
       node: st.node || null,
+      ...(this.events ? { fn: getFocus() } : {}),
     }, { push });
   }
 
@@ -132,8 +151,10 @@ class SupergraphView {
       + (data.duplicates ? ` · ${data.duplicates} duplicated to avoid cycles` : '');
     clear(this.chart);
     clear(this.legend);
+    this.fnLegend = null;
     if (data.brush) this.drawBrushed();
     else this.drawSingle();
+    this.showFocus();
     this.drawDetails();
   }
 
@@ -156,7 +177,8 @@ class SupergraphView {
     ranksInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') applyRanks(); });
     clear(this.controls).append(
       selectField('sg-metric', 'Metric', data.metric.name, metrics, (v) => { st.metric = v; reload(); }),
-      selectField('sg-color', 'Colour by', st.color, [['exc', 'Exclusive time'], ['inc', 'Inclusive time']],
+      selectField('sg-color', 'Colour by', st.color,
+        [...(this.events ? [['fn', 'Function']] : []), ['exc', 'Exclusive time'], ['inc', 'Inclusive time']],
         (v) => { st.color = v; this.save(); this.drawAll(); }),
       selectField('sg-group', 'Group by', st.group_by,
         [['module', 'Module'], ['name', 'Function (call graph)'], ['file', 'File'], ['map', 'Module map…']],
@@ -220,9 +242,20 @@ class SupergraphView {
 
   // ---- the graphs ----
 
-  // One super graph coloured by exclusive or inclusive time.
+  // One super graph coloured by exclusive or inclusive time, or on an
+  // event trace by function.
   drawSingle() {
     const { d3, st, data } = this;
+    if (st.color === 'fn') {
+      this.fnLegend = h('div', { class: 'sg-fn-legend', id: 'sg-fn-legend', role: 'group', 'aria-label': 'Functions' });
+      this.legend.append(this.fnLegend, staticLegend(), this.unitNote() || '');
+      this.drawFocusLegend();
+      const height = Math.max(420, Math.min(620, 120 + data.nodes.length * 14));
+      this.drawGraph(this.chart, data.nodes, data.edges, {
+        height, fill: (n) => functionColor(fnOf(n)), title: null, root: data.root_inclusive,
+      });
+      return;
+    }
     const key = st.color === 'inc' ? 'inclusive' : 'exclusive';
     const max = d3.max(data.nodes.map((n) => n[key])) || 1;
     const scale = heatScale(d3, [0, max * 1.08]);
@@ -278,6 +311,7 @@ class SupergraphView {
       });
       g.addEventListener('mousemove', (ev) => tip.show(ev, nodeTip(n, unit, opts, (id) => this.nodeColour(id))));
       g.addEventListener('mouseleave', tip.hide);
+      if (this.events) g.dataset.fn = fnOf(n);
       g.addEventListener('click', () => this.selectNode(n.id));
       g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); this.selectNode(n.id); } });
       g.addEventListener('mouseenter', () => highlightLinks(gLinks, n.id, true));
@@ -299,9 +333,38 @@ class SupergraphView {
 
   // ---- selection and details ----
 
+  // The keys of the functions drawn (event traces coloured by function):
+  // a click highlights the function in every view.
+  drawFocusLegend() {
+    if (!this.fnLegend || !this.data) return;
+    const focus = getFocus();
+    const names = [...new Set(this.data.nodes.map(fnOf))];
+    clear(this.fnLegend).append(h('span', { class: 'small' }, 'Colour: function'),
+      ...names.map((name) => h('button', {
+        type: 'button', class: `legend-item legend-fn${focus === name ? ' is-focused' : ''}${focus && focus !== name ? ' is-dimmed' : ''}`,
+        'data-fn': name, 'aria-pressed': focus === name ? 'true' : 'false', title: 'Highlight this function in every view',
+        onclick: () => toggleFocus(name),
+      }, h('span', { class: 'swatch', style: `background:${functionColor(name)}` }), name)));
+  }
+
+  // The shared function highlight on the nodes (event traces).
+  showFocus() {
+    if (!this.events) return;
+    const focus = getFocus();
+    this.chart.dataset.focus = focus || '';
+    for (const g of this.chart.querySelectorAll('.sg-node')) {
+      g.classList.toggle('is-focused', focus !== null && g.dataset.fn === focus);
+      g.classList.toggle('is-dimmed', focus !== null && g.dataset.fn !== focus);
+    }
+  }
+
   selectNode(id) {
     const { st } = this;
     st.node = st.node === id ? null : id;
+    if (this.events) { // the node's function highlighted everywhere (cleared with the selection)
+      const n = st.node && this.data.nodes.find((x) => x.id === st.node);
+      setFocus(n ? fnOf(n) : null);
+    }
     this.save();
     for (const g of this.chart.querySelectorAll('.sg-node')) g.classList.toggle('selected', g.dataset.id === st.node);
     this.drawDetails();

@@ -186,6 +186,14 @@ async function renderTimeline(el, trace, params, setParams, { signal, onDispose 
     const axis = s.append('g').attr('class', 'axis axis-time').attr('transform', `translate(${box.left},${TOP - 2})`)
       .call(d3.axisTop(x).ticks(ticks).tickSizeOuter(0).tickFormat(x.tickFormat(ticks)));
     axis.select('.domain').remove();
+    // a label centred on a tick near the left edge would run into the axis
+    // title (time (ns), which ends 8 px left of the plot): it is left out
+    // (its tick stays; shifting it right could run into the next label,
+    // ticks may be 60 px apart)
+    axis.selectAll('.tick text').each(function (v) {
+      const w = this.getComputedTextLength ? this.getComputedTextLength() : 0;
+      if (x(v) - w / 2 < -6) this.remove();
+    });
     s.append('text').attr('class', 'axis-unit').attr('x', box.left - 8).attr('y', TOP - 12).attr('text-anchor', 'end')
       .text(`time (${unit()})`);
     s.append('g').attr('class', 'grid').attr('transform', `translate(${box.left},${TOP})`)
