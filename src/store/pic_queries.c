@@ -354,7 +354,7 @@ static int read_packed_values(ari_store *s, int64_t trace, vals *v, raw_values *
     unsigned char *seen = calloc((size_t)v->max_id + 1, 1);
     if (!seen)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    int rc = ari_state_chunks_values(s, trace, NULL, 0, seen, v->max_id + 1, err);
+    int rc = ari_state_chunks_values(s, trace, seen, v->max_id + 1, err);
     sqlite3_stmt *st = rc < 0 ? NULL : ari_store_stmt_id(s, "SELECT id, name FROM names WHERE trace_id = ?1", trace, err);
     if (!st) {
         free(seen);

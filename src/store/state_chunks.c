@@ -357,33 +357,16 @@ int ari_state_chunks_at(ari_store *s, int64_t trace_id, int64_t container, int64
 
 /* ---- values and presence ---- */
 
-static int listed(const int64_t *only, size_t n, int64_t id)
+int ari_state_chunks_values(ari_store *s, int64_t trace_id, unsigned char *seen, int64_t nseen, ari_error *err)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (only[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && only[lo] == id;
-}
-
-int ari_state_chunks_values(ari_store *s, int64_t trace_id, const int64_t *only, size_t nonly, unsigned char *seen,
-                            int64_t nseen, ari_error *err)
-{
-    sqlite3_stmt *st =
-        ari_store_stmt_id(s, "SELECT container_id, n, data FROM state_chunks WHERE trace_id = ?1", trace_id, err);
+    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT n, data FROM state_chunks WHERE trace_id = ?1", trace_id, err);
     if (!st)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (only && !listed(only, nonly, sqlite3_column_int64(st, 0)))
-            continue;
-        const char *blob = sqlite3_column_blob(st, 2);
-        int64_t n = sqlite3_column_int64(st, 1);
-        if (n < 0 || (size_t)sqlite3_column_bytes(st, 2) != (size_t)n * sizeof(packed_state)) {
+        const char *blob = sqlite3_column_blob(st, 1);
+        int64_t n = sqlite3_column_int64(st, 0);
+        if (n < 0 || (size_t)sqlite3_column_bytes(st, 1) != (size_t)n * sizeof(packed_state)) {
             sqlite3_reset(st);
             return ari_error_set(err, ARI_E_DB, "a chunk of states of trace %lld has the wrong size",
                                  (long long)trace_id);

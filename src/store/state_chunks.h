@@ -63,10 +63,8 @@ int ari_state_chunks_at(ari_store *s, int64_t trace_id, int64_t container, int64
                         ari_gantt_state *out, ari_error *err);
 
 /* Sets seen[v] = 1 for every value id v < nseen of the trace's packed
- * states (of containers in `only` when only != NULL, nonly of them,
- * sorted ascending). 0 or -1. */
-int ari_state_chunks_values(ari_store *s, int64_t trace_id, const int64_t *only, size_t nonly, unsigned char *seen,
-                            int64_t nseen, ari_error *err);
+ * states. 0 or -1. */
+int ari_state_chunks_values(ari_store *s, int64_t trace_id, unsigned char *seen, int64_t nseen, ari_error *err);
 
 /* Whether the trace keeps its states in chunks: 1, 0 or -1. */
 int ari_state_chunks_present(ari_store *s, int64_t trace_id, ari_error *err);
