@@ -18,27 +18,31 @@
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/state_rows.h"
 #include "analysis_ctx.h"
+#include "csv_reply.h"
 #include "handlers.h"
+#include "json_text.h"
 #include "params.h"
 #include "reply.h"
-#include "store/state_queries.h"
 #include "states_answer.h"
+#include "store/state_queries.h"
 #include "store/task_queries.h"
 #include "util/vec.h"
 
-#define MAX_WIDTH      4000
-#define DEFAULT_WIDTH  1000
-#define MAX_ROWS       1000
-#define DEFAULT_ROWS   200
-#define MAX_FILTER_IDS 10000
-#define MAX_LINKS      200000
-#define DEFAULT_LINKS  20000
-#define STATES_DIGITS  15
+#define MAX_WIDTH       4000
+#define DEFAULT_WIDTH   1000
+#define MAX_ROWS        1000
+#define DEFAULT_ROWS    200
+#define MAX_FILTER_IDS  10000
+#define MAX_LINKS       200000
+#define DEFAULT_LINKS   20000
+#define STATES_DIGITS   15
+#define THREADED_STATES 8192 /* a row rendered on a thread of its own from this many states */
 
 typedef struct states_req {
     int64_t id, width, offset, limit, max_states;
@@ -142,72 +146,199 @@ static int value_index(ari_request *r, states_req *q, int v, ari_error *err)
 }
 
 /* [[value, depth, start, end], ...] of the states mode. */
-static json_t *states_json(ari_request *r, states_req *q, const ari_gantt_state *st,
-                           const ari_state_row_result *res, ari_error *err)
+static int states_text(ari_request *r, states_req *q, const ari_gantt_state *st,
+                       const ari_state_row_result *res, ari_json_text *t, ari_error *err)
 {
-    json_t *list = json_array();
-    for (int64_t k = 0; list && k < res->count; k++) {
+    ari_json_text_char(t, '[');
+    for (int64_t k = 0; k < res->count; k++) {
         const ari_gantt_state *s = &st[res->index[k]];
         int v = value_index(r, q, s->value, err);
-        if (v < 0 || json_array_append_new(list, json_pack("[i,i,f,f]", v, s->depth, s->start, s->end)) < 0) {
-            json_decref(list);
-            return NULL;
-        }
+        if (v < 0)
+            return -1;
+        ari_json_text_raw(t, k ? ",[" : "[", k ? 2 : 1);
+        ari_json_text_int(t, v);
+        ari_json_text_char(t, ',');
+        ari_json_text_int(t, s->depth);
+        ari_json_text_char(t, ',');
+        ari_json_text_real(t, s->start, STATES_DIGITS);
+        ari_json_text_char(t, ',');
+        ari_json_text_real(t, s->end, STATES_DIGITS);
+        ari_json_text_char(t, ']');
     }
-    return list;
+    ari_json_text_char(t, ']');
+    return 0;
 }
 
 /* A share as drawn: rounded down to 1e-4 (a hundredth of a percent), so
  * that a column's shares still add up to at most 1 and the answer is not
- * mostly digits; a share below that keeps its value. */
-static double drawn_share(double share)
+ * mostly digits; a share below that keeps its value. Written as jansson
+ * writes the real (floor(share * 1e4) / 1e4 is k / 10^4 exactly rounded,
+ * which "%.15g" prints as its at most 4 decimals; test_json_text checks
+ * every k), without printf for the usual k in 1..10^4 (json_text.h). */
+static void share_text(ari_json_text *t, double share)
 {
-    double r = floor(share * 1e4) / 1e4;
-    return r > 0 ? r : share;
+    double f = floor(share * 1e4);
+    if (!(f >= 1 && f <= 1e4)) {
+        ari_json_text_real(t, f > 0 ? f / 1e4 : share, STATES_DIGITS);
+        return;
+    }
+    ari_json_text_ten_thousandths(t, (int)f);
 }
 
 /* [[pixel, depth, value, share], ...] of the pixels mode. */
-static json_t *pixels_json(ari_request *r, states_req *q, const ari_state_row_result *res, ari_error *err)
+static int pixels_text(ari_request *r, states_req *q, const ari_state_row_result *res, ari_json_text *t,
+                       ari_error *err)
 {
-    json_t *list = json_array();
-    for (int64_t k = 0; list && k < res->ncells; k++) {
+    ari_json_text_char(t, '[');
+    for (int64_t k = 0; k < res->ncells; k++) {
         const ari_state_cell *c = &res->cells[k];
         int v = value_index(r, q, c->value, err);
-        if (v < 0 ||
-            json_array_append_new(list, json_pack("[i,i,i,f]", c->pixel, c->depth, v, drawn_share(c->share))) < 0) {
-            json_decref(list);
-            return NULL;
-        }
+        if (v < 0)
+            return -1;
+        ari_json_text_raw(t, k ? ",[" : "[", k ? 2 : 1);
+        ari_json_text_int(t, c->pixel);
+        ari_json_text_char(t, ',');
+        ari_json_text_int(t, c->depth);
+        ari_json_text_char(t, ',');
+        ari_json_text_int(t, v);
+        ari_json_text_char(t, ',');
+        share_text(t, c->share);
+        ari_json_text_char(t, ']');
     }
-    return list;
+    ari_json_text_char(t, ']');
+    return 0;
 }
 
-static json_t *row_json(ari_request *r, states_req *q, const ari_sq_row *row, ari_error *err)
+/* The row's members before its states or pixels, as jansson writes them,
+ * with the closing brace left open. */
+static int row_head_text(const ari_sq_row *row, const ari_state_row_result *res, ari_json_text *t,
+                         ari_error *err)
 {
-    ari_gantt_state *st = NULL;
-    int64_t n = 0;
-    int max_value = 0;
-    if (ari_sq_row_states(r->db, q->id, row, q->start, q->end, &st, &n, &max_value, err) < 0)
-        return NULL;
+    json_t *o = json_pack("{s:I,s:s,s:s,s:i,s:I,s:s,s:s,s:I,s:i}", "container_id",
+                          (json_int_t)row->container_id, "name", row->name, "path", row->path, "level",
+                          row->level, "type_id", (json_int_t)row->type_id, "type", row->type_name, "mode",
+                          res->mode == ARI_STATE_ROWS_STATES ? "states" : "pixels", "count",
+                          (json_int_t)res->count, "max_depth", res->max_depth);
+    if (!o)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_json_text_value(t, o, JSON_COMPACT | JSON_REAL_PRECISION(STATES_DIGITS));
+    json_decref(o);
+    if (t->failed)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    t->len--; /* the '}' */
+    return 0;
+}
+
+/* One row of the page on its way: its states read from the store, then
+ * rendered (ari_state_row_render, pure C: on a thread of its own while the
+ * next row is read), then written. */
+typedef struct row_job {
+    const states_req *q;
+    ari_gantt_state *st;
+    int64_t n;
+    int max_value;
     ari_state_row_result res;
-    json_t *items = NULL;
-    if (ari_state_row_render(st, n, max_value + 1, q->start, q->end, (int)q->width, q->max_states, &res,
-                             err) == 0) {
-        items = res.mode == ARI_STATE_ROWS_STATES ? states_json(r, q, st, &res, err)
-                                                  : pixels_json(r, q, &res, err);
-        if (items)
-            items = json_pack("{s:I,s:s,s:s,s:i,s:I,s:s,s:s,s:I,s:i,s:o}", "container_id",
-                              (json_int_t)row->container_id, "name", row->name, "path", row->path, "level",
-                              row->level, "type_id", (json_int_t)row->type_id, "type", row->type_name, "mode",
-                              res.mode == ARI_STATE_ROWS_STATES ? "states" : "pixels", "count",
-                              (json_int_t)res.count, "max_depth", res.max_depth,
-                              res.mode == ARI_STATE_ROWS_STATES ? "states" : "pixels", items);
-        ari_state_row_free(&res);
+    ari_error err;
+    int rc;
+    pthread_t thread;
+    int threaded;
+} row_job;
+
+static int row_read(ari_request *r, const states_req *q, const ari_sq_row *row, row_job *j, ari_error *err)
+{
+    memset(j, 0, sizeof *j);
+    j->q = q;
+    j->rc = -1;
+    int rc = ari_sq_row_states(r->db, q->id, row, q->start, q->end, &j->st, &j->n, &j->max_value, err);
+    return rc < 0 ? -1 : 0;
+}
+
+static void *row_render(void *arg)
+{
+    row_job *j = arg;
+    const states_req *q = j->q;
+    j->rc = ari_state_row_render(j->st, j->n, j->max_value + 1, q->start, q->end, (int)q->width,
+                                 q->max_states, &j->res, &j->err);
+    return NULL;
+}
+
+/* Renders j on a thread when it is worth one (a row of many states) and
+ * one can be started, else right away. */
+static void row_render_start(row_job *j)
+{
+    j->threaded = j->n >= THREADED_STATES && pthread_create(&j->thread, NULL, row_render, j) == 0;
+    if (!j->threaded)
+        row_render(j);
+}
+
+/* Waits for j's rendering: 0, or -1 with err set from it. */
+static int row_render_wait(row_job *j, ari_error *err)
+{
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    j->threaded = 0;
+    if (j->rc < 0)
+        *err = j->err;
+    return j->rc < 0 ? -1 : 0;
+}
+
+static void row_job_free(row_job *j)
+{
+    if (j->threaded) {
+        pthread_join(j->thread, NULL);
+        j->threaded = 0;
     }
-    free(st);
-    if (!items && !err->code[0])
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    return items;
+    if (j->rc == 0)
+        ari_state_row_free(&j->res);
+    free(j->st);
+    j->st = NULL;
+    j->rc = -1;
+}
+
+/* The rendered row's object appended to t. 0, or -1 with err set. */
+static int row_write(ari_request *r, states_req *q, const ari_sq_row *row, const row_job *j, ari_json_text *t,
+                     ari_error *err)
+{
+    int states = j->res.mode == ARI_STATE_ROWS_STATES;
+    int rc = row_head_text(row, &j->res, t, err);
+    if (rc == 0)
+        ari_json_text_raw(t, states ? ",\"states\":" : ",\"pixels\":", 10);
+    if (rc == 0)
+        rc = states ? states_text(r, q, j->st, &j->res, t, err) : pixels_text(r, q, &j->res, t, err);
+    ari_json_text_char(t, '}');
+    if (rc == 0 && t->failed)
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    return rc < 0 ? -1 : 0;
+}
+
+/* The rows of the page into t: row i is rendered while row i + 1 is read
+ * (the request's two halves on both cores), then written in order (the
+ * values are numbered as they are met). 0, or -1 with err set. */
+static int rows_text(ari_request *r, states_req *q, ari_json_text *t, ari_error *err)
+{
+    int64_t first = q->offset, end = q->rows.n < q->offset + q->limit ? q->rows.n : q->offset + q->limit;
+    row_job job[2];
+    int rc = 0, cur = 0;
+    memset(job, 0, sizeof job);
+    job[0].rc = job[1].rc = -1;
+    if (first < end)
+        rc = row_read(r, q, &q->rows.rows[first], &job[cur], err);
+    for (int64_t i = first; rc == 0 && i < end; i++, cur ^= 1) {
+        row_render_start(&job[cur]);
+        if (i + 1 < end)
+            rc = row_read(r, q, &q->rows.rows[i + 1], &job[cur ^ 1], err);
+        if (row_render_wait(&job[cur], rc == 0 ? err : &job[cur].err) < 0 && rc == 0)
+            rc = -1;
+        if (rc == 0) {
+            if (i > first)
+                ari_json_text_char(t, ',');
+            rc = row_write(r, q, &q->rows.rows[i], &job[cur], t, err);
+        }
+        row_job_free(&job[cur]);
+    }
+    row_job_free(&job[0]);
+    row_job_free(&job[1]);
+    return rc;
 }
 
 /* The default window: the extent of the containers; a one-sided window
@@ -228,38 +359,66 @@ static int settle_window(ari_request *r, states_req *q)
     return 0;
 }
 
-static json_t *states_doc(ari_request *r, states_req *q, ari_error *err)
+/* The document without its rows ("rows": null, their place) and the rows'
+ * text in *rows. */
+static json_t *states_doc(ari_request *r, states_req *q, ari_json_text *rows, ari_error *err)
 {
-    json_t *rows = json_array();
     q->values = json_array();
-    for (int64_t i = q->offset; rows && q->values && i < q->rows.n && i < q->offset + q->limit; i++) {
-        json_t *row = row_json(r, q, &q->rows.rows[i], err);
-        if (!row || json_array_append_new(rows, row) < 0) {
-            json_decref(rows);
-            return NULL;
-        }
+    if (!q->values) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
     }
-    if (!rows || !q->values) {
-        json_decref(rows);
+    ari_json_text_char(rows, '[');
+    if (rows_text(r, q, rows, err) < 0)
+        return NULL;
+    ari_json_text_char(rows, ']');
+    if (rows->failed) {
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return NULL;
     }
     json_t *doc = json_pack(
-        "{s:I,s:s,s:s,s:f,s:f,s:f,s:I,s:{s:o,s:o},s:I,s:I,s:I,s:O,s:o}", "trace_id", (json_int_t)q->id,
+        "{s:I,s:s,s:s,s:f,s:f,s:f,s:I,s:{s:o,s:o},s:I,s:I,s:I,s:O,s:n}", "trace_id", (json_int_t)q->id,
         "kind", q->trace.kind, "time_unit", q->trace.time_unit, "time_origin", q->origin, "start", q->start,
         "end", q->end, "width", (json_int_t)q->width, "extent", "start", ari_json_num(q->rows.start), "end",
         ari_json_num(q->rows.end), "total_rows", (json_int_t)q->rows.n, "offset", (json_int_t)q->offset,
-        "limit", (json_int_t)q->limit, "values", q->values, "rows", rows);
+        "limit", (json_int_t)q->limit, "values", q->values, "rows");
     if (!doc)
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
     return doc;
 }
 
-json_t *ari_states_answer(ari_request *r)
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct containers of q's rows into *kept. 0, or -1 out of memory. */
+static int kept_containers(const states_req *q, ari_states_kept *kept)
+{
+    kept->filtered = 1;
+    kept->ids = malloc((size_t)(q->rows.n > 0 ? q->rows.n : 1) * sizeof *kept->ids);
+    if (!kept->ids)
+        return -1;
+    for (int64_t i = 0; i < q->rows.n; i++)
+        kept->ids[i] = q->rows.rows[i].container_id;
+    qsort(kept->ids, (size_t)q->rows.n, sizeof *kept->ids, by_id);
+    size_t k = 0;
+    for (int64_t i = 0; i < q->rows.n; i++)
+        if (k == 0 || kept->ids[k - 1] != kept->ids[i])
+            kept->ids[k++] = kept->ids[i];
+    kept->n = k;
+    return 0;
+}
+
+json_t *ari_states_answer(ari_request *r, ari_json_text *rows, ari_states_kept *kept)
 {
     states_req q = {0};
     ari_error err = {0};
     json_t *doc = NULL;
+    memset(rows, 0, sizeof *rows);
+    if (kept)
+        memset(kept, 0, sizeof *kept);
     if (read_params(r, &q) < 0)
         goto done;
     int rc = ari_sq_rows_load(r->db, q.id, q.containers, q.ncontainers, q.types, q.ntypes, &q.rows, &err);
@@ -274,18 +433,87 @@ json_t *ari_states_answer(ari_request *r)
     }
     if (settle_window(r, &q) < 0)
         goto done;
-    doc = states_doc(r, &q, &err);
+    if (kept && q.ncontainers > 0 && kept_containers(&q, kept) < 0) {
+        ari_reply_error(r, 500, "out_of_memory", "out of memory");
+        goto done;
+    }
+    doc = states_doc(r, &q, rows, &err);
     if (!doc)
         ari_reply_from_error(r, &err);
 done:
+    if (!doc) {
+        ari_json_text_free(rows);
+        if (kept) {
+            free(kept->ids);
+            memset(kept, 0, sizeof *kept);
+        }
+    }
     req_free(&q);
     return doc;
 }
 
+/* The buffers of a reply sent in pieces, freed when MHD is done. */
+typedef struct reply_pieces {
+    char *head;
+    ari_json_text rows;
+} reply_pieces;
+
+static void pieces_free(void *cls)
+{
+    reply_pieces *p = cls;
+    free(p->head);
+    ari_json_text_free(&p->rows);
+    free(p);
+}
+
+/* Sends head with the rows' text in place of its "rows":null, as three
+ * pieces (no copy of the megabytes of rows); takes head and rows. */
+static enum MHD_Result reply_in_pieces(ari_request *r, char *head, ari_json_text *rows)
+{
+    const char *at = strstr(head, "\"rows\":null");
+    reply_pieces *p = at ? malloc(sizeof *p) : NULL;
+    if (!p) {
+        free(head);
+        ari_json_text_free(rows);
+        return ari_reply_error(r, 500, "internal", "could not encode the response");
+    }
+    p->head = head;
+    p->rows = *rows;
+    memset(rows, 0, sizeof *rows);
+    const char *tail = at + strlen("\"rows\":null");
+    const struct MHD_IoVec iov[3] = {
+        {head, (size_t)(at - head) + strlen("\"rows\":")}, {p->rows.buf, p->rows.len}, {tail, strlen(tail)}};
+    struct MHD_Response *resp = MHD_create_response_from_iovec(iov, 3, pieces_free, p);
+    if (!resp) {
+        pieces_free(p);
+        return ari_reply_error(r, 500, "out_of_memory", "out of memory");
+    }
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    return ari_queue(r, 200, resp);
+}
+
+enum MHD_Result ari_states_reply(ari_request *r, json_t *doc, ari_json_text *rows, int digits)
+{
+    char *head = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(digits));
+    json_decref(doc);
+    if (head && !rows->failed && !ari_csv_wanted(r))
+        return reply_in_pieces(r, head, rows); /* as ari_reply_text_json, without copies */
+    char *text = head && !rows->failed ? ari_json_text_splice(head, "rows", rows->buf, rows->len) : NULL;
+    free(head);
+    ari_json_text_free(rows);
+    if (!text)
+        return ari_reply_error(r, 500, "internal", "could not encode the response");
+    enum MHD_Result rc = ari_reply_text_json(r, 200, text); /* ?format=csv: csv_reply.h */
+    free(text);
+    return rc;
+}
+
 enum MHD_Result api_states(ari_request *r)
 {
-    json_t *doc = ari_states_answer(r);
-    return doc ? ari_reply_analysis(r, doc, STATES_DIGITS) : MHD_YES;
+    ari_json_text rows;
+    json_t *doc = ari_states_answer(r, &rows, NULL);
+    return doc ? ari_states_reply(r, doc, &rows, STATES_DIGITS) : MHD_YES;
 }
 
 /* ---- links ---- */

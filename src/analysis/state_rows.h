@@ -45,7 +45,7 @@ typedef struct ari_state_row_result {
     int max_depth; /* deepest depth in the window, -1 when empty */
     int width;
     double t0, t1;
-    int64_t *index;        /* STATES: [count] indices of the window's states, by start then depth */
+    int64_t *index;        /* [count] indices of the window's states; STATES: by start then depth */
     ari_state_cell *cells; /* PIXELS: sorted by depth, pixel, value */
     int64_t ncells;
 } ari_state_row_result;

@@ -1,0 +1,442 @@
+/* event_message_window.c: a timeline window's (or a trace's) messages
+ * read once (seven columns, by send time through ev_messages_by_send) and
+ * counted, listed or bundled in C with hash tables on (src, dst) and
+ * (column, pair); see event_message_window.h. The bundles reproduce SQLite's GROUP BY of
+ * ari_evq_window_messages: the same column expression, integer sums,
+ * smallest ranks and means of doubles added in the order SQLite feeds
+ * them to avg() (the index's: send time, then rowid). */
+#include "store/event_message_window.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+#include "util/vec.h"
+
+static int nomem(ari_error *err)
+{
+    return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* An open-addressing table of int64 slots (-1 empty) indexing entries kept
+ * by the caller; grown at half load. */
+typedef struct slot_table {
+    int64_t *slot;
+    size_t mask;
+} slot_table;
+
+static int table_init(slot_table *t, size_t want)
+{
+    size_t size = 64;
+    while (size < want * 2)
+        size *= 2;
+    t->slot = malloc(size * sizeof *t->slot);
+    if (!t->slot)
+        return -1;
+    memset(t->slot, 0xff, size * sizeof *t->slot);
+    t->mask = size - 1;
+    return 0;
+}
+
+/* ---- loading the window ---- */
+
+/* The trace's longest message (recv - send), HUGE_VAL when unknown: the
+ * window's messages were all sent after t0 - span. */
+static int max_span(ari_store *s, int64_t id, double *span, ari_error *err)
+{
+    *span = HUGE_VAL;
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT json_extract(summary_json, '$.message_span_max') FROM traces WHERE id = ?1", id, err);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_double(st, 0) >= 0)
+        *span = sqlite3_column_double(st, 0);
+    return ari_store_rows_end(s, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, "reading the messages' span", err);
+}
+
+typedef struct pair_index {
+    slot_table t;
+    size_t cap; /* of w->pairs */
+} pair_index;
+
+static int pair_grow(pair_index *p, const ari_emw_list *w)
+{
+    slot_table bigger;
+    if (table_init(&bigger, (p->t.mask + 1)) < 0)
+        return -1;
+    for (int64_t i = 0; i < w->npairs; i++) {
+        size_t h =
+            mix((uint64_t)w->pairs[i][0] * 0x9e3779b97f4a7c15ULL ^ (uint64_t)w->pairs[i][1]) & bigger.mask;
+        while (bigger.slot[h] >= 0)
+            h = (h + 1) & bigger.mask;
+        bigger.slot[h] = i;
+    }
+    free(p->t.slot);
+    p->t = bigger;
+    return 0;
+}
+
+/* The index of pair (src, dst) in w->pairs, added when new; -1 when out
+ * of memory. */
+static int64_t pair_of(pair_index *p, ari_emw_list *w, int64_t src, int64_t dst)
+{
+    size_t h = mix((uint64_t)src * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dst) & p->t.mask;
+    for (; p->t.slot[h] >= 0; h = (h + 1) & p->t.mask) {
+        int64_t i = p->t.slot[h];
+        if (w->pairs[i][0] == src && w->pairs[i][1] == dst)
+            return i;
+    }
+    if (ari_vec_reserve((void **)&w->pairs, &p->cap, (size_t)w->npairs + 1, sizeof *w->pairs) < 0)
+        return -1;
+    w->pairs[w->npairs][0] = src;
+    w->pairs[w->npairs][1] = dst;
+    p->t.slot[h] = w->npairs;
+    if ((size_t)++w->npairs * 2 > p->t.mask && pair_grow(p, w) < 0)
+        return -1;
+    return w->npairs - 1;
+}
+
+static int read_rows(ari_store *s, sqlite3_stmt *st, int64_t max, ari_emw_list *l, pair_index *p,
+                     ari_error *err)
+{
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (l->n >= max) {
+            sqlite3_reset(st);
+            return 1;
+        }
+        if (ari_vec_reserve((void **)&l->msgs, &cap, (size_t)l->n + 1, sizeof *l->msgs) < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        int64_t pair = pair_of(p, l, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+        if (pair < 0) {
+            sqlite3_reset(st);
+            return nomem(err);
+        }
+        l->msgs[l->n++] =
+            (ari_emw_message){sqlite3_column_double(st, 5),         sqlite3_column_double(st, 6),
+                              sqlite3_column_int64(st, 4),          (uint32_t)pair,
+                              (int32_t)sqlite3_column_int64(st, 2), (int32_t)sqlite3_column_int64(st, 3)};
+    }
+    return ari_store_rows_end(s, st, rc, "reading the window's messages", err);
+}
+
+#define COLUMNS                                                                                              \
+    "SELECT src_container, dst_container, src_rank, dst_rank, bytes, send_time, recv_time FROM ev_messages"
+
+/* Runs st (bound) into l. */
+static int load(ari_store *s, sqlite3_stmt *st, int64_t max, ari_emw_list *l, ari_error *err)
+{
+    if (!st)
+        return -1;
+    pair_index p = {0};
+    if (table_init(&p.t, 64) < 0) {
+        sqlite3_reset(st);
+        return nomem(err);
+    }
+    int rc = read_rows(s, st, max, l, &p, err);
+    free(p.t.slot);
+    if (rc != 0)
+        ari_emw_free(l);
+    return rc;
+}
+
+int ari_emw_load(ari_store *s, int64_t id, double t0, double t1, int64_t max, ari_emw_list *l, ari_error *err)
+{
+    memset(l, 0, sizeof *l);
+    if (max_span(s, id, &l->span, err) < 0)
+        return -1;
+    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_real(l->span)};
+    return load(s,
+                ari_store_bound(s,
+                                COLUMNS " WHERE trace_id = ?1 AND send_time <= ?3 AND send_time >= ?2 - ?4"
+                                        " AND recv_time >= ?2 ORDER BY send_time",
+                                args, ARI_NARGS(args), err),
+                max, l, err);
+}
+
+int ari_emw_load_trace(ari_store *s, int64_t id, int64_t max, ari_emw_list *l, ari_error *err)
+{
+    memset(l, 0, sizeof *l);
+    if (max_span(s, id, &l->span, err) < 0)
+        return -1;
+    return load(s, ari_store_stmt_id(s, COLUMNS " WHERE trace_id = ?1 ORDER BY send_time", id, err), max, l,
+                err);
+}
+
+void ari_emw_free(ari_emw_list *l)
+{
+    free(l->msgs);
+    free(l->pairs);
+    l->msgs = NULL;
+    l->pairs = NULL;
+    l->n = l->npairs = 0;
+}
+
+size_t ari_emw_size(const ari_emw_list *l)
+{
+    return (size_t)l->n * sizeof *l->msgs + (size_t)l->npairs * sizeof *l->pairs + sizeof *l;
+}
+
+/* ---- the window ---- */
+
+/* The first message of l sent at or after t (l->n when none). */
+static int64_t first_sent_from(const ari_emw_list *l, double t)
+{
+    int64_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (l->msgs[mid].send >= t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The first message of l sent after t. */
+static int64_t first_sent_after(const ari_emw_list *l, double t)
+{
+    int64_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (l->msgs[mid].send > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Whether message x of w's list is in w. */
+static int in_window(const ari_emw_window *w, const ari_emw_message *x)
+{
+    return x->recv >= w->t0 && (!w->keep || w->keep[x->pair]);
+}
+
+static int has_id(const int64_t *ids, size_t n, int64_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ids[lo] == id;
+}
+
+unsigned char *ari_emw_keep_pairs(const ari_emw_list *l, const int64_t *ids, size_t n)
+{
+    unsigned char *keep = malloc((size_t)(l->npairs > 0 ? l->npairs : 1));
+    for (int64_t p = 0; keep && p < l->npairs; p++)
+        keep[p] = (unsigned char)(has_id(ids, n, l->pairs[p][0]) && has_id(ids, n, l->pairs[p][1]));
+    return keep;
+}
+
+int ari_emw_window_of(const ari_emw_list *l, double t0, double t1, const unsigned char *keep,
+                      ari_emw_window *w, ari_error *err)
+{
+    *w = (ari_emw_window){l, keep, t0, t1, 0, 0, 0, 0};
+    /* the rule of the SQL: send_time >= t0 - span AND send_time <= t1 */
+    w->lo = first_sent_from(l, t0 - l->span);
+    w->hi = first_sent_after(l, t1);
+    if (w->hi < w->lo)
+        w->hi = w->lo;
+    unsigned char *seen = calloc((size_t)(l->npairs > 0 ? l->npairs : 1), 1);
+    if (!seen)
+        return nomem(err);
+    for (int64_t i = w->lo; i < w->hi; i++) {
+        const ari_emw_message *x = &l->msgs[i];
+        if (!in_window(w, x))
+            continue;
+        w->n++;
+        if (!seen[x->pair]) {
+            seen[x->pair] = 1;
+            w->npairs++;
+        }
+    }
+    free(seen);
+    return 0;
+}
+
+/* ---- listing ---- */
+
+int ari_emw_each(const ari_emw_window *w, ari_emw_fn fn, void *ctx)
+{
+    const ari_emw_list *l = w->list;
+    for (int64_t i = w->lo; i < w->hi; i++) {
+        const ari_emw_message *x = &l->msgs[i];
+        if (!in_window(w, x))
+            continue;
+        ari_ec_message m = {l->pairs[x->pair][0],
+                            l->pairs[x->pair][1],
+                            x->src_rank,
+                            x->dst_rank,
+                            0,
+                            0,
+                            -1,
+                            -1,
+                            x->bytes,
+                            x->send,
+                            x->recv};
+        int r = fn(ctx, &m, 1);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+/* ---- bundling ---- */
+
+typedef struct bundle {
+    int64_t px, n, bytes;
+    int64_t src, dst; /* set before sorting */
+    uint32_t pair;
+    int32_t src_rank, dst_rank;
+    double send, recv; /* sums */
+} bundle;
+
+/* SQLite's max(0, min(buckets - 1, CAST((send - t0) * buckets / (t1 -
+ * t0) AS INTEGER))): the cast truncates and saturates. */
+static int64_t column_of(double send, double t0, double t1, int buckets)
+{
+    double x = (send - t0) * (double)buckets / (t1 - t0);
+    int64_t c = x >= 9223372036854775807.0 ? INT64_MAX : x <= -9223372036854775808.0 ? INT64_MIN : (int64_t)x;
+    if (isnan(x))
+        c = 0;
+    if (c > buckets - 1)
+        c = buckets - 1;
+    return c < 0 ? 0 : c;
+}
+
+typedef struct bundle_set {
+    bundle *b;
+    size_t n, cap;
+    slot_table t;
+} bundle_set;
+
+static int bundles_grow(bundle_set *s)
+{
+    slot_table bigger;
+    if (table_init(&bigger, s->t.mask + 1) < 0)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t h = mix((uint64_t)s->b[i].px * 0x9e3779b97f4a7c15ULL ^ s->b[i].pair) & bigger.mask;
+        while (bigger.slot[h] >= 0)
+            h = (h + 1) & bigger.mask;
+        bigger.slot[h] = (int64_t)i;
+    }
+    free(s->t.slot);
+    s->t = bigger;
+    return 0;
+}
+
+/* Adds message x (in column px) to its bundle. 0, -1 out of memory, 2
+ * when the bytes overflow (SQLite's sum() fails there too). */
+static int bundle_add(bundle_set *s, const ari_emw_message *x, int64_t px)
+{
+    size_t h = mix((uint64_t)px * 0x9e3779b97f4a7c15ULL ^ x->pair) & s->t.mask;
+    for (; s->t.slot[h] >= 0; h = (h + 1) & s->t.mask) {
+        bundle *b = &s->b[s->t.slot[h]];
+        if (b->px == px && b->pair == x->pair) {
+            b->n++;
+            if (__builtin_add_overflow(b->bytes, x->bytes, &b->bytes))
+                return 2;
+            b->send += x->send;
+            b->recv += x->recv;
+            if (x->src_rank < b->src_rank)
+                b->src_rank = x->src_rank;
+            if (x->dst_rank < b->dst_rank)
+                b->dst_rank = x->dst_rank;
+            return 0;
+        }
+    }
+    if (ari_vec_reserve((void **)&s->b, &s->cap, s->n + 1, sizeof *s->b) < 0)
+        return -1;
+    s->b[s->n] = (bundle){px, 1, x->bytes, 0, 0, x->pair, x->src_rank, x->dst_rank, x->send, x->recv};
+    s->t.slot[h] = (int64_t)s->n;
+    if (++s->n * 2 > s->t.mask && bundles_grow(s) < 0)
+        return -1;
+    return 0;
+}
+
+/* ORDER BY n DESC, px, src_container, dst_container */
+static int by_size(const void *a, const void *b)
+{
+    const bundle *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    if (x->px != y->px)
+        return x->px < y->px ? -1 : 1;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+static int emit_bundles(const ari_emw_list *l, bundle_set *s, int64_t limit, ari_emw_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        s->b[i].src = l->pairs[s->b[i].pair][0];
+        s->b[i].dst = l->pairs[s->b[i].pair][1];
+    }
+    qsort(s->b, s->n, sizeof *s->b, by_size);
+    size_t k = limit > 0 && (uint64_t)limit < s->n ? (size_t)limit : s->n;
+    for (size_t i = 0; i < k; i++) {
+        const bundle *b = &s->b[i];
+        ari_ec_message m = {b->src,
+                            b->dst,
+                            b->src_rank,
+                            b->dst_rank,
+                            0,
+                            0,
+                            -1,
+                            -1,
+                            b->bytes,
+                            b->send / (double)b->n,
+                            b->recv / (double)b->n};
+        int r = fn(ctx, &m, b->n);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+int ari_emw_bundles(const ari_emw_window *w, int buckets, int64_t limit, ari_emw_fn fn, void *ctx,
+                    ari_error *err)
+{
+    bundle_set s = {0};
+    if (buckets < 1)
+        buckets = 1;
+    if (table_init(&s.t, 1024) < 0)
+        return nomem(err);
+    int rc = 0;
+    const ari_emw_list *l = w->list;
+    for (int64_t i = w->lo; rc == 0 && i < w->hi; i++)
+        if (in_window(w, &l->msgs[i]))
+            rc = bundle_add(&s, &l->msgs[i], column_of(l->msgs[i].send, w->t0, w->t1, buckets));
+    if (rc == -1)
+        nomem(err);
+    else if (rc == 2)
+        rc = ari_error_set(err, ARI_E_DB, "reading the window's messages: integer overflow");
+    else
+        rc = emit_bundles(l, &s, limit, fn, ctx);
+    free(s.b);
+    free(s.t.slot);
+    return rc;
+}
