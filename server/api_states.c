@@ -42,7 +42,7 @@
 #define MAX_LINKS       200000
 #define DEFAULT_LINKS   20000
 #define STATES_DIGITS   15
-#define THREADED_STATES 8192 /* a row rendered on a thread of its own from this many states */
+#define THREADED_STATES 1024 /* a row rendered on a thread of its own from this many states */
 
 typedef struct states_req {
     int64_t id, width, offset, limit, max_states;
@@ -311,9 +311,9 @@ static int row_write(ari_request *r, states_req *q, const ari_sq_row *row, const
     return rc < 0 ? -1 : 0;
 }
 
-/* The rows of the page into t: row i is rendered while row i + 1 is read
- * (the request's two halves on both cores), then written in order (the
- * values are numbered as they are met). 0, or -1 with err set. */
+/* The rows of the page into t, on both cores: while row i + 1 is
+ * rendered, row i is written and row i + 2 read (rows are written in
+ * order: the values are numbered as they are met). 0, or -1 with err set. */
 static int rows_text(ari_request *r, states_req *q, ari_json_text *t, ari_error *err)
 {
     int64_t first = q->offset, end = q->rows.n < q->offset + q->limit ? q->rows.n : q->offset + q->limit;
@@ -321,14 +321,16 @@ static int rows_text(ari_request *r, states_req *q, ari_json_text *t, ari_error 
     int rc = 0, cur = 0;
     memset(job, 0, sizeof job);
     job[0].rc = job[1].rc = -1;
-    if (first < end)
-        rc = row_read(r, q, &q->rows.rows[first], &job[cur], err);
-    for (int64_t i = first; rc == 0 && i < end; i++, cur ^= 1) {
+    if (first < end && (rc = row_read(r, q, &q->rows.rows[first], &job[cur], err)) == 0)
         row_render_start(&job[cur]);
-        if (i + 1 < end)
+    for (int64_t i = first; rc == 0 && i < end; i++, cur ^= 1) {
+        int more = i + 1 < end;
+        if (more)
             rc = row_read(r, q, &q->rows.rows[i + 1], &job[cur ^ 1], err);
         if (row_render_wait(&job[cur], rc == 0 ? err : &job[cur].err) < 0 && rc == 0)
             rc = -1;
+        if (rc == 0 && more)
+            row_render_start(&job[cur ^ 1]);
         if (rc == 0) {
             if (i > first)
                 ari_json_text_char(t, ',');

@@ -231,13 +231,15 @@ int ari_state_chunks_read(ari_store *s, int64_t trace_id, int64_t container, int
     *out = NULL;
     *n = 0;
     *max_value = 0;
-    int any = has_chunks(s, trace_id, container, err);
-    if (any <= 0)
-        return any;
     filter f = {t0, t1, -HUGE_VAL, HUGE_VAL};
     size_t len = 0;
     if (read_filtered(s, trace_id, container, type, &f, -1, out, &len, max_value, err) < 0)
         return -1;
+    if (len == 0) { /* none in the window: are there chunks at all? */
+        free(*out);
+        *out = NULL;
+        return has_chunks(s, trace_id, container, err);
+    }
     if (sorted && len > 1)
         qsort(*out, len, sizeof **out, by_start_depth);
     *n = (int64_t)len;
