@@ -25,7 +25,9 @@ ari_dbpool *ari_dbpool_open(const char *path, unsigned size, ari_error *err)
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->available, NULL);
     for (unsigned i = 0; i < size; i++) {
-        if (!(p->all[i] = ari_store_open(path, err))) {
+        if (!(p->all[i] = ari_store_open(path, err)) || ari_store_map(p->all[i], err) < 0) {
+            if (p->all[i])
+                p->size++; /* closed with the others */
             ari_dbpool_close(p);
             return NULL;
         }

@@ -20,6 +20,9 @@ ari_store *ari_store_open(const char *path, ari_error *err);
 /* A private scratch database with the same schema, for staging imports
  * (see staging.h): no fsync. */
 ari_store *ari_store_open_scratch(const char *path, ari_error *err);
+/* Reads through a memory map of the database (serving connections).
+ * 0 or -1 (err). */
+int ari_store_map(ari_store *s, ari_error *err);
 void ari_store_close(ari_store *s);
 const char *ari_store_path(const ari_store *s);
 int ari_store_schema_version(ari_store *s);
