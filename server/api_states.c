@@ -484,7 +484,7 @@ static enum MHD_Result reply_in_pieces(ari_request *r, char *head, ari_json_text
     memset(rows, 0, sizeof *rows);
     const char *tail = at + strlen("\"rows\":null");
     const struct MHD_IoVec iov[3] = {
-        {head, (size_t)(at - head) + strlen("\"rows\":")}, {p->rows.buf, p->rows.len}, {tail, strlen(tail)}};
+        {head, (size_t)(at - head) + strlen("\"rows\":")}, {p->rows.p, p->rows.len}, {tail, strlen(tail)}};
     struct MHD_Response *resp = MHD_create_response_from_iovec(iov, 3, pieces_free, p);
     if (!resp) {
         pieces_free(p);
@@ -501,7 +501,7 @@ enum MHD_Result ari_states_reply(ari_request *r, json_t *doc, ari_json_text *row
     json_decref(doc);
     if (head && !rows->failed && !ari_csv_wanted(r))
         return reply_in_pieces(r, head, rows); /* as ari_reply_text_json, without copies */
-    char *text = head && !rows->failed ? ari_json_text_splice(head, "rows", rows->buf, rows->len) : NULL;
+    char *text = head && !rows->failed ? ari_json_text_splice(head, "rows", rows->p, rows->len) : NULL;
     free(head);
     ari_json_text_free(rows);
     if (!text)

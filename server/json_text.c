@@ -10,51 +10,17 @@
 
 void ari_json_text_free(ari_json_text *t)
 {
-    free(t->buf);
-    t->buf = NULL;
-    t->len = t->cap = 0;
-}
-
-/* Room for n more bytes and the NUL; 0, or -1 (the text is then failed). */
-static int reserve(ari_json_text *t, size_t n)
-{
-    if (t->failed)
-        return -1;
-    if (t->len + n + 1 <= t->cap)
-        return 0;
-    size_t cap = t->cap ? t->cap : 4096;
-    while (cap < t->len + n + 1) {
-        if (cap > SIZE_MAX / 2) {
-            t->failed = 1;
-            return -1;
-        }
-        cap *= 2;
-    }
-    char *b = realloc(t->buf, cap);
-    if (!b) {
-        t->failed = 1;
-        return -1;
-    }
-    t->buf = b;
-    t->cap = cap;
-    return 0;
+    ari_sbuf_free(t);
 }
 
 void ari_json_text_raw(ari_json_text *t, const char *s, size_t n)
 {
-    if (reserve(t, n) < 0)
-        return;
-    memcpy(t->buf + t->len, s, n);
-    t->len += n;
-    t->buf[t->len] = '\0';
+    ari_sbuf_add(t, s, n);
 }
 
 void ari_json_text_char(ari_json_text *t, char c)
 {
-    if (reserve(t, 1) < 0)
-        return;
-    t->buf[t->len++] = c;
-    t->buf[t->len] = '\0';
+    ari_sbuf_add_char(t, c);
 }
 
 /* The decimal digits of v into the end of buf[24]; the first one. */

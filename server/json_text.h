@@ -12,11 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct ari_json_text {
-    char *buf; /* NUL-terminated while not failed */
-    size_t len, cap;
-    int failed;
-} ari_json_text;
+#include "util/sbuf.h"
+
+/* The text is an ari_sbuf: p (NUL-terminated while not failed), len, failed. */
+typedef ari_sbuf ari_json_text;
 
 void ari_json_text_free(ari_json_text *t);
 void ari_json_text_raw(ari_json_text *t, const char *s, size_t n);

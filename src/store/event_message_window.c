@@ -6,6 +6,7 @@
  * smallest ranks and means of doubles added in the order SQLite feeds
  * them to avg() (the index's: send time, then rowid). */
 #include "store/event_message_window.h"
+#include "store/event_queries.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,21 +51,6 @@ static int table_init(slot_table *t, size_t want)
 }
 
 /* ---- loading the window ---- */
-
-/* The trace's longest message (recv - send), HUGE_VAL when unknown: the
- * window's messages were all sent after t0 - span. */
-static int max_span(ari_store *s, int64_t id, double *span, ari_error *err)
-{
-    *span = HUGE_VAL;
-    sqlite3_stmt *st = ari_store_stmt_id(
-        s, "SELECT json_extract(summary_json, '$.message_span_max') FROM traces WHERE id = ?1", id, err);
-    if (!st)
-        return -1;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_double(st, 0) >= 0)
-        *span = sqlite3_column_double(st, 0);
-    return ari_store_rows_end(s, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, "reading the messages' span", err);
-}
 
 typedef struct pair_index {
     slot_table t;
@@ -158,7 +144,7 @@ static int load(ari_store *s, sqlite3_stmt *st, int64_t max, ari_emw_list *l, ar
 int ari_emw_load(ari_store *s, int64_t id, double t0, double t1, int64_t max, ari_emw_list *l, ari_error *err)
 {
     memset(l, 0, sizeof *l);
-    if (max_span(s, id, &l->span, err) < 0)
+    if (ari_evq_max_span(s, id, &l->span, err) < 0)
         return -1;
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_real(l->span)};
     return load(s,
@@ -172,7 +158,7 @@ int ari_emw_load(ari_store *s, int64_t id, double t0, double t1, int64_t max, ar
 int ari_emw_load_trace(ari_store *s, int64_t id, int64_t max, ari_emw_list *l, ari_error *err)
 {
     memset(l, 0, sizeof *l);
-    if (max_span(s, id, &l->span, err) < 0)
+    if (ari_evq_max_span(s, id, &l->span, err) < 0)
         return -1;
     return load(s, ari_store_stmt_id(s, COLUMNS " WHERE trace_id = ?1 ORDER BY send_time", id, err), max, l,
                 err);

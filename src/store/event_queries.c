@@ -613,7 +613,7 @@ int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *c
  * import), which bounds how long before a window a message drawn in it may
  * have been sent: the window queries then read only the messages sent in
  * [t0 - span, t1] through the index on send_time. Unknown: no bound. */
-static int max_span(ari_store *s, int64_t id, double *span, ari_error *err)
+int ari_evq_max_span(ari_store *s, int64_t id, double *span, ari_error *err)
 {
     *span = HUGE_VAL;
     sqlite3_stmt *st = ari_store_stmt_id(
@@ -633,7 +633,7 @@ int ari_evq_window_count(ari_store *s, int64_t id, double t0, double t1, int64_t
 {
     *n = *pairs = 0;
     double span;
-    if (max_span(s, id, &span, err) < 0)
+    if (ari_evq_max_span(s, id, &span, err) < 0)
         return -1;
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_null(), ari_arg_real(span)};
     sqlite3_stmt *st = ari_store_bound(s,
@@ -654,7 +654,7 @@ int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int 
                             int64_t limit, ari_evq_bundle_fn fn, void *ctx, ari_error *err)
 {
     double span;
-    if (max_span(s, id, &span, err) < 0)
+    if (ari_evq_max_span(s, id, &span, err) < 0)
         return -1;
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_int(buckets),
                       ari_arg_real(span), ari_arg_int(limit > 0 ? limit : -1)};

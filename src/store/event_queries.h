@@ -86,4 +86,9 @@ typedef int (*ari_evq_bundle_fn)(void *ctx, const ari_ec_message *m, int64_t cou
 int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int bundle, int buckets,
                             int64_t limit, ari_evq_bundle_fn fn, void *ctx, ari_error *err);
 
+/* The trace's longest message (receive time - send time, from its summary),
+ * HUGE_VAL when unknown: the messages drawn in a window [t0, t1] were all
+ * sent in [t0 - span, t1]. 0 or -1. */
+int ari_evq_max_span(ari_store *s, int64_t id, double *span, ari_error *err);
+
 #endif

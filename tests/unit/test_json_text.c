@@ -38,8 +38,8 @@ static void check_real(double v, int p)
     ari_json_text_real(&t, v, p);
     assert_false(t.failed);
     char *want = jansson_real(v, p);
-    if (strcmp(t.buf, want) != 0)
-        fail_msg("%.17g at %d digits: wrote %s, jansson %s", v, p, t.buf, want);
+    if (strcmp(t.p, want) != 0)
+        fail_msg("%.17g at %d digits: wrote %s, jansson %s", v, p, t.p, want);
     free(want);
     ari_json_text_free(&t);
 }
@@ -83,7 +83,7 @@ static void test_reals(void **unused)
         ari_json_text t = {0};
         ari_json_text_ten_thousandths(&t, k);
         char *want = jansson_real(k / 1e4, 15);
-        assert_string_equal(t.buf, want);
+        assert_string_equal(t.p, want);
         free(want);
         ari_json_text_free(&t);
     }
@@ -107,7 +107,7 @@ static void test_integers(void **unused)
         ari_json_text_int(&t, v[i]);
         json_t *j = json_integer(v[i]);
         char *want = json_dumps(j, JSON_ENCODE_ANY);
-        assert_string_equal(t.buf, want);
+        assert_string_equal(t.p, want);
         free(want);
         json_decref(j);
         ari_json_text_free(&t);
@@ -121,7 +121,7 @@ static void test_value_and_splice(void **unused)
     json_t *o = json_pack("{s:s,s:i}", "name", "a \"rows\":null \\ é", "n", 3);
     ari_json_text_value(&t, o, JSON_COMPACT);
     char *want = json_dumps(o, JSON_COMPACT);
-    assert_string_equal(t.buf, want);
+    assert_string_equal(t.p, want);
     free(want);
     ari_json_text_free(&t);
     /* the member is found past a string that holds its words escaped */
