@@ -6,7 +6,8 @@
 // (exclusive + children = inclusive, through /cct and /supergraph) with
 // main's inclusive time per rank equal to the generated duration and each
 // function's time per rank as scheduled, the same exclusive times per rank
-// through pIC (/aggregation), and the messages as links (/links). Every
+// through pIC (/aggregation, over the machine > node > rank hierarchy the
+// generator wrote), and the messages as links (/links). Every
 // expected value comes from the generator's --expect JSON (computed from
 // its parameters), never from
 // ariadne; `otf2-print` (Debian otf2-tools), when installed, confirms the
@@ -25,7 +26,7 @@ const GEN = join(buildDir, 'gen_otf2');
 
 // The ring (blocking sends; an even number of ranks) and a variant with
 // Isend/Irecv/Wait over an odd number of ranks (the generator's third phase).
-const RING = { ranks: 8, iterations: 6, late: 3, lateNs: 7000, bytes: 4096 };
+const RING = { ranks: 8, iterations: 6, late: 3, lateNs: 7000, bytes: 4096, ranksPerNode: 4 };
 const NB = { ranks: 7, iterations: 4, late: 6, lateNs: 3000, bytes: 512, nonblocking: true };
 
 let d, dir;
@@ -35,6 +36,7 @@ function generate(p, out) {
   const args = ['--ranks', p.ranks, '--iterations', p.iterations, '--late-sender', p.late, '--late-ns', p.lateNs,
     '--bytes', p.bytes, '--expect', '--out', out].map(String);
   if (p.nonblocking) args.push('--nonblocking');
+  if (p.ranksPerNode) args.push('--ranks-per-node', String(p.ranksPerNode));
   return JSON.parse(execFileSync(GEN, args, { encoding: 'utf8' }));
 }
 
@@ -199,6 +201,17 @@ test('/cct of the derived CCT: flow conservation, main = the run, each function 
 test('pIC /aggregation of the packed calls: each rank\'s exclusive time per function as scheduled', async () => {
   const { id, expect } = traces.ring;
   const a = await get(`/api/v1/traces/${id}/aggregation?slices=1&p=0`);
+  // the system tree the generator wrote: one machine > nodes of ranksPerNode ranks > ranks
+  const h = a.hierarchy;
+  const nodes = h.filter((n) => /^node \d+$/.test(n.name));
+  assert.equal(nodes.length, expect.ranks / RING.ranksPerNode, `nodes among ${h.map((n) => n.name)}`);
+  for (const n of nodes) {
+    assert.equal(h[n.parent].name, 'machine', `${n.name} under the machine`);
+    assert.equal(n.leaves[1], RING.ranksPerNode, `${n.name}: its ranks' threads`);
+    const ranks = h.filter((x) => x.parent === h.indexOf(n)).map((x) => x.name);
+    assert.equal(ranks.length, RING.ranksPerNode, `${n.name}: ${ranks}`);
+    ranks.forEach((x) => assert.match(x, /^MPI Rank \d+$/));
+  }
   for (let r = 0; r < expect.ranks; r++) {
     const agg = a.aggregates.find((g) => g.name === `MPI Rank ${r}`);
     assert.ok(agg, `rank ${r} among ${a.aggregates.map((g) => g.name)}`);
