@@ -501,6 +501,15 @@ static int defined(ari_wire_reader *r, int kind, int64_t h)
     return add_id(&r->ids[kind], h) < 0 ? TOO_MANY : 0;
 }
 
+/* Whether a frame read well: every field there and well formed, nothing
+ * left over (else BAD_FIELDS), and its handles known (else BAD_ID): 0. */
+static int frame_end(const cursor *c, int ok)
+{
+    if (c->bad || c->at != c->n)
+        return BAD_FIELDS;
+    return ok ? 0 : BAD_ID;
+}
+
 static int dec_process(ari_wire_reader *r, cursor *c)
 {
     int64_t rank = c_i64(c);
@@ -522,10 +531,9 @@ static int dec_system_node(ari_wire_reader *r, cursor *c)
     int ok = 1;
     int64_t parent = handle_of(r, ID_NODE, c_u32(c), 1, &ok);
     const char *cls = c_str(c, 1), *name = c_str(c, 0);
-    if (c->bad || c->at != c->n)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = frame_end(c, ok);
+    if (bad)
+        return bad;
     int tree = r->k->system_node && r->k->process_node;
     return defined(r, ID_NODE, tree ? r->k->system_node(r->k->ctx, parent, cls, name) : 0);
 }
@@ -535,10 +543,9 @@ static int dec_process_node(ari_wire_reader *r, cursor *c)
     int ok = 1;
     int64_t rank = c_i64(c);
     int64_t node = handle_of(r, ID_NODE, c_u32(c), 0, &ok);
-    if (c->bad || c->at != c->n)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = frame_end(c, ok);
+    if (bad)
+        return bad;
     int tree = r->k->system_node && r->k->process_node;
     return tree ? called(r->k->process_node(r->k->ctx, rank, node)) : 0;
 }
@@ -549,10 +556,9 @@ static int dec_location(ari_wire_reader *r, cursor *c)
     int64_t proc = handle_of(r, ID_PROCESS, c_u32(c), 0, &ok);
     int64_t thread = c_i64(c);
     const char *name = c_str(c, 1);
-    if (c->bad || c->at != c->n)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = frame_end(c, ok);
+    if (bad)
+        return bad;
     return defined(r, ID_LOCATION, r->k->location(r->k->ctx, proc, thread, name));
 }
 
@@ -580,10 +586,9 @@ static int dec_region_event(ari_wire_reader *r, cursor *c, int enter)
     int64_t loc = handle_of(r, ID_LOCATION, c_u32(c), 0, &ok);
     double t = c_f64(c);
     int64_t region = handle_of(r, ID_REGION, c_u32(c), 0, &ok);
-    if (c->bad || c->at != c->n)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = frame_end(c, ok);
+    if (bad)
+        return bad;
     if (!isfinite(t))
         return BAD_TIME;
     return called(enter ? r->k->enter(r->k->ctx, loc, t, region) : r->k->leave(r->k->ctx, loc, t, region));
@@ -595,10 +600,9 @@ static int dec_instant(ari_wire_reader *r, cursor *c)
     int64_t loc = handle_of(r, ID_LOCATION, c_u32(c), 0, &ok);
     double t = c_f64(c);
     const char *name = c_str(c, 0);
-    if (c->bad || c->at != c->n)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = frame_end(c, ok);
+    if (bad)
+        return bad;
     if (!isfinite(t))
         return BAD_TIME;
     return called(r->k->instant(r->k->ctx, loc, t, name));
@@ -616,10 +620,9 @@ static int dec_message(ari_wire_reader *r, cursor *c)
     m.communicator = handle_of(r, ID_COMM, c_u32(c), 1, &ok);
     m.bytes = c_u64(c);
     m.request = c_u64(c);
-    if (c->bad || c->at != c->n || kind > ARI_MSG_IRECV)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = kind > ARI_MSG_IRECV ? BAD_FIELDS : frame_end(c, ok);
+    if (bad)
+        return bad;
     if (!isfinite(m.time))
         return BAD_TIME;
     m.kind = (ari_msg_kind)kind;
@@ -641,10 +644,9 @@ static int dec_collective(ari_wire_reader *r, cursor *c)
     e.has_request = has_request == 1;
     e.request = c_u64(c);
     e.op = c_str(c, 0);
-    if (c->bad || c->at != c->n || has_request > 1)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = has_request > 1 ? BAD_FIELDS : frame_end(c, ok);
+    if (bad)
+        return bad;
     if (!isfinite(e.begin) || !isfinite(e.end))
         return BAD_TIME;
     return called(r->k->collective(r->k->ctx, &e));
@@ -656,10 +658,9 @@ static int dec_metric(ari_wire_reader *r, cursor *c)
     int64_t loc = handle_of(r, ID_LOCATION, c_u32(c), 0, &ok);
     double t = c_f64(c), v = c_f64(c);
     const char *metric = c_str(c, 0), *unit = c_str(c, 1);
-    if (c->bad || c->at != c->n)
-        return BAD_FIELDS;
-    if (!ok)
-        return BAD_ID;
+    int bad = frame_end(c, ok);
+    if (bad)
+        return bad;
     if (!isfinite(t))
         return BAD_TIME;
     return called(r->k->metric(r->k->ctx, loc, t, metric, unit, v));
