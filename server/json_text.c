@@ -44,34 +44,6 @@ void ari_json_text_int(ari_json_text *t, int64_t v)
     ari_json_text_raw(t, p, (size_t)(buf + sizeof buf - 1 - p));
 }
 
-/* jansson 2.14's jsonp_dtostr, in the C locale the daemon runs in. */
-int ari_json_real_text(char *buf, size_t size, double v, int precision)
-{
-    int n = snprintf(buf, size, "%.*g", precision ? precision : 17, v);
-    if (n < 0 || (size_t)n + 3 >= size)
-        return -1;
-    size_t len = (size_t)n;
-    if (!strchr(buf, '.') && !strchr(buf, 'e')) {
-        buf[len++] = '.';
-        buf[len++] = '0';
-        buf[len] = '\0';
-    }
-    char *start = strchr(buf, 'e');
-    if (start) { /* no '+' nor leading zeros in the exponent */
-        start++;
-        char *end = start + 1;
-        if (*start == '-')
-            start++;
-        while (*end == '0')
-            end++;
-        if (end != start) {
-            memmove(start, end, len - (size_t)(end - buf) + 1);
-            len -= (size_t)(end - start);
-        }
-    }
-    return (int)len;
-}
-
 void ari_json_text_real(ari_json_text *t, double v, int precision)
 {
     /* A whole number of at most `precision` digits prints as itself and
@@ -90,7 +62,7 @@ void ari_json_text_real(ari_json_text *t, double v, int precision)
         return;
     }
     char buf[40];
-    int n = ari_json_real_text(buf, sizeof buf, v, precision);
+    int n = ari_json_real_format(buf, sizeof buf, v, precision);
     if (n < 0)
         t->failed = 1;
     else

@@ -30,9 +30,6 @@ void ari_json_text_ten_thousandths(ari_json_text *t, int k);
 /* A value as json_dumpb(v, flags) writes it. */
 void ari_json_text_value(ari_json_text *t, const json_t *v, size_t flags);
 
-/* jansson's text of a real into buf (at least 32 bytes); its length. */
-int ari_json_real_text(char *buf, size_t size, double v, int precision);
-
 /* doc_text with the first member `"key":null` replaced by `"key":` and
  * value_text (the member must exist: the caller put it there as null; no
  * string can hold that sequence unescaped). A new string, or NULL when

@@ -81,26 +81,19 @@ void ari_sbuf_json_string(ari_sbuf *b, const char *s)
     ari_sbuf_add_char(b, '"');
 }
 
-/* jansson's jsonp_dtostr with its default precision. */
-void ari_sbuf_json_real(ari_sbuf *b, double v)
+int ari_json_real_format(char *buf, size_t size, double v, int precision)
 {
-    char buf[64];
-    if (!isfinite(v)) {
-        b->failed = 1;
-        return;
-    }
-    int n = snprintf(buf, sizeof buf, "%.17g", v);
-    if (n < 0 || (size_t)n + 3 >= sizeof buf) {
-        b->failed = 1;
-        return;
-    }
+    int n = snprintf(buf, size, "%.*g", precision ? precision : 17, v);
+    if (n < 0 || (size_t)n + 3 >= size)
+        return -1;
     size_t len = (size_t)n;
     if (!strchr(buf, '.') && !strchr(buf, 'e')) {
-        memcpy(buf + len, ".0", 3);
-        len += 2;
+        buf[len++] = '.';
+        buf[len++] = '0';
+        buf[len] = '\0';
     }
     char *start = strchr(buf, 'e');
-    if (start) {
+    if (start) { /* no '+' nor leading zeros in the exponent */
         start++;
         char *end = start + 1;
         if (*start == '-')
@@ -112,7 +105,18 @@ void ari_sbuf_json_real(ari_sbuf *b, double v)
             len -= (size_t)(end - start);
         }
     }
-    ari_sbuf_add(b, buf, len);
+    return (int)len;
+}
+
+void ari_sbuf_json_real(ari_sbuf *b, double v)
+{
+    char buf[64];
+    int n = isfinite(v) ? ari_json_real_format(buf, sizeof buf, v, 17) : -1;
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    ari_sbuf_add(b, buf, (size_t)n);
 }
 
 void ari_sbuf_json_int(ari_sbuf *b, int64_t v)

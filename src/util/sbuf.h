@@ -32,6 +32,11 @@ void ari_sbuf_printf(ari_sbuf *b, const char *fmt, ...) __attribute__((format(pr
 void ari_sbuf_json_string(ari_sbuf *b, const char *s);
 void ari_sbuf_json_real(ari_sbuf *b, double v);
 void ari_sbuf_json_int(ari_sbuf *b, int64_t v);
+/* A real as jansson 2.14's jsonp_dtostr writes it at `precision`
+ * significant digits (1..17, 0 = 17; JSON_REAL_PRECISION), in the C
+ * locale, into buf: its length, or -1 when buf (at least 32 bytes for 17
+ * digits) is too short. v finite. */
+int ari_json_real_format(char *buf, size_t size, double v, int precision);
 
 /* Empties the text, keeping the memory and the cap. */
 void ari_sbuf_reset(ari_sbuf *b);
