@@ -214,17 +214,16 @@ static int in_window(const ari_emw_window *w, const ari_emw_message *x)
     return x->recv >= w->t0 && (!w->keep || w->keep[x->pair]);
 }
 
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether id is among the n sorted ids. */
 static int has_id(const int64_t *ids, size_t n, int64_t id)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && ids[lo] == id;
+    return n > 0 && bsearch(&id, ids, n, sizeof *ids, by_id) != NULL;
 }
 
 unsigned char *ari_emw_keep_pairs(const ari_emw_list *l, const int64_t *ids, size_t n)
