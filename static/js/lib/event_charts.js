@@ -93,6 +93,18 @@ export function barsChart(host, rows, series, opts = {}) {
     .on('click', (ev, r) => opts.onClick && opts.onClick(r));
 }
 
+// The x and y axes of a chart of size W x H with margins m, and their
+// labels (opts.xLabel at the bottom right, opts.yLabel at the top left).
+function chartAxes(s, x, y, W, H, m, opts) {
+  const d3 = getD3();
+  s.append('g').attr('class', 'axis').attr('transform', `translate(0,${H - m.b})`)
+    .call(d3.axisBottom(x).ticks(Math.max(2, Math.floor((W - m.l) / 90))).tickFormat(opts.xFormat || fmtTick).tickSizeOuter(0));
+  s.append('g').attr('class', 'axis').attr('transform', `translate(${m.l},0)`)
+    .call(d3.axisLeft(y).ticks(5).tickFormat(opts.yFormat || fmtTick).tickSizeOuter(0));
+  if (opts.xLabel) s.append('text').attr('class', 'axis-unit').attr('x', W - m.r).attr('y', H - 4).attr('text-anchor', 'end').text(opts.xLabel);
+  if (opts.yLabel) s.append('text').attr('class', 'axis-unit').attr('x', 4).attr('y', 10).text(opts.yLabel);
+}
+
 // A histogram: bins [edges[i], edges[i+1]) with values[i]. opts: colour,
 // xFormat, yFormat, xLabel, yLabel, tip(i) -> content, tooltip.
 export function columnsChart(host, edges, values, opts = {}) {
@@ -103,12 +115,7 @@ export function columnsChart(host, edges, values, opts = {}) {
   const x = d3.scaleLinear().domain([edges[0], edges[edges.length - 1] > edges[0] ? edges[edges.length - 1] : edges[0] + 1]).range([m.l, W - m.r]);
   const y = d3.scaleLinear().domain([0, d3.max(values) || 1]).nice().range([H - m.b, m.t]);
   const s = d3.select(host).append(() => svg('svg', { width: W, height: H, class: 'ev-chart ev-columns', role: 'img', 'aria-label': opts.label || 'histogram' }));
-  s.append('g').attr('class', 'axis').attr('transform', `translate(0,${H - m.b})`)
-    .call(d3.axisBottom(x).ticks(Math.max(2, Math.floor((W - m.l) / 90))).tickFormat(opts.xFormat || fmtTick).tickSizeOuter(0));
-  s.append('g').attr('class', 'axis').attr('transform', `translate(${m.l},0)`)
-    .call(d3.axisLeft(y).ticks(5).tickFormat(opts.yFormat || fmtTick).tickSizeOuter(0));
-  if (opts.xLabel) s.append('text').attr('class', 'axis-unit').attr('x', W - m.r).attr('y', H - 4).attr('text-anchor', 'end').text(opts.xLabel);
-  if (opts.yLabel) s.append('text').attr('class', 'axis-unit').attr('x', 4).attr('y', 10).text(opts.yLabel);
+  chartAxes(s, x, y, W, H, m, opts);
   s.append('g').selectAll('rect').data(values).join('rect').attr('class', 'ev-col')
     .attr('x', (v, i) => x(edges[i]) + 0.5).attr('width', (v, i) => Math.max(1, x(edges[i + 1]) - x(edges[i]) - 1))
     .attr('y', (v) => y(v)).attr('height', (v) => Math.max(0, y(0) - y(v))).attr('fill', opts.colour)
@@ -143,12 +150,7 @@ export function stackedAreas(host, edges, series, opts = {}) {
   const x = d3.scaleLinear().domain([edges[0], edges[n]]).range([m.l, W - m.r]);
   const y = d3.scaleLinear().domain([0, opts.yMax || top]).nice().range([H - m.b, m.t]);
   const s = d3.select(host).append(() => svg('svg', { width: W, height: H, class: 'ev-chart ev-areas', role: 'img', 'aria-label': opts.label || 'stacked areas' }));
-  s.append('g').attr('class', 'axis').attr('transform', `translate(0,${H - m.b})`)
-    .call(d3.axisBottom(x).ticks(Math.max(2, Math.floor((W - m.l) / 90))).tickFormat(opts.xFormat || fmtTick).tickSizeOuter(0));
-  s.append('g').attr('class', 'axis').attr('transform', `translate(${m.l},0)`)
-    .call(d3.axisLeft(y).ticks(5).tickFormat(opts.yFormat || fmtTick).tickSizeOuter(0));
-  if (opts.xLabel) s.append('text').attr('class', 'axis-unit').attr('x', W - m.r).attr('y', H - 4).attr('text-anchor', 'end').text(opts.xLabel);
-  if (opts.yLabel) s.append('text').attr('class', 'axis-unit').attr('x', 4).attr('y', 10).text(opts.yLabel);
+  chartAxes(s, x, y, W, H, m, opts);
   // step areas: each bin is flat over its width, as the histogram it is
   const pts = (layer) => {
     const out = [];
