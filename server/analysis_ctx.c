@@ -60,12 +60,8 @@ int ari_actx_open_trace(ari_request *r, int64_t id, ari_actx *ctx)
     ctx->filter.start = ctx->filter.end = ctx->filter.min_duration = NAN;
     ari_error err = {0};
     int rc = ari_tq_trace_get(r->db, id, &ctx->trace, &err);
-    if (rc < 0) {
-        ari_reply_from_error(r, &err);
-        return -1;
-    }
-    if (rc == 1) {
-        ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+    if (rc != 0) {
+        ari_reply_lookup_failed(r, rc, &err, "trace", id);
         return -1;
     }
     if (!ctx->trace.has_tasks) {

@@ -15,12 +15,8 @@ int ari_event_trace_open(ari_request *r, ari_tq_trace *t)
         return -1;
     ari_error err = {0};
     int rc = ari_tq_trace_get(r->db, id, t, &err);
-    if (rc < 0) {
-        ari_reply_from_error(r, &err);
-        return -1;
-    }
-    if (rc == 1) {
-        ari_reply_error(r, 404, "not_found", "no trace %lld", (long long)id);
+    if (rc != 0) {
+        ari_reply_lookup_failed(r, rc, &err, "trace", id);
         return -1;
     }
     if (strcmp(t->kind, "events") != 0) {
