@@ -475,12 +475,10 @@ static int stop_at_three(void *ctx, const ari_ec_message *m)
 
 static void test_store(void **state)
 {
-    (void)state;
-    char *dir = test_tmpdir(), *db_path;
-    assert_true(asprintf(&db_path, "%s/t.db", dir) > 0);
+    test_db *f = *state;
+    const char *db_path = f->db_path;
     ari_error err = {0};
-    ari_store *s = ari_store_open(db_path, &err);
-    assert_non_null(s);
+    ari_store *s = f->s;
     rng_state = 2024;
     static world w;
     gen_world(&w);
@@ -683,10 +681,6 @@ static void test_store(void **state)
     assert_int_equal(ari_evq_message_calls(s, 3, check_calls, &cc, &err), 0);
     assert_int_equal(cc.n, w.nmsg);
 
-    ari_store_close(s);
-    ari_remove_tree(dir);
-    free(db_path);
-    free(dir);
 }
 
 int main(void)
@@ -694,7 +688,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix),       cmocka_unit_test(test_hist_numpy_cases),
         cmocka_unit_test(test_hist_random),  cmocka_unit_test(test_wait_classify),
-        cmocka_unit_test(test_waits_random), cmocka_unit_test(test_store),
+        cmocka_unit_test(test_waits_random), cmocka_unit_test_setup_teardown(test_store, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -415,12 +415,10 @@ static int collect_fn(void *ctx, const ari_evp_state *st, ari_error *err)
 
 static void test_store(void **state)
 {
-    (void)state;
-    char *dir = test_tmpdir(), *db_path;
-    assert_true(asprintf(&db_path, "%s/t.db", dir) > 0);
+    test_db *f = *state;
+    const char *db_path = f->db_path;
     ari_error err = {0};
-    ari_store *s = ari_store_open(db_path, &err);
-    assert_non_null(s);
+    ari_store *s = f->s;
     rng_state = 777;
     static world w;
     gen_world(&w, 5, 1e6, 0);
@@ -560,10 +558,6 @@ static void test_store(void **state)
         assert_int_equal(t.locs[i].rank, w.rank[w.nlocs - 1 - i]);
     ari_evs_free(&t);
 
-    ari_store_close(s);
-    ari_remove_tree(dir);
-    free(db_path);
-    free(dir);
 }
 
 int main(void)
@@ -572,7 +566,7 @@ int main(void)
         cmocka_unit_test(test_random_worlds),
         cmocka_unit_test(test_full_cover),
         cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_store),
+        cmocka_unit_test_setup_teardown(test_store, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

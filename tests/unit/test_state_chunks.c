@@ -191,12 +191,9 @@ static void check_values(ari_store *s)
 
 static void test_windows(void **state)
 {
-    (void)state;
-    char *dir = test_tmpdir(), *db_path;
-    assert_true(asprintf(&db_path, "%s/t.db", dir) > 0);
+    test_db *f = *state;
     ari_error err = {0};
-    ari_store *s = ari_store_open(db_path, &err);
-    assert_non_null(s);
+    ari_store *s = f->s;
     assert_int_equal(ari_store_exec(s, "INSERT INTO traces(id, name, kind, format) VALUES (1, 't', 'events', 'otf2')",
                                     &err),
                      0);
@@ -245,15 +242,12 @@ static void test_windows(void **state)
     assert_int_equal(ari_state_chunks_read(s, 1, 99, 7, 0, 1, 1, &got, &n, &max_value, &err), 0);
     assert_null(got);
     assert_int_equal(n, 0);
-    ari_store_close(s);
-    free(db_path);
-    free(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_windows),
+        cmocka_unit_test_setup_teardown(test_windows, test_db_setup, test_db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
