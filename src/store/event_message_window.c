@@ -1,10 +1,10 @@
 /* event_message_window.c: a timeline window's (or a trace's) messages
- * read once (seven columns, by send time through ev_messages_by_send) and
- * counted, listed or bundled in C with hash tables on (src, dst) and
- * (column, pair); see event_message_window.h. The bundles reproduce SQLite's GROUP BY of
- * ari_evq_window_messages: the same column expression, integer sums,
- * smallest ranks and means of doubles added in the order SQLite feeds
- * them to avg() (the index's: send time, then rowid). */
+ * read once (seven fields, by send time then seq through
+ * message_chunks.h) and counted, listed or bundled in C with hash tables
+ * on (src, dst) and (column, pair); see event_message_window.h. The
+ * bundles reproduce the SQL GROUP BY this replaced: the same column
+ * expression, integer sums, smallest ranks and means of doubles added in
+ * send-time order (then seq), as SQLite's avg() was fed them. */
 #include "store/event_message_window.h"
 #include "store/event_queries.h"
 
@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store_internal.h"
+#include "store/message_chunks.h"
 #include "util/vec.h"
+
+/* Messages held at a time while a read sorts them by send time. */
+#define EMW_SORT_CAP ((int64_t)1 << 20)
 
 static int nomem(ari_error *err)
 {
@@ -94,48 +97,48 @@ static int64_t pair_of(pair_index *p, ari_emw_list *w, int64_t src, int64_t dst)
     return w->npairs - 1;
 }
 
-static int read_rows(ari_store *s, sqlite3_stmt *st, int64_t max, ari_emw_list *l, pair_index *p,
-                     ari_error *err)
+/* Appending the messages of a read to a list, at most max of them. */
+typedef struct loader {
+    ari_emw_list *l;
+    pair_index p;
+    size_t cap;
+    int64_t max;
+    int more, nomem;
+} loader;
+
+static int load_message(void *ctx, int64_t seq, const ari_ec_message *m)
 {
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (l->n >= max) {
-            sqlite3_reset(st);
-            return 1;
-        }
-        if (ari_vec_reserve((void **)&l->msgs, &cap, (size_t)l->n + 1, sizeof *l->msgs) < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        int64_t pair = pair_of(p, l, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-        if (pair < 0) {
-            sqlite3_reset(st);
-            return nomem(err);
-        }
-        l->msgs[l->n++] =
-            (ari_emw_message){sqlite3_column_double(st, 5),         sqlite3_column_double(st, 6),
-                              sqlite3_column_int64(st, 4),          (uint32_t)pair,
-                              (int32_t)sqlite3_column_int64(st, 2), (int32_t)sqlite3_column_int64(st, 3)};
+    (void)seq;
+    loader *d = ctx;
+    ari_emw_list *l = d->l;
+    if (l->n >= d->max) {
+        d->more = 1;
+        return 1;
     }
-    return ari_store_rows_end(s, st, rc, "reading the window's messages", err);
+    int64_t pair = ari_vec_reserve((void **)&l->msgs, &d->cap, (size_t)l->n + 1, sizeof *l->msgs) < 0
+                       ? -1
+                       : pair_of(&d->p, l, m->src_container, m->dst_container);
+    if (pair < 0) {
+        d->nomem = 1;
+        return 1;
+    }
+    l->msgs[l->n++] = (ari_emw_message){m->send_time, m->recv_time, m->bytes, (uint32_t)pair, m->src_rank,
+                                        m->dst_rank};
+    return 0;
 }
 
-#define COLUMNS                                                                                              \
-    "SELECT src_container, dst_container, src_rank, dst_rank, bytes, send_time, recv_time FROM ev_messages"
-
-/* Runs st (bound) into l. */
-static int load(ari_store *s, sqlite3_stmt *st, int64_t max, ari_emw_list *l, ari_error *err)
+/* Reads the messages f keeps, by send time then seq, into l. */
+static int load(ari_store *s, int64_t id, const ari_mc_filter *f, int64_t max, ari_emw_list *l, ari_error *err)
 {
-    if (!st)
-        return -1;
-    pair_index p = {0};
-    if (table_init(&p.t, 64) < 0) {
-        sqlite3_reset(st);
+    loader d = {.l = l, .max = max};
+    if (table_init(&d.p.t, 64) < 0)
         return nomem(err);
-    }
-    int rc = read_rows(s, st, max, l, &p, err);
-    free(p.t.slot);
+    int rc = ari_message_chunks_each(s, id, f, 1, EMW_SORT_CAP, load_message, &d, err);
+    free(d.p.t.slot);
+    if (d.nomem)
+        rc = nomem(err);
+    else if (d.more)
+        rc = 1;
     if (rc != 0)
         ari_emw_free(l);
     return rc;
@@ -146,13 +149,8 @@ int ari_emw_load(ari_store *s, int64_t id, double t0, double t1, int64_t max, ar
     memset(l, 0, sizeof *l);
     if (ari_evq_max_span(s, id, &l->span, err) < 0)
         return -1;
-    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_real(l->span)};
-    return load(s,
-                ari_store_bound(s,
-                                COLUMNS " WHERE trace_id = ?1 AND send_time <= ?3 AND send_time >= ?2 - ?4"
-                                        " AND recv_time >= ?2 ORDER BY send_time",
-                                args, ARI_NARGS(args), err),
-                max, l, err);
+    ari_mc_filter f = {t0 - l->span, t1, t0};
+    return load(s, id, &f, max, l, err);
 }
 
 int ari_emw_load_trace(ari_store *s, int64_t id, int64_t max, ari_emw_list *l, ari_error *err)
@@ -160,8 +158,8 @@ int ari_emw_load_trace(ari_store *s, int64_t id, int64_t max, ari_emw_list *l, a
     memset(l, 0, sizeof *l);
     if (ari_evq_max_span(s, id, &l->span, err) < 0)
         return -1;
-    return load(s, ari_store_stmt_id(s, COLUMNS " WHERE trace_id = ?1 ORDER BY send_time", id, err), max, l,
-                err);
+    ari_mc_filter f = ari_mc_all();
+    return load(s, id, &f, max, l, err);
 }
 
 void ari_emw_free(ari_emw_list *l)
@@ -423,5 +421,77 @@ int ari_emw_bundles(const ari_emw_window *w, int buckets, int64_t limit, ari_emw
         rc = emit_bundles(l, &s, limit, fn, ctx);
     free(s.b);
     free(s.t.slot);
+    return rc;
+}
+
+/* ---- a window streamed (more messages than a list holds) ---- */
+
+typedef struct streamer {
+    ari_emw_list pairs; /* only its pairs */
+    pair_index p;
+    bundle_set b;
+    double t0, t1;
+    int buckets;
+    int64_t n;
+    int rc; /* 0, -1 out of memory, 2 overflow */
+} streamer;
+
+static int stream_message(void *ctx, int64_t seq, const ari_ec_message *m)
+{
+    (void)seq;
+    streamer *w = ctx;
+    int64_t pair = pair_of(&w->p, &w->pairs, m->src_container, m->dst_container);
+    if (pair < 0) {
+        w->rc = -1;
+        return 1;
+    }
+    w->n++;
+    if (w->buckets <= 0)
+        return 0;
+    ari_emw_message x = {m->send_time, m->recv_time, m->bytes, (uint32_t)pair, m->src_rank, m->dst_rank};
+    w->rc = bundle_add(&w->b, &x, column_of(x.send, w->t0, w->t1, w->buckets));
+    return w->rc != 0;
+}
+
+/* Streams the messages f keeps through w (buckets 0: counts only). */
+static int stream(ari_store *s, int64_t id, const ari_mc_filter *f, streamer *w, ari_error *err)
+{
+    if (table_init(&w->p.t, 64) < 0 || (w->buckets > 0 && table_init(&w->b.t, 1024) < 0))
+        return nomem(err);
+    int rc = ari_message_chunks_each(s, id, f, w->buckets > 0, EMW_SORT_CAP, stream_message, w, err);
+    if (w->rc == -1)
+        return nomem(err);
+    if (w->rc == 2)
+        return ari_error_set(err, ARI_E_DB, "reading the window's messages: integer overflow");
+    return rc;
+}
+
+static void streamer_free(streamer *w)
+{
+    free(w->p.t.slot);
+    free(w->pairs.pairs);
+    free(w->b.b);
+    free(w->b.t.slot);
+}
+
+int ari_emw_stream_count(ari_store *s, int64_t id, const ari_mc_filter *f, int64_t *n, int64_t *pairs,
+                         ari_error *err)
+{
+    streamer w = {0};
+    int rc = stream(s, id, f, &w, err);
+    *n = w.n;
+    *pairs = w.pairs.npairs;
+    streamer_free(&w);
+    return rc;
+}
+
+int ari_emw_stream_bundles(ari_store *s, int64_t id, const ari_mc_filter *f, double t0, double t1, int buckets,
+                           int64_t limit, ari_emw_fn fn, void *ctx, ari_error *err)
+{
+    streamer w = {.t0 = t0, .t1 = t1, .buckets = buckets < 1 ? 1 : buckets};
+    int rc = stream(s, id, f, &w, err);
+    if (rc == 0)
+        rc = emit_bundles(&w.pairs, &w.b, limit, fn, ctx);
+    streamer_free(&w);
     return rc;
 }

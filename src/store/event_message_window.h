@@ -2,10 +2,11 @@
  * timeline window (sent before its end, received after its start), read
  * into memory (only the fields the timeline draws) and counted, listed or
  * bundled in C. It answers exactly what SQLite's count(DISTINCT) and GROUP
- * BY over ev_messages answered (event_queries.h: ari_evq_window_count,
- * ari_evq_window_messages) without sorting the window's messages.
+ * BY over ev_messages answered, as the streamed versions below (for
+ * windows beyond a list: event_queries.h's ari_evq_window_count and
+ * ari_evq_window_messages) do.
  *
- * A list holds messages by send time (then as stored): either a window's
+ * A list holds messages by send time (then seq): either a window's
  * (ari_emw_load) or a whole trace's (ari_emw_load_trace, for a cache that
  * then answers every window with a binary search). Memory: 40 bytes a
  * message, at most `max` messages (beyond, the loaders give up and the
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "analysis/event_comm.h" /* ari_ec_message */
+#include "store/message_chunks.h"
 #include "store/store.h"
 #include "util/error.h"
 
@@ -29,7 +31,7 @@ typedef struct ari_emw_message {
 } ari_emw_message;
 
 typedef struct ari_emw_list {
-    ari_emw_message *msgs; /* by send time, then rowid */
+    ari_emw_message *msgs; /* by send time, then seq */
     int64_t n;
     int64_t (*pairs)[2]; /* (src_container, dst_container), in order of first message */
     int64_t npairs;
@@ -81,5 +83,15 @@ int ari_emw_each(const ari_emw_window *w, ari_emw_fn fn, void *ctx);
  * answer, or -1 with err set. */
 int ari_emw_bundles(const ari_emw_window *w, int buckets, int64_t limit, ari_emw_fn fn, void *ctx,
                     ari_error *err);
+
+/* The same without a list, for any number of messages (message_chunks.h
+ * sorts at most a bounded number at a time; memory: the pairs and the
+ * bundles): the messages f keeps, counted with their distinct (src, dst)
+ * containers, or bundled as ari_emw_bundles does over [t0, t1]. 0, fn's
+ * first non-zero answer, or -1 with err set. */
+int ari_emw_stream_count(ari_store *s, int64_t id, const ari_mc_filter *f, int64_t *n, int64_t *pairs,
+                         ari_error *err);
+int ari_emw_stream_bundles(ari_store *s, int64_t id, const ari_mc_filter *f, double t0, double t1, int buckets,
+                           int64_t limit, ari_emw_fn fn, void *ctx, ari_error *err);
 
 #endif

@@ -1,7 +1,9 @@
 /* event_queries.c: the locations, messages, extent and message calls of
- * an event trace (see event_queries.h). Messages are streamed from one
- * statement; aggregation happens in the caller (analysis/event_comm.c),
- * so no query sorts all messages. */
+ * an event trace (see event_queries.h). Messages come from
+ * message_chunks.h (the chunks, or the ev_messages rows of a trace
+ * imported before sql/018): streamed where their order does not matter,
+ * by send time then seq (the order ev_messages' key gave) where it does;
+ * aggregation happens in the caller (analysis/event_comm.c). */
 #include "store/event_queries.h"
 
 #include <float.h>
@@ -9,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/event_message_window.h"
+#include "store/message_chunks.h"
 #include "store/state_chunks.h"
 #include "store/store_internal.h"
 #include "util/vec.h"
@@ -125,20 +129,13 @@ int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *
     }
     if (ari_store_rows_end(s, st, rc, "reading the extent of the events", err) < 0)
         return -1;
-    st = ari_store_stmt_id(s, "SELECT min(send_time), max(recv_time) FROM ev_messages WHERE trace_id = ?1",
-                           id, err);
-    if (!st)
+    double ma, mb;
+    if (ari_message_chunks_extent(s, id, &ma, &mb, err) < 0)
         return -1;
-    rc = ari_store_step_row(s, st, "reading the extent of the messages", err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0) {
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_double(st, 0) < a)
-            a = sqlite3_column_double(st, 0);
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_double(st, 1) > b)
-            b = sqlite3_column_double(st, 1);
-        sqlite3_reset(st);
-    }
+    if (ma < a) /* NAN when the trace has no messages */
+        a = ma;
+    if (mb > b)
+        b = mb;
     if (isfinite(a) && isfinite(b) && a <= b) {
         *lo = a;
         *hi = b;
@@ -168,135 +165,183 @@ int ari_evq_unmatched(ari_store *s, int64_t id, int64_t *sends, int64_t *receive
 
 /* ---- messages ---- */
 
-#define MESSAGE_COLUMNS                                                                                      \
-    "m.src_container, m.dst_container, m.src_rank, m.dst_rank,"                                              \
-    " coalesce((SELECT thread FROM ev_locations WHERE trace_id = m.trace_id AND container_id = "             \
-    "m.src_container), 0),"                                                                                  \
-    " coalesce((SELECT thread FROM ev_locations WHERE trace_id = m.trace_id AND container_id = "             \
-    "m.dst_container), 0),"                                                                                  \
-    " m.tag, m.comm, m.bytes, m.send_time, m.recv_time"
+/* Read in send order at most this many messages at a time
+ * (message_chunks.h: a window with more is read in slices). */
+#define SORT_CAP ((int64_t)1 << 20)
 
-static void read_message(sqlite3_stmt *st, ari_ec_message *m)
+/* The thread of each location, to fill a message's threads (0 when the
+ * container is not a location, as the former subquery's coalesce). */
+typedef struct threads {
+    ari_evq_location *locs; /* by container */
+    size_t n;
+} threads;
+
+static int by_location_container(const void *a, const void *b)
 {
-    m->src_container = sqlite3_column_int64(st, 0);
-    m->dst_container = sqlite3_column_int64(st, 1);
-    m->src_rank = (int32_t)sqlite3_column_int64(st, 2);
-    m->dst_rank = (int32_t)sqlite3_column_int64(st, 3);
-    m->src_thread = (int32_t)sqlite3_column_int64(st, 4);
-    m->dst_thread = (int32_t)sqlite3_column_int64(st, 5);
-    m->tag = sqlite3_column_int64(st, 6);
-    m->comm = sqlite3_column_int64(st, 7);
-    m->bytes = sqlite3_column_int64(st, 8);
-    m->send_time = sqlite3_column_double(st, 9);
-    m->recv_time = sqlite3_column_double(st, 10);
+    int64_t x = ((const ari_evq_location *)a)->container_id, y = ((const ari_evq_location *)b)->container_id;
+    return (x > y) - (x < y);
 }
 
-/* Steps st to its end, handing each message to fn. */
-static int each_message(ari_store *s, sqlite3_stmt *st, ari_evq_message_fn fn, void *ctx, const char *what,
-                        ari_error *err)
+static int threads_load(ari_store *s, int64_t id, threads *t, ari_error *err)
 {
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        ari_ec_message m;
-        read_message(st, &m);
-        int r = fn(ctx, &m);
-        if (r != 0) {
-            sqlite3_reset(st);
-            return r;
-        }
-    }
-    return ari_store_rows_end(s, st, rc, what, err);
+    if (ari_evq_locations(s, id, &t->locs, &t->n, err) < 0)
+        return -1;
+    if (t->n > 1)
+        qsort(t->locs, t->n, sizeof *t->locs, by_location_container);
+    return 0;
+}
+
+static int32_t thread_of(const threads *t, int64_t container)
+{
+    ari_evq_location key = {.container_id = container};
+    const ari_evq_location *l =
+        t->n ? bsearch(&key, t->locs, t->n, sizeof *t->locs, by_location_container) : NULL;
+    return l ? l->thread : 0;
+}
+
+static void set_threads(const threads *t, ari_ec_message *m)
+{
+    m->src_thread = thread_of(t, m->src_container);
+    m->dst_thread = thread_of(t, m->dst_container);
+}
+
+static ari_mc_filter sent_in(double t0, double t1)
+{
+    return (ari_mc_filter){lo_bound(t0), hi_bound(t1), -HUGE_VAL};
+}
+
+static int count_one(void *ctx, int64_t seq, const ari_ec_message *m)
+{
+    (void)seq, (void)m;
+    ++*(int64_t *)ctx;
+    return 0;
 }
 
 int ari_evq_message_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, ari_error *err)
 {
     *n = 0;
-    ari_arg args[] = {ari_arg_int(id), ari_arg_real(lo_bound(t0)), ari_arg_real(hi_bound(t1))};
-    sqlite3_stmt *st = ari_store_bound(s,
-                                       "SELECT count(*) FROM ev_messages WHERE trace_id = ?1"
-                                       " AND send_time >= ?2 AND send_time <= ?3",
-                                       args, ARI_NARGS(args), err);
-    return st ? (ari_store_query_int64(s, st, n, "counting the messages", err) < 0 ? -1 : 0) : -1;
+    ari_mc_filter f = sent_in(t0, t1);
+    return ari_message_chunks_each(s, id, &f, 0, 0, count_one, n, err);
+}
+
+/* A page of messages: `offset` skipped, then at most `limit` (< 0: all). */
+typedef struct page {
+    const threads *threads;
+    int64_t offset, limit, seen;
+    int full; /* the limit was reached */
+    ari_evq_message_fn fn;
+    void *ctx;
+} page;
+
+static int page_message(void *ctx, int64_t seq, const ari_ec_message *m)
+{
+    (void)seq;
+    page *p = ctx;
+    if (p->seen++ < p->offset)
+        return 0;
+    if (p->limit >= 0 && p->seen - p->offset > p->limit) {
+        p->full = 1;
+        return 1;
+    }
+    ari_ec_message x = *m;
+    set_threads(p->threads, &x);
+    return p->fn(p->ctx, &x);
 }
 
 int ari_evq_messages(ari_store *s, int64_t id, double t0, double t1, int64_t offset, int64_t limit,
                      ari_evq_message_fn fn, void *ctx, ari_error *err)
 {
-    ari_arg args[] = {ari_arg_int(id), ari_arg_real(lo_bound(t0)), ari_arg_real(hi_bound(t1)),
-                      ari_arg_int(limit), ari_arg_int(offset)};
-    sqlite3_stmt *st = ari_store_bound(s,
-                                       "SELECT " MESSAGE_COLUMNS " FROM ev_messages m WHERE m.trace_id = ?1"
-                                       " AND m.send_time >= ?2 AND m.send_time <= ?3"
-                                       " ORDER BY m.send_time LIMIT ?4 OFFSET ?5",
-                                       args, ARI_NARGS(args), err);
-    return st ? each_message(s, st, fn, ctx, "reading the messages", err) : -1;
+    threads t = {0};
+    if (threads_load(s, id, &t, err) < 0)
+        return -1;
+    page p = {&t, offset > 0 ? offset : 0, limit, 0, 0, fn, ctx};
+    ari_mc_filter f = sent_in(t0, t1);
+    int rc = limit == 0 ? 0 : ari_message_chunks_each(s, id, &f, 1, SORT_CAP, page_message, &p, err);
+    free(t.locs);
+    return p.full ? 0 : rc;
+}
+
+typedef struct pairs_ctx {
+    ari_evq_pair_fn fn;
+    void *ctx;
+} pairs_ctx;
+
+static int pair_message(void *ctx, int64_t seq, const ari_ec_message *m)
+{
+    (void)seq;
+    pairs_ctx *p = ctx;
+    return p->fn(p->ctx, m->src_rank, m->dst_rank, m->bytes, 1);
 }
 
 int ari_evq_pairs(ari_store *s, int64_t id, ari_evq_pair_fn fn, void *ctx, ari_error *err)
 {
-    /* one row per message: a GROUP BY would sort them all */
-    sqlite3_stmt *st = ari_store_stmt_id(
-        s, "SELECT src_rank, dst_rank, bytes FROM ev_messages WHERE trace_id = ?1", id, err);
-    if (!st)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = fn(ctx, (int32_t)sqlite3_column_int64(st, 0), (int32_t)sqlite3_column_int64(st, 1),
-                   sqlite3_column_int64(st, 2), 1);
-        if (r != 0) {
-            sqlite3_reset(st);
-            return r;
-        }
-    }
-    return ari_store_rows_end(s, st, rc, "reading the messages", err);
+    /* one call per message, summed by the caller */
+    pairs_ctx p = {fn, ctx};
+    ari_mc_filter f = ari_mc_all();
+    return ari_message_chunks_each(s, id, &f, 0, 0, pair_message, &p, err);
+}
+
+typedef struct size_range {
+    int64_t n, min, max;
+} size_range;
+
+static int range_message(void *ctx, int64_t seq, const ari_ec_message *m)
+{
+    (void)seq;
+    size_range *r = ctx;
+    if (r->n == 0 || m->bytes < r->min)
+        r->min = m->bytes;
+    if (r->n == 0 || m->bytes > r->max)
+        r->max = m->bytes;
+    r->n++;
+    return 0;
 }
 
 int ari_evq_size_range(ari_store *s, int64_t id, double *min, double *max, int64_t *n, ari_error *err)
 {
     *min = *max = NAN;
     *n = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(
-        s, "SELECT count(*), min(bytes), max(bytes) FROM ev_messages WHERE trace_id = ?1", id, err);
-    int rc = st ? ari_store_step_row(s, st, "reading the message sizes", err) : -1;
-    if (rc < 0)
+    size_range r = {0};
+    ari_mc_filter f = ari_mc_all();
+    if (ari_message_chunks_each(s, id, &f, 0, 0, range_message, &r, err) < 0)
         return -1;
-    if (rc == 0) {
-        *n = sqlite3_column_int64(st, 0);
-        if (*n > 0) {
-            *min = sqlite3_column_double(st, 1);
-            *max = sqlite3_column_double(st, 2);
-        }
-        sqlite3_reset(st);
+    *n = r.n;
+    if (r.n > 0) {
+        *min = (double)r.min;
+        *max = (double)r.max;
     }
     return 0;
 }
 
-static int each_value(ari_store *s, sqlite3_stmt *st, ari_evq_value_fn fn, void *ctx, ari_error *err)
+/* A value of each message: its bytes (side -1) or its send (0) or receive
+ * (1) time with its bytes as the weight. */
+typedef struct values_ctx {
+    int side;
+    ari_evq_value_fn fn;
+    void *ctx;
+} values_ctx;
+
+static int value_message(void *ctx, int64_t seq, const ari_ec_message *m)
 {
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = fn(ctx, sqlite3_column_double(st, 0), sqlite3_column_double(st, 1));
-        if (r != 0) {
-            sqlite3_reset(st);
-            return r;
-        }
-    }
-    return ari_store_rows_end(s, st, rc, "reading the messages", err);
+    (void)seq;
+    values_ctx *v = ctx;
+    if (v->side < 0)
+        return v->fn(v->ctx, (double)m->bytes, 1);
+    return v->fn(v->ctx, v->side == 0 ? m->send_time : m->recv_time, (double)m->bytes);
 }
 
 int ari_evq_sizes(ari_store *s, int64_t id, ari_evq_value_fn fn, void *ctx, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT bytes, 1 FROM ev_messages WHERE trace_id = ?1", id, err);
-    return st ? each_value(s, st, fn, ctx, err) : -1;
+    values_ctx v = {-1, fn, ctx};
+    ari_mc_filter f = ari_mc_all();
+    return ari_message_chunks_each(s, id, &f, 0, 0, value_message, &v, err);
 }
 
 int ari_evq_side_times(ari_store *s, int64_t id, int side, ari_evq_value_fn fn, void *ctx, ari_error *err)
 {
-    sqlite3_stmt *st =
-        side == 0
-            ? ari_store_stmt_id(s, "SELECT send_time, bytes FROM ev_messages WHERE trace_id = ?1", id, err)
-            : ari_store_stmt_id(s, "SELECT recv_time, bytes FROM ev_messages WHERE trace_id = ?1", id, err);
-    return st ? each_value(s, st, fn, ctx, err) : -1;
+    values_ctx v = {side == 0 ? 0 : 1, fn, ctx};
+    ari_mc_filter f = ari_mc_all();
+    return ari_message_chunks_each(s, id, &f, 0, 0, value_message, &v, err);
 }
 
 /* ---- the calls of the messages ---- */
@@ -567,37 +612,44 @@ static int message_calls(calls_ctx *c, const mem_calls *mem, const ari_ec_messag
     return a < 0 || b < 0 ? -1 : 0;
 }
 
+typedef struct calls_each {
+    calls_ctx *c;
+    const mem_calls *mem;
+    const threads *threads;
+    ari_evq_calls_fn fn;
+    void *ctx;
+    ari_error *err;
+} calls_each;
+
+static int calls_message(void *ctx, int64_t seq, const ari_ec_message *msg)
+{
+    (void)seq;
+    calls_each *e = ctx;
+    ari_ec_message m = *msg;
+    ari_ec_call send, recv;
+    set_threads(e->threads, &m);
+    if (message_calls(e->c, e->mem, &m, &send, &recv, e->err) < 0)
+        return -1;
+    return e->fn(e->ctx, &m, &send, &recv);
+}
+
 int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *ctx, ari_error *err)
 {
     calls_ctx c = {.s = s, .id = id};
     mem_calls mem;
+    threads t = {0};
     int loaded = 0;
     if (function_type(s, id, &c.ftype, err) < 0 ||
         (c.ftype >= 0 && (loaded = mem_calls_load(s, id, c.ftype, &mem, err)) < 0))
         return -1;
-    sqlite3_stmt *st =
-        ari_store_stmt_id(s, "SELECT " MESSAGE_COLUMNS " FROM ev_messages m WHERE m.trace_id = ?1", id, err);
-    if (!st) {
-        if (loaded)
-            mem_calls_free(&mem);
-        return -1;
+    int result = threads_load(s, id, &t, err);
+    if (result == 0) {
+        /* by send time then seq, as the former ev_messages key gave them */
+        calls_each e = {&c, loaded ? &mem : NULL, &t, fn, ctx, err};
+        ari_mc_filter f = ari_mc_all();
+        result = ari_message_chunks_each(s, id, &f, 1, SORT_CAP, calls_message, &e, err);
     }
-    int rc, result = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        ari_ec_message m;
-        ari_ec_call send, recv;
-        read_message(st, &m);
-        if (message_calls(&c, loaded ? &mem : NULL, &m, &send, &recv, err) < 0) {
-            result = -1;
-            break;
-        }
-        if ((result = fn(ctx, &m, &send, &recv)) != 0)
-            break;
-    }
-    if (result != 0)
-        sqlite3_reset(st);
-    else
-        result = ari_store_rows_end(s, st, rc, "reading the messages", err);
+    free(t.locs);
     if (loaded)
         mem_calls_free(&mem);
     for (size_t i = 0; i < c.nnames; i++)
@@ -612,7 +664,7 @@ int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *c
 /* The longest receive - send of the trace (its summary, written at
  * import), which bounds how long before a window a message drawn in it may
  * have been sent: the window queries then read only the messages sent in
- * [t0 - span, t1] through the index on send_time. Unknown: no bound. */
+ * [t0 - span, t1]. Unknown: no bound. */
 int ari_evq_max_span(ari_store *s, int64_t id, double *span, ari_error *err)
 {
     *span = HUGE_VAL;
@@ -626,64 +678,59 @@ int ari_evq_max_span(ari_store *s, int64_t id, double *span, ari_error *err)
     return ari_store_rows_end(s, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, "reading the messages' span", err);
 }
 
-#define WINDOW_WHERE " WHERE trace_id = ?1 AND send_time <= ?3 AND send_time >= ?2 - ?5 AND recv_time >= ?2"
+/* The messages drawn in [t0, t1]: sent in [t0 - span, t1], received at or
+ * after t0 (span: ari_evq_max_span). */
+static int window_filter(ari_store *s, int64_t id, double t0, double t1, ari_mc_filter *f, ari_error *err)
+{
+    double span;
+    if (ari_evq_max_span(s, id, &span, err) < 0)
+        return -1;
+    *f = (ari_mc_filter){t0 - span, t1, t0};
+    return 0;
+}
 
 int ari_evq_window_count(ari_store *s, int64_t id, double t0, double t1, int64_t *n, int64_t *pairs,
                          ari_error *err)
 {
     *n = *pairs = 0;
-    double span;
-    if (ari_evq_max_span(s, id, &span, err) < 0)
+    ari_mc_filter f;
+    if (window_filter(s, id, t0, t1, &f, err) < 0)
         return -1;
-    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_null(), ari_arg_real(span)};
-    sqlite3_stmt *st = ari_store_bound(s,
-                                       "SELECT count(*), count(DISTINCT src_container * 4294967296 + dst_container)"
-                                       " FROM ev_messages" WINDOW_WHERE,
-                                       args, ARI_NARGS(args), err);
-    if (!st)
-        return -1;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *n = sqlite3_column_int64(st, 0);
-        *pairs = sqlite3_column_int64(st, 1);
+    return ari_emw_stream_count(s, id, &f, n, pairs, err);
+}
+
+/* The unbundled window: each message by send time, at most limit. */
+typedef struct window_list {
+    int64_t limit, n;
+    int full;
+    ari_evq_bundle_fn fn;
+    void *ctx;
+} window_list;
+
+static int window_message(void *ctx, int64_t seq, const ari_ec_message *msg)
+{
+    (void)seq;
+    window_list *w = ctx;
+    if (w->limit > 0 && w->n >= w->limit) {
+        w->full = 1;
+        return 1;
     }
-    return ari_store_rows_end(s, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, "counting the window's messages", err);
+    w->n++;
+    ari_ec_message m = *msg; /* as the former SELECT: threads 0 */
+    return w->fn(w->ctx, &m, 1);
 }
 
 int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int bundle, int buckets,
                             int64_t limit, ari_evq_bundle_fn fn, void *ctx, ari_error *err)
 {
-    double span;
-    if (ari_evq_max_span(s, id, &span, err) < 0)
+    ari_mc_filter f;
+    if (window_filter(s, id, t0, t1, &f, err) < 0)
         return -1;
-    ari_arg args[] = {ari_arg_int(id), ari_arg_real(t0), ari_arg_real(t1), ari_arg_int(buckets),
-                      ari_arg_real(span), ari_arg_int(limit > 0 ? limit : -1)};
-    sqlite3_stmt *st =
-        bundle ? ari_store_bound(
-                     s,
-                     "SELECT src_container, dst_container, min(src_rank), min(dst_rank), 0, 0, -1, -1,"
-                     " sum(bytes), avg(send_time), avg(recv_time), count(*) AS n,"
-                     " max(0, min(?4 - 1, CAST((send_time - ?2) * ?4 / (?3 - ?2) AS INTEGER))) AS px"
-                     " FROM ev_messages" WINDOW_WHERE
-                     " GROUP BY px, src_container, dst_container ORDER BY n DESC, px, src_container, dst_container"
-                     " LIMIT ?6",
-                     args, ARI_NARGS(args), err)
-               : ari_store_bound(s,
-                                 "SELECT src_container, dst_container, src_rank, dst_rank, 0, 0, tag, comm,"
-                                 " bytes, send_time, recv_time, 1 FROM ev_messages" WINDOW_WHERE
-                                 " AND ?4 > 0 ORDER BY send_time LIMIT ?6",
-                                 args, ARI_NARGS(args), err);
-    if (!st)
-        return -1;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        ari_ec_message m;
-        read_message(st, &m);
-        int r = fn(ctx, &m, sqlite3_column_int64(st, 11));
-        if (r != 0) {
-            sqlite3_reset(st);
-            return r;
-        }
-    }
-    return ari_store_rows_end(s, st, rc, "reading the window's messages", err);
+    if (bundle)
+        return ari_emw_stream_bundles(s, id, &f, t0, t1, buckets, limit, fn, ctx, err);
+    if (buckets <= 0)
+        return 0;
+    window_list w = {limit, 0, 0, fn, ctx};
+    int rc = ari_message_chunks_each(s, id, &f, 1, SORT_CAP, window_message, &w, err);
+    return w.full ? 0 : rc;
 }

@@ -1,11 +1,12 @@
 /* event_queries.h: what the communication analyses of an event trace
  * (kind "events") read from the store: its locations (ev_locations), its
- * matched messages (ev_messages), streamed row by row or aggregated by
- * SQLite, the extent of its events, and for the wait states the Function
- * state (Paje state type alias "F") in which each side of a message
- * happened. Nothing here holds all messages in memory: callbacks get one
- * row at a time (return non-zero from one to stop: the call then returns
- * that value). Times in the trace's unit (ns). */
+ * matched messages (message_chunks.h), streamed one by one, the extent
+ * of its events, and for the wait states the Function state (Paje state
+ * type alias "F") in which each side of a message happened. Nothing here
+ * holds all messages in memory (those read in send order are sorted at
+ * most 1 Mi at a time): callbacks get one message at a time (return
+ * non-zero from one to stop: the call then returns that value). Times in
+ * the trace's unit (ns). */
 #ifndef ARIADNE_EVENT_QUERIES_H
 #define ARIADNE_EVENT_QUERIES_H
 
@@ -47,8 +48,8 @@ int ari_evq_message_count(ari_store *s, int64_t id, double t0, double t1, int64_
 int ari_evq_messages(ari_store *s, int64_t id, double t0, double t1, int64_t offset, int64_t limit,
                      ari_evq_message_fn fn, void *ctx, ari_error *err);
 
-/* The bytes and messages per (sender rank, receiver rank), aggregated by
- * SQLite (memory: the pairs). */
+/* Each message's (sender rank, receiver rank, bytes, 1), in no set
+ * order, for the caller to sum. */
 typedef int (*ari_evq_pair_fn)(void *ctx, int32_t src, int32_t dst, int64_t bytes, int64_t count);
 int ari_evq_pairs(ari_store *s, int64_t id, ari_evq_pair_fn fn, void *ctx, ari_error *err);
 

@@ -1,14 +1,15 @@
-/* event_writer.c: ev_locations and ev_messages of an event trace, and its
- * summary and counts (see event_writer.h). Container ids come from the
- * trace writer's alias map: event_paje tells the observer after the
- * container has been stored; its links are not stored as `links` rows:
- * ev_messages holds them. */
+/* event_writer.c: ev_locations and the message chunks of an event trace,
+ * and its summary and counts (see event_writer.h). Container ids come
+ * from the trace writer's alias map: event_paje tells the observer after
+ * the container has been stored; its links are not stored as `links`
+ * rows: the message chunks (message_chunks.h) hold them. */
 #include "store/event_writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/message_chunks.h"
 #include "store/trace_writer_internal.h"
 #include "util/alloc.h"
 
@@ -16,6 +17,7 @@ struct ari_event_writer {
     ari_trace_writer *tw;
     ari_error error;
     ari_event_paje_observer obs;
+    ari_message_packer *packer;
     int64_t locations, messages;
     double max_span; /* the longest receive - send, for the timeline's window queries */
 };
@@ -57,15 +59,10 @@ static int on_message(void *ctx, const ari_event_paje_message *m)
     int64_t src = container_id(ew, m->src), dst = src ? container_id(ew, m->dst) : 0;
     if (!dst)
         return -1;
-    ari_arg args[] = {ari_arg_int(ew->tw->id), ari_arg_int(src),          ari_arg_int(dst),
-                      ari_arg_int(m->src_rank), ari_arg_int(m->dst_rank), ari_arg_int(m->tag),
-                      ari_arg_int(m->comm),     ari_arg_int((int64_t)m->bytes), ari_arg_real(m->send),
-                      ari_arg_real(m->recv),    ari_arg_int(ew->messages)};
-    if (ari_store_run(ew->tw->store,
-                      "INSERT INTO ev_messages(trace_id, src_container, dst_container, src_rank, dst_rank,"
-                      " tag, comm, bytes, send_time, recv_time, seq)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                      args, ARI_NARGS(args), "insert event message", &ew->error) < 0)
+    ari_ec_message em = {.src_container = src, .dst_container = dst, .src_rank = (int32_t)m->src_rank,
+                         .dst_rank = (int32_t)m->dst_rank, .tag = m->tag, .comm = m->comm,
+                         .bytes = (int64_t)m->bytes, .send_time = m->send, .recv_time = m->recv};
+    if (ari_message_packer_add(ew->packer, &em, &ew->error) < 0)
         return -1;
     ew->messages++;
     if (m->recv - m->send > ew->max_span)
@@ -79,8 +76,13 @@ ari_event_writer *ari_event_writer_begin(ari_trace_writer *w, ari_error *err)
     if (!ew)
         return NULL;
     ew->tw = w;
+    ew->packer = ari_message_packer_new(w->store, w->id, err);
+    if (!ew->packer) {
+        free(ew);
+        return NULL;
+    }
     ew->obs = (ari_event_paje_observer){ew, on_location, on_message};
-    ari_trace_writer_skip_links(w); /* the messages are ev_messages rows, read as links by state_queries.c */
+    ari_trace_writer_skip_links(w); /* the messages are chunks, read as links by state_queries.c */
     return ew;
 }
 
@@ -115,6 +117,8 @@ int ari_event_writer_finish(ari_event_writer *ew, const ari_event_paje_report *r
                       ari_arg_int((int64_t)rep->metric_samples),
                       ari_arg_int((int64_t)rep->regions),
                       ari_arg_real(ew->max_span)};
+    if (ari_message_packer_finish(ew->packer, err) < 0)
+        return -1;
     return ari_store_run(ew->tw->store,
         "UPDATE traces SET summary_json = json_patch(json_patch(summary_json, CASE WHEN json_valid(?2) THEN json(?2) ELSE '{}' END), json_object("
         "  'ranks', ?3, 'locations', ?4, 'functions', ?5, 'regions', ?13, 'events', ?6, 'messages', ?7,"
@@ -127,5 +131,7 @@ int ari_event_writer_finish(ari_event_writer *ew, const ari_event_paje_report *r
 
 void ari_event_writer_free(ari_event_writer *ew)
 {
+    if (ew)
+        ari_message_packer_free(ew->packer);
     free(ew);
 }

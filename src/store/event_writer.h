@@ -1,13 +1,14 @@
 /* event_writer.h: the store's side of an event trace (kind 'events', issue
- * 19) beyond its Paje rows: one ev_locations row per location and one
- * ev_messages row per matched message (sql/016_events.sql), heard from
+ * 19) beyond its Paje rows: one ev_locations row per location
+ * (sql/016_events.sql) and the matched messages in chunks of 2,048
+ * (message_chunks.h, sql/018), heard from
  * event_paje's observer with the aliases of the Thread containers the
  * trace writer has stored, and at the end the trace's summary and counts
  * (ranks, locations, functions, events as Pipit counts them, messages,
  * what stayed unmatched, the reader's notes).
  *
  * It runs inside the import's transaction, on the trace writer's store,
- * like the other writers. Memory: nothing per row.
+ * like the other writers. Memory: one chunk of messages (112 KiB).
  */
 #ifndef ARIADNE_EVENT_WRITER_H
 #define ARIADNE_EVENT_WRITER_H

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "store/analysis_cache.h"
+#include "store/message_chunks.h"
 #include "store/state_chunks.h"
 #include "store/store_internal.h"
 #include "util/vec.h"
@@ -477,20 +478,6 @@ static void link_free(ari_sq_link *l)
 
 #define LINK_WHERE " WHERE l.trace_id = ?1 AND (?3 IS NULL OR l.start < ?3) AND (?2 IS NULL OR l.end >= ?2)"
 
-/* An event trace's links are its matched messages (ev_messages; the
- * import stores no `links` rows for them), shaped as the Paje link of
- * type "Message" that event_paje describes. */
-#define MESSAGE_WHERE                                                                                             \
-    " WHERE l.trace_id = ?1 AND (?3 IS NULL OR l.send_time < ?3) AND (?2 IS NULL OR l.recv_time >= ?2)"
-#define MESSAGE_LINKS                                                                                             \
-    "SELECT l.send_time, l.recv_time, t.name, 'message', 'm' || l.seq,"                                           \
-    " a.id, a.name, NULL, NULL, b.id, b.name, NULL, NULL"                                                         \
-    " FROM ev_messages l"                                                                                         \
-    " LEFT JOIN entity_types t ON t.trace_id = l.trace_id AND t.nature = 'link' AND t.alias = 'M'"                \
-    " LEFT JOIN containers a ON a.trace_id = l.trace_id AND a.id = l.src_container"                              \
-    " LEFT JOIN containers b ON b.trace_id = l.trace_id AND b.id = l.dst_container" MESSAGE_WHERE                \
-    " ORDER BY l.send_time LIMIT ?4"
-
 #define PAJE_LINKS                                                                                                \
     "SELECT l.start, l.end, t.name, n.name, l.key,"                                                               \
     " a.id, a.name, wa.container_id, wa.node, b.id, b.name, wb.container_id, wb.node"                             \
@@ -503,7 +490,7 @@ static void link_free(ari_sq_link *l)
     " LEFT JOIN workers wb ON wb.trace_id = l.trace_id AND wb.container_id = l.end_container_id" LINK_WHERE      \
     " ORDER BY l.start LIMIT ?4"
 
-/* 1 when the trace is an event trace (its links are ev_messages), 0, -1. */
+/* 1 when the trace is an event trace (its links are its messages), 0, -1. */
 static int has_messages(ari_store *s, int64_t id, ari_error *err)
 {
     sqlite3_stmt *st =
@@ -514,6 +501,89 @@ static int has_messages(ari_store *s, int64_t id, ari_error *err)
     return any != 0;
 }
 
+/* An event trace's links are its matched messages (message_chunks.h; the
+ * import stores no `links` rows for them), shaped as the Paje link of
+ * type "Message" that event_paje describes: key "m<seq>", its ends the
+ * Thread containers (id 0 and no name if one is missing). */
+typedef struct message_links {
+    ari_store *s;
+    int64_t id, limit;
+    const char *type; /* the link type's name */
+    ari_sq_links *out;
+    size_t cap;
+    int full;
+    ari_error *err;
+} message_links;
+
+static int message_end(message_links *m, int64_t container, ari_sq_end *e)
+{
+    ari_arg args[] = {ari_arg_int(m->id), ari_arg_int(container)};
+    sqlite3_stmt *st = ari_store_bound(m->s, "SELECT id, name FROM containers WHERE trace_id = ?1 AND id = ?2", args,
+                                       ARI_NARGS(args), m->err);
+    int rc = st ? ari_store_step_row(m->s, st, "reading a link's container", m->err) : -1;
+    if (rc < 0)
+        return -1;
+    const char *name = rc == 0 ? (const char *)sqlite3_column_text(st, 1) : NULL;
+    e->container_id = rc == 0 ? sqlite3_column_int64(st, 0) : 0;
+    e->name = strdup(name ? name : "");
+    e->worker_id = e->node = -1;
+    if (rc == 0)
+        sqlite3_reset(st);
+    return e->name ? 0 : nomem(m->err);
+}
+
+static int message_link(void *ctx, int64_t seq, const ari_ec_message *msg)
+{
+    message_links *m = ctx;
+    if (m->limit >= 0 && m->out->n >= m->limit) {
+        m->full = 1;
+        return 1;
+    }
+    if (ari_vec_reserve((void **)&m->out->links, &m->cap, (size_t)m->out->n + 1, sizeof *m->out->links) < 0)
+        return nomem(m->err);
+    ari_sq_link *l = &m->out->links[m->out->n++];
+    char key[32];
+    snprintf(key, sizeof key, "m%lld", (long long)seq);
+    *l = (ari_sq_link){.start = msg->send_time, .end = msg->recv_time};
+    l->type = strdup(m->type);
+    l->value = strdup("message");
+    l->key = strdup(key);
+    if (!l->type || !l->value || !l->key)
+        return nomem(m->err);
+    return message_end(m, msg->src_container, &l->from) < 0 || message_end(m, msg->dst_container, &l->to) < 0
+               ? -1
+               : 0;
+}
+
+static int count_link(void *ctx, int64_t seq, const ari_ec_message *m)
+{
+    (void)seq, (void)m;
+    ++*(int64_t *)ctx;
+    return 0;
+}
+
+static int message_links_load(ari_store *s, int64_t id, double t0, double t1, int64_t limit, ari_sq_links *out,
+                              ari_error *err)
+{
+    /* send_time < t1 (open when NAN) and recv_time >= t0 */
+    ari_mc_filter f = {-HUGE_VAL, isnan(t1) ? HUGE_VAL : nextafter(t1, -HUGE_VAL), isnan(t0) ? -HUGE_VAL : t0};
+    if (ari_message_chunks_each(s, id, &f, 0, 0, count_link, &out->total, err) < 0)
+        return -1;
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT name FROM entity_types WHERE trace_id = ?1 AND nature = 'link' AND alias = 'M'", id, err);
+    char *type = NULL;
+    if (!st || ari_store_query_string(s, st, "", &type, "reading the message type", err) < 0)
+        return -1;
+    message_links m = {s, id, limit, type ? type : "", out, 0, 0, err};
+    int rc = limit == 0 ? 0 : ari_message_chunks_each(s, id, &f, 1, (int64_t)1 << 20, message_link, &m, err);
+    free(type);
+    if (rc != 0 && !m.full) {
+        ari_sq_links_free(out);
+        return -1;
+    }
+    return 0;
+}
+
 int ari_sq_links_load(ari_store *s, int64_t id, double t0, double t1, int64_t limit, ari_sq_links *out,
                       ari_error *err)
 {
@@ -521,18 +591,17 @@ int ari_sq_links_load(ari_store *s, int64_t id, double t0, double t1, int64_t li
     int rc = trace_exists(s, id, err);
     if (rc != 0)
         return rc;
-    ari_arg args[] = {ari_arg_int(id), isnan(t0) ? ari_arg_null() : ari_arg_real(t0),
-                      isnan(t1) ? ari_arg_null() : ari_arg_real(t1), ari_arg_int(limit)};
     int events = has_messages(s, id, err);
     if (events < 0)
         return -1;
-    sqlite3_stmt *st = ari_store_bound(s,
-                                       events ? "SELECT count(*) FROM ev_messages l" MESSAGE_WHERE
-                                              : "SELECT count(*) FROM links l" LINK_WHERE,
-                                       args, 3, err);
+    if (events)
+        return message_links_load(s, id, t0, t1, limit, out, err);
+    ari_arg args[] = {ari_arg_int(id), isnan(t0) ? ari_arg_null() : ari_arg_real(t0),
+                      isnan(t1) ? ari_arg_null() : ari_arg_real(t1), ari_arg_int(limit)};
+    sqlite3_stmt *st = ari_store_bound(s, "SELECT count(*) FROM links l" LINK_WHERE, args, 3, err);
     if (!st || ari_store_query_int64(s, st, &out->total, "counting links", err) < 0)
         return -1;
-    st = ari_store_bound(s, events ? MESSAGE_LINKS : PAJE_LINKS, args, ARI_NARGS(args), err);
+    st = ari_store_bound(s, PAJE_LINKS, args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     size_t cap = 0;

@@ -53,7 +53,7 @@ done
 echo "ratio = ariadne import / otf2-print (target <= 1); memory is the peak resident set (target: flat)."
 db_mb=$(( $(stat -c %s "$tmp/b.db") / 1048576 ))
 echo "database: $db_mb MB; $(sqlite3 "$tmp/b.db" 'SELECT coalesce(sum(n), 0) FROM state_chunks') calls (state chunks)," \
-     "$(sqlite3 "$tmp/b.db" 'SELECT count(*) FROM ev_messages' 2>/dev/null || echo '?') messages stored"
+     "$(sqlite3 "$tmp/b.db" 'SELECT coalesce(sum(n), 0) FROM message_chunks' 2>/dev/null || sqlite3 "$tmp/b.db" 'SELECT count(*) FROM ev_messages') messages stored"
 
 # ---- 2. the timeline at 1920 px, four zooms ----------------------------------
 port=$((20000 + $$ % 20000))

@@ -21,6 +21,7 @@
 
 #include "analysis/event_comm.h"
 #include "store/event_queries.h"
+#include "store/message_chunks.h"
 #include "store/store.h"
 #include "test_helpers.h"
 #include "test_rng.h"
@@ -473,6 +474,155 @@ static int stop_at_three(void *ctx, const ari_ec_message *m)
     return ++*(int *)ctx == 3 ? 5 : 0;
 }
 
+/* What the store answers about trace 3 (the world w), from its
+ * ev_messages rows or its message chunks alike. */
+static void check_store(ari_store *s, const world *w)
+{
+    ari_error err = {0};
+    /* ranks, locations, unmatched */
+    int32_t *ranks;
+    int nranks;
+    assert_int_equal(ari_evq_ranks(s, 3, &ranks, &nranks, &err), 0);
+    assert_int_equal(nranks, NLOCS);
+    for (int i = 0; i < nranks; i++)
+        assert_int_equal(ranks[i], i);
+    free(ranks);
+    ari_evq_location *locs;
+    size_t nlocs;
+    assert_int_equal(ari_evq_locations(s, 3, &locs, &nlocs, &err), 0);
+    assert_int_equal(nlocs, NLOCS);
+    assert_int_equal(locs[2].container_id, 102);
+    assert_int_equal(locs[2].process_id, 12);
+    free(locs);
+    int64_t us, ur;
+    assert_int_equal(ari_evq_unmatched(s, 3, &us, &ur, &err), 0);
+    assert_int_equal(us, 2);
+    assert_int_equal(ur, 0);
+
+    /* extent: the instant at 0.25 first, the last container end (1003) */
+    double lo, hi;
+    assert_int_equal(ari_evq_extent(s, 3, &lo, &hi, &err), 0);
+    assert_true(lo == 0.25);
+    assert_true(hi == 1003);
+
+    /* pairs against the messages */
+    static pairs_sum ps, want;
+    memset(&ps, 0, sizeof ps);
+    memset(&want, 0, sizeof want);
+    for (int k = 0; k < w->nmsg; k++) {
+        want.bytes[w->msg[k].src_rank][w->msg[k].dst_rank] += w->msg[k].bytes;
+        want.count[w->msg[k].src_rank][w->msg[k].dst_rank]++;
+    }
+    assert_int_equal(ari_evq_pairs(s, 3, sum_pair, &ps, &err), 0);
+    assert_memory_equal(&ps, &want, sizeof ps);
+
+    /* sizes */
+    double mn, mx;
+    int64_t n;
+    assert_int_equal(ari_evq_size_range(s, 3, &mn, &mx, &n, &err), 0);
+    assert_int_equal(n, w->nmsg);
+
+    /* paging by send time, and a callback that stops */
+    static msg_list all, page;
+    all.n = page.n = 0;
+    assert_int_equal(ari_evq_messages(s, 3, NAN, NAN, 0, -1, keep_message, &all, &err), 0);
+    assert_int_equal(all.n, w->nmsg);
+    for (int k = 1; k < all.n; k++)
+        assert_true(all.m[k - 1].send_time <= all.m[k].send_time);
+    assert_int_equal(ari_evq_messages(s, 3, 100, 500, 5, 10, keep_message, &page, &err), 0);
+    int64_t inwin = 0;
+    for (int k = 0; k < all.n; k++)
+        inwin += all.m[k].send_time >= 100 && all.m[k].send_time <= 500;
+    assert_int_equal(ari_evq_message_count(s, 3, 100, 500, &n, &err), 0);
+    assert_int_equal(n, inwin);
+    assert_int_equal(page.n, 10);
+    int first = 0;
+    while (all.m[first].send_time < 100)
+        first++;
+    for (int k = 0; k < 10; k++)
+        assert_true(page.m[k].send_time == all.m[first + 5 + k].send_time);
+    int seen = 0;
+    assert_int_equal(ari_evq_messages(s, 3, NAN, NAN, 0, -1, stop_at_three, &seen, &err), 5);
+
+    /* the window's messages and their bundles */
+    double t0 = 200, t1 = 600;
+    int width = 7;
+    int64_t wn = 0;
+    for (int k = 0; k < w->nmsg; k++)
+        wn += w->msg[k].send_time <= t1 && w->msg[k].recv_time >= t0;
+    int64_t wpairs = 0, npairs = 0;
+    for (int k = 0; k < w->nmsg; k++) {
+        const ari_ec_message *m = &w->msg[k];
+        int first_of_pair = m->send_time <= t1 && m->recv_time >= t0;
+        for (int j = 0; first_of_pair && j < k; j++)
+            first_of_pair = !(w->msg[j].send_time <= t1 && w->msg[j].recv_time >= t0 &&
+                              w->msg[j].src_container == m->src_container &&
+                              w->msg[j].dst_container == m->dst_container);
+        wpairs += first_of_pair;
+    }
+    assert_int_equal(ari_evq_window_count(s, 3, t0, t1, &n, &npairs, &err), 0);
+    assert_int_equal(n, wn);
+    assert_int_equal(npairs, wpairs);
+    static msg_list one, bundles;
+    one.n = bundles.n = 0;
+    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 0, width, 0, keep_bundle, &one, &err), 0);
+    assert_int_equal(one.n, wn);
+    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 1, width, 0, keep_bundle, &bundles, &err), 0);
+    int64_t total = 0;
+    for (int b = 0; b < bundles.n; b++) {
+        /* brute force: the messages of this (src, dst) whose send pixel is the bundle's */
+        int64_t cnt = 0, bytes = 0;
+        double ssum = 0;
+        int px = -1;
+        for (int k = 0; k < w->nmsg; k++) {
+            const ari_ec_message *m = &w->msg[k];
+            if (!(m->send_time <= t1 && m->recv_time >= t0) ||
+                m->src_container != bundles.m[b].src_container ||
+                m->dst_container != bundles.m[b].dst_container)
+                continue;
+            int p = (int)((m->send_time - t0) * width / (t1 - t0));
+            p = p < 0 ? 0 : p > width - 1 ? width - 1 : p;
+            double lo_t = t0 + (t1 - t0) * p / width;
+            /* the bundle's pixel from its mean send time would be ambiguous: match by pixel of members */
+            (void)lo_t;
+            if (px < 0) {
+                /* find the pixel: the one whose members' mean send time is the bundle's */
+                int64_t c2 = 0;
+                double s2 = 0;
+                for (int q = 0; q < w->nmsg; q++) {
+                    const ari_ec_message *o = &w->msg[q];
+                    int po = (int)((o->send_time - t0) * width / (t1 - t0));
+                    po = po < 0 ? 0 : po > width - 1 ? width - 1 : po;
+                    if (po == p && o->send_time <= t1 && o->recv_time >= t0 &&
+                        o->src_container == m->src_container && o->dst_container == m->dst_container)
+                        c2++, s2 += o->send_time;
+                }
+                if (c2 == bundles.count[b] && fabs(s2 / c2 - bundles.m[b].send_time) < 1e-9)
+                    px = p;
+                else
+                    continue;
+            }
+            if (p != px)
+                continue;
+            cnt++;
+            bytes += m->bytes;
+            ssum += m->send_time;
+        }
+        assert_true(px >= 0);
+        assert_int_equal(cnt, bundles.count[b]);
+        assert_int_equal(bytes, bundles.m[b].bytes);
+        assert_true(fabs(ssum / cnt - bundles.m[b].send_time) < 1e-9);
+        total += bundles.count[b];
+    }
+    assert_int_equal(total, wn);
+    assert_true(bundles.n < one.n);
+
+    /* the calls of every message against brute force */
+    calls_check cc = {w, 0};
+    assert_int_equal(ari_evq_message_calls(s, 3, check_calls, &cc, &err), 0);
+    assert_int_equal(cc.n, w->nmsg);
+}
+
 static void test_store(void **state)
 {
     test_db *f = *state;
@@ -538,149 +688,18 @@ static void test_store(void **state)
     exec_sql(db, "COMMIT");
     sqlite3_close(db);
 
-    /* ranks, locations, unmatched */
-    int32_t *ranks;
-    int nranks;
-    assert_int_equal(ari_evq_ranks(s, 3, &ranks, &nranks, &err), 0);
-    assert_int_equal(nranks, NLOCS);
-    for (int i = 0; i < nranks; i++)
-        assert_int_equal(ranks[i], i);
-    free(ranks);
-    ari_evq_location *locs;
-    size_t nlocs;
-    assert_int_equal(ari_evq_locations(s, 3, &locs, &nlocs, &err), 0);
-    assert_int_equal(nlocs, NLOCS);
-    assert_int_equal(locs[2].container_id, 102);
-    assert_int_equal(locs[2].process_id, 12);
-    free(locs);
-    int64_t us, ur;
-    assert_int_equal(ari_evq_unmatched(s, 3, &us, &ur, &err), 0);
-    assert_int_equal(us, 2);
-    assert_int_equal(ur, 0);
-
-    /* extent: the instant at 0.25 first, the last container end (1003) */
-    double lo, hi;
-    assert_int_equal(ari_evq_extent(s, 3, &lo, &hi, &err), 0);
-    assert_true(lo == 0.25);
-    assert_true(hi == 1003);
-
-    /* pairs against the messages */
-    static pairs_sum ps, want;
-    memset(&ps, 0, sizeof ps);
-    memset(&want, 0, sizeof want);
-    for (int k = 0; k < w.nmsg; k++) {
-        want.bytes[w.msg[k].src_rank][w.msg[k].dst_rank] += w.msg[k].bytes;
-        want.count[w.msg[k].src_rank][w.msg[k].dst_rank]++;
-    }
-    assert_int_equal(ari_evq_pairs(s, 3, sum_pair, &ps, &err), 0);
-    assert_memory_equal(&ps, &want, sizeof ps);
-
-    /* sizes */
-    double mn, mx;
-    int64_t n;
-    assert_int_equal(ari_evq_size_range(s, 3, &mn, &mx, &n, &err), 0);
-    assert_int_equal(n, w.nmsg);
-
-    /* paging by send time, and a callback that stops */
-    static msg_list all, page;
-    all.n = page.n = 0;
-    assert_int_equal(ari_evq_messages(s, 3, NAN, NAN, 0, -1, keep_message, &all, &err), 0);
-    assert_int_equal(all.n, w.nmsg);
-    for (int k = 1; k < all.n; k++)
-        assert_true(all.m[k - 1].send_time <= all.m[k].send_time);
-    assert_int_equal(ari_evq_messages(s, 3, 100, 500, 5, 10, keep_message, &page, &err), 0);
-    int64_t inwin = 0;
-    for (int k = 0; k < all.n; k++)
-        inwin += all.m[k].send_time >= 100 && all.m[k].send_time <= 500;
-    assert_int_equal(ari_evq_message_count(s, 3, 100, 500, &n, &err), 0);
-    assert_int_equal(n, inwin);
-    assert_int_equal(page.n, 10);
-    int first = 0;
-    while (all.m[first].send_time < 100)
-        first++;
-    for (int k = 0; k < 10; k++)
-        assert_true(page.m[k].send_time == all.m[first + 5 + k].send_time);
-    int seen = 0;
-    assert_int_equal(ari_evq_messages(s, 3, NAN, NAN, 0, -1, stop_at_three, &seen, &err), 5);
-
-    /* the window's messages and their bundles */
-    double t0 = 200, t1 = 600;
-    int width = 7;
-    int64_t wn = 0;
+    check_store(s, &w);
+    /* the same trace with its messages packed (as imported since sql/018) */
+    ari_message_packer *p = ari_message_packer_new(s, 3, &err);
+    assert_non_null(p);
     for (int k = 0; k < w.nmsg; k++)
-        wn += w.msg[k].send_time <= t1 && w.msg[k].recv_time >= t0;
-    int64_t wpairs = 0, npairs = 0;
-    for (int k = 0; k < w.nmsg; k++) {
-        const ari_ec_message *m = &w.msg[k];
-        int first_of_pair = m->send_time <= t1 && m->recv_time >= t0;
-        for (int j = 0; first_of_pair && j < k; j++)
-            first_of_pair = !(w.msg[j].send_time <= t1 && w.msg[j].recv_time >= t0 &&
-                              w.msg[j].src_container == m->src_container &&
-                              w.msg[j].dst_container == m->dst_container);
-        wpairs += first_of_pair;
-    }
-    assert_int_equal(ari_evq_window_count(s, 3, t0, t1, &n, &npairs, &err), 0);
-    assert_int_equal(n, wn);
-    assert_int_equal(npairs, wpairs);
-    static msg_list one, bundles;
-    one.n = bundles.n = 0;
-    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 0, width, 0, keep_bundle, &one, &err), 0);
-    assert_int_equal(one.n, wn);
-    assert_int_equal(ari_evq_window_messages(s, 3, t0, t1, 1, width, 0, keep_bundle, &bundles, &err), 0);
-    int64_t total = 0;
-    for (int b = 0; b < bundles.n; b++) {
-        /* brute force: the messages of this (src, dst) whose send pixel is the bundle's */
-        int64_t cnt = 0, bytes = 0;
-        double ssum = 0;
-        int px = -1;
-        for (int k = 0; k < w.nmsg; k++) {
-            const ari_ec_message *m = &w.msg[k];
-            if (!(m->send_time <= t1 && m->recv_time >= t0) ||
-                m->src_container != bundles.m[b].src_container ||
-                m->dst_container != bundles.m[b].dst_container)
-                continue;
-            int p = (int)((m->send_time - t0) * width / (t1 - t0));
-            p = p < 0 ? 0 : p > width - 1 ? width - 1 : p;
-            double lo_t = t0 + (t1 - t0) * p / width;
-            /* the bundle's pixel from its mean send time would be ambiguous: match by pixel of members */
-            (void)lo_t;
-            if (px < 0) {
-                /* find the pixel: the one whose members' mean send time is the bundle's */
-                int64_t c2 = 0;
-                double s2 = 0;
-                for (int q = 0; q < w.nmsg; q++) {
-                    const ari_ec_message *o = &w.msg[q];
-                    int po = (int)((o->send_time - t0) * width / (t1 - t0));
-                    po = po < 0 ? 0 : po > width - 1 ? width - 1 : po;
-                    if (po == p && o->send_time <= t1 && o->recv_time >= t0 &&
-                        o->src_container == m->src_container && o->dst_container == m->dst_container)
-                        c2++, s2 += o->send_time;
-                }
-                if (c2 == bundles.count[b] && fabs(s2 / c2 - bundles.m[b].send_time) < 1e-9)
-                    px = p;
-                else
-                    continue;
-            }
-            if (p != px)
-                continue;
-            cnt++;
-            bytes += m->bytes;
-            ssum += m->send_time;
-        }
-        assert_true(px >= 0);
-        assert_int_equal(cnt, bundles.count[b]);
-        assert_int_equal(bytes, bundles.m[b].bytes);
-        assert_true(fabs(ssum / cnt - bundles.m[b].send_time) < 1e-9);
-        total += bundles.count[b];
-    }
-    assert_int_equal(total, wn);
-    assert_true(bundles.n < one.n);
-
-    /* the calls of every message against brute force */
-    calls_check cc = {&w, 0};
-    assert_int_equal(ari_evq_message_calls(s, 3, check_calls, &cc, &err), 0);
-    assert_int_equal(cc.n, w.nmsg);
-
+        assert_int_equal(ari_message_packer_add(p, &w.msg[k], &err), 0);
+    assert_int_equal(ari_message_packer_finish(p, &err), 0);
+    ari_message_packer_free(p);
+    assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+    exec_sql(db, "DELETE FROM ev_messages");
+    sqlite3_close(db);
+    check_store(s, &w);
 }
 
 int main(void)

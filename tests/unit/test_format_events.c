@@ -1,6 +1,6 @@
 /* test_format_events.c: the event-trace import formats (src/import/
  * format_events.c) end to end through ari_import into a store in a temp
- * directory: kind "events", the Paje rows, ev_locations and ev_messages,
+ * directory: kind "events", the Paje rows, ev_locations and the message chunks,
  * summary and counts, the derived CCT, the files and their digest, and
  * bad input (a missing .evt, a cut traces.def, a Projections log without
  * its .sts) failing with a message naming the file and nothing stored.
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "import/import.h"
+#include "store/message_chunks.h"
 #include "store/state_chunks.h"
 #include "test_helpers.h"
 #include "util/fs.h"
@@ -92,12 +93,71 @@ static int64_t q(fixture *f, const char *fmt, ...)
     return test_query_int(f->db_path, sql);
 }
 
+/* Table msgs of the test's database: every message of the message chunks
+ * as a row (seq and the ev_messages columns), rebuilt before each query
+ * of qm, so that the checks stay SQL. */
+static void refresh_msgs(fixture *f)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st, *ins;
+    assert_int_equal(sqlite3_open(f->db_path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "BEGIN; DROP TABLE IF EXISTS msgs; CREATE TABLE msgs(trace_id, seq, src_container,"
+                                  " dst_container, src_rank, dst_rank, tag, comm, bytes, send_time, recv_time)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT trace_id, chunk, n, data FROM message_chunks", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO msgs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                        -1, &ins, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t n = sqlite3_column_int64(st, 2);
+        ari_error err = {0};
+        assert_int_equal(ari_message_blob_check(sqlite3_column_bytes(st, 3), n, &err), 0);
+        for (int64_t i = 0; i < n; i++) {
+            ari_ec_message m;
+            ari_message_record_get(sqlite3_column_blob(st, 3), i, &m);
+            sqlite3_bind_int64(ins, 1, sqlite3_column_int64(st, 0));
+            sqlite3_bind_int64(ins, 2, sqlite3_column_int64(st, 1) * ARI_MESSAGE_CHUNK + i);
+            sqlite3_bind_int64(ins, 3, m.src_container);
+            sqlite3_bind_int64(ins, 4, m.dst_container);
+            sqlite3_bind_int64(ins, 5, m.src_rank);
+            sqlite3_bind_int64(ins, 6, m.dst_rank);
+            sqlite3_bind_int64(ins, 7, m.tag);
+            sqlite3_bind_int64(ins, 8, m.comm);
+            sqlite3_bind_int64(ins, 9, m.bytes);
+            sqlite3_bind_double(ins, 10, m.send_time);
+            sqlite3_bind_double(ins, 11, m.recv_time);
+            assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+            sqlite3_reset(ins);
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(ins);
+    assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/* q over a fresh msgs table. */
+static int64_t qm(fixture *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int64_t qm(fixture *f, const char *fmt, ...)
+{
+    char sql[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    refresh_msgs(f);
+    return test_query_int(f->db_path, sql);
+}
+
 /* Sum of the row counts of every table an event import writes. */
 static int64_t all_rows(fixture *f)
 {
     static const char *tables[] = {"traces",   "trace_files", "entity_types", "containers",   "names",
                                    "states",   "variables",   "links",        "events",       "ev_locations",
-                                   "ev_messages", "cct_nodes", "profile_procs", "profile_metrics"};
+                                   "message_chunks", "cct_nodes", "profile_procs", "profile_metrics"};
     int64_t total = 0;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         total += q(f, "SELECT count(*) FROM %s", tables[i]);
@@ -244,18 +304,18 @@ static void test_projections_tiny(void **state)
     assert_int_equal(states_named(f, id, "%"), 9);
     assert_int_equal(states_named(f, id, "work(int n)"), 2);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld", (long long)id), 2);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), 2);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND src_rank = 0 AND dst_rank = 1"
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld", (long long)id), 2);
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld AND src_rank = 0 AND dst_rank = 1"
                           " AND bytes = 48 AND send_time = 120e3 AND recv_time = 150e3 AND tag = 1",
                        (long long)id), 1);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND src_rank = 1 AND dst_rank = 0"
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld AND src_rank = 1 AND dst_rank = 0"
                           " AND bytes = 16 AND send_time = 160e3 AND recv_time = 210e3", (long long)id), 1);
     /* the message rows' containers are the Thread containers of ev_locations */
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages m JOIN ev_locations a ON a.trace_id = m.trace_id AND"
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs m JOIN ev_locations a ON a.trace_id = m.trace_id AND"
                           " a.container_id = m.src_container JOIN ev_locations b ON b.trace_id = m.trace_id AND"
                           " b.container_id = m.dst_container WHERE m.trace_id = %lld AND a.rank = m.src_rank AND"
                           " b.rank = m.dst_rank", (long long)id), 2);
-    /* the messages are links in the counts, ev_messages rows in the store */
+    /* the messages are links in the counts, message chunks in the store */
     assert_int_equal(q(f, "SELECT json_extract(counts_json, '$.links') FROM traces WHERE id = %lld", (long long)id), 2);
     assert_int_equal(q(f, "SELECT count(*) FROM links WHERE trace_id = %lld", (long long)id), 0);
     assert_int_equal(q(f, "SELECT json_array_length(warnings_json) FROM traces WHERE id = %lld", (long long)id), 0);
@@ -337,7 +397,7 @@ static void test_hpctoolkit_tiny(void **state)
      * leaves them, rank 1 2 (main thread, main) */
     assert_int_equal(states_named(f, id, "%"), 9);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld", (long long)id), 2);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), 0);
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld", (long long)id), 0);
     /* the events trace read trace.db, meta.db and profile.db; the profile
      * lists trace.db too: both digests cover the whole database */
     assert_int_equal(q(f, "SELECT count(*) FROM trace_files WHERE trace_id = %lld", (long long)id), 3);
@@ -425,8 +485,8 @@ static void test_otf2_generated(void **state)
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld", (long long)id), 64);
     assert_int_equal(q(f, "SELECT json_extract(summary_json, '$.events') FROM traces WHERE id = %lld", (long long)id),
                      events);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), messages);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND dst_rank = (src_rank + 1) %% 64"
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld", (long long)id), messages);
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld AND dst_rank = (src_rank + 1) %% 64"
                           " AND bytes = 1024", (long long)id), messages);
     free(cmd);
     free(expect);
@@ -542,16 +602,16 @@ static void test_otf2_pingpong(void **state)
     assert_int_equal(q(f, "SELECT max(depth) FROM test_states WHERE trace_id = %lld", (long long)id), 1);
     assert_int_equal(q(f, "SELECT count(*) FROM events WHERE trace_id = %lld", (long long)id), 4);
     /* trace.py: 8 messages of 4177920 bytes each way */
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), 16);
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld", (long long)id), 16);
     for (int r = 0; r < 2; r++) {
-        assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND src_rank = %d AND"
+        assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld AND src_rank = %d AND"
                               " dst_rank = %d", (long long)id, r, 1 - r), 8);
-        assert_int_equal(q(f, "SELECT sum(bytes) FROM ev_messages WHERE trace_id = %lld AND src_rank = %d",
+        assert_int_equal(qm(f, "SELECT sum(bytes) FROM msgs WHERE trace_id = %lld AND src_rank = %d",
                            (long long)id, r), 4177920);
     }
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND recv_time < send_time",
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld AND recv_time < send_time",
                        (long long)id), 0);
-    /* the messages are links in the counts, ev_messages rows in the store */
+    /* the messages are links in the counts, message chunks in the store */
     assert_int_equal(q(f, "SELECT json_extract(counts_json, '$.links') FROM traces WHERE id = %lld", (long long)id), 16);
     assert_int_equal(q(f, "SELECT count(*) FROM links WHERE trace_id = %lld", (long long)id), 0);
     assert_int_equal(q(f, "SELECT count(*) FROM ev_locations WHERE trace_id = %lld AND thread = 0 AND rank IN (0, 1)",
@@ -598,7 +658,7 @@ static void test_otf2_archive(void **state)
     if (system(cmd) != 0)
         skip();
     int64_t id = import_one(f, tgz, "otf2");
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), 16);
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld", (long long)id), 16);
     assert_int_equal(q(f, "SELECT count(*) FROM trace_files WHERE trace_id = %lld AND name LIKE 'pp.tar.gz/pp/%%'",
                        (long long)id), 6);
     free(cmd);
@@ -622,7 +682,7 @@ static void test_otf2_papi(void **state)
                           " t.id = v.type_id WHERE v.trace_id = %lld AND t.name = 'PAPI_TOT_CYC' AND"
                           " v.value = 98850", (long long)id), 1);
     assert_int_equal(states_named(f, id, "%"), 42);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld", (long long)id), 16);
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld", (long long)id), 16);
     free(dir);
 }
 
@@ -636,13 +696,13 @@ static void test_projections_pingpong(void **state)
     /* test_projections.c: enters 437 and 440; 77 and 68 sends of 11968
      * and 11056 bytes, each matched by (sending PE, event number) */
     assert_int_equal(states_named(f, id, "%"), 877);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND src_rank = 0", (long long)id),
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld AND src_rank = 0", (long long)id),
                      77);
-    assert_int_equal(q(f, "SELECT count(*) FROM ev_messages WHERE trace_id = %lld AND src_rank = 1", (long long)id),
+    assert_int_equal(qm(f, "SELECT count(*) FROM msgs WHERE trace_id = %lld AND src_rank = 1", (long long)id),
                      68);
-    assert_int_equal(q(f, "SELECT sum(bytes) FROM ev_messages WHERE trace_id = %lld AND src_rank = 0", (long long)id),
+    assert_int_equal(qm(f, "SELECT sum(bytes) FROM msgs WHERE trace_id = %lld AND src_rank = 0", (long long)id),
                      11968);
-    assert_int_equal(q(f, "SELECT sum(bytes) FROM ev_messages WHERE trace_id = %lld AND src_rank = 1", (long long)id),
+    assert_int_equal(qm(f, "SELECT sum(bytes) FROM msgs WHERE trace_id = %lld AND src_rank = 1", (long long)id),
                      11056);
     /* the receives: 121 + 110, 145 of them matched; the other 86 are 10
      * deliveries of PE 0's broadcast (event 0) and 76 second and third
