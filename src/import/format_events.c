@@ -279,7 +279,9 @@ static int read_events(ari_trace_writer *w, const ev_read *r, ari_error *err)
 {
     ev_parts p = {0};
     int rc = -1;
-    p.ep = ari_trace_writer_pack_states(w, err) < 0 ? NULL : ari_event_paje_new(ari_trace_writer_sink(w), err);
+    p.ep = ari_trace_writer_pack_states(w, err) < 0 || ari_trace_writer_pack_events(w, err) < 0
+               ? NULL
+               : ari_event_paje_new(ari_trace_writer_sink(w), err);
     p.ew = p.ep ? ari_event_writer_begin(w, err) : NULL;
     p.cct = p.ew ? ari_event_cct_new(err) : NULL;
     if (p.cct) {

@@ -113,7 +113,8 @@ int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *
         " (SELECT min(min_start) FROM state_chunks WHERE trace_id = ?1 AND container_id = l.container_id),"
         " 1e308), coalesce((SELECT min(time) FROM events WHERE trace_id = ?1 AND container_id = "
         "l.container_id),"
-        " 1e308)), (SELECT end FROM containers c WHERE c.trace_id = ?1 AND c.id = l.container_id)"
+        " 1e308), coalesce((SELECT min(t0) FROM event_chunks WHERE trace_id = ?1 AND container_id = "
+        "l.container_id), 1e308)), (SELECT end FROM containers c WHERE c.trace_id = ?1 AND c.id = l.container_id)"
         " FROM ev_locations l WHERE l.trace_id = ?1",
         id, err);
     if (!st)

@@ -147,7 +147,9 @@ int ari_evs_extent(ari_store *s, int64_t id, double *t0, double *t1, ari_error *
                           " UNION ALL" /* the chunks' bounds when there are some: no scan of the states */
                           " SELECT min(min_start), max(max_end) FROM state_chunks WHERE trace_id = ?1"
                           " UNION ALL"
-                          " SELECT min(time), max(time) FROM events WHERE trace_id = ?1)",
+                          " SELECT min(time), max(time) FROM events WHERE trace_id = ?1"
+                          " UNION ALL" /* packed events (event_chunks.h) */
+                          " SELECT min(t0), max(t1) FROM event_chunks WHERE trace_id = ?1)",
                           id, err);
     if (!st)
         return -1;

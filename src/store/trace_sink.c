@@ -5,6 +5,7 @@
  * integer ids through hash maps, so a row costs one insert. Text is stored
  * as valid UTF-8 (store_text.h) and the maps are keyed by that stored form,
  * so names that the database holds alike share one id. */
+#include "store/event_chunks.h"
 #include "store/state_chunks.h"
 #include "store/trace_writer_internal.h"
 #include "store/task_writer.h"
@@ -290,6 +291,21 @@ static int on_link(void *ctx, const ari_link *l)
                         args, ARI_NARGS(args), l->start, l->end, &w->counts.links, "insert link");
 }
 
+/* An event into the writer's event chunks (ari_trace_writer_pack_events)
+ * instead of a row: the same numbers, its fields' JSON text. */
+static int pack_event(ari_trace_writer *w, int64_t container, int64_t type, int64_t value, double time,
+                      const ari_arg *fields)
+{
+    if (value > INT32_MAX || type > INT32_MAX)
+        return ari_error_set(&w->error, ARI_E_TOO_LARGE, "more than %d event values or types", INT32_MAX);
+    const char *text = fields->type == SQLITE_NULL ? NULL : w->buf;
+    ari_packed_event pe = {w->counts.events, container, (int32_t)type, (int32_t)value, time, text,
+                           text ? strlen(text) : 0};
+    w->counts.events++;
+    widen_span(w, time, time);
+    return ari_event_packer_add(w->event_packer, &pe, &w->error);
+}
+
 static int on_event(void *ctx, const ari_event *e)
 {
     ari_trace_writer *w = ctx;
@@ -301,6 +317,8 @@ static int on_event(void *ctx, const ari_event *e)
     ari_arg fields;
     if (!value || fields_arg(w, e->fields, e->nfields, &fields) < 0)
         return -1;
+    if (w->event_packer)
+        return pack_event(w, container, type, value, e->time, &fields);
     ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(container), ari_arg_int(type), ari_arg_int(value),
                       ari_arg_real(e->time), fields, ari_arg_int(w->counts.events)};
     return insert_timed(w,
@@ -384,6 +402,13 @@ int ari_trace_writer_pack_states(ari_trace_writer *w, ari_error *err)
     return 0;
 }
 
+int ari_trace_writer_pack_events(ari_trace_writer *w, ari_error *err)
+{
+    if (!w->event_packer && !(w->event_packer = ari_event_packer_new(w->store, w->id, err)))
+        return -1;
+    return 0;
+}
+
 void ari_trace_writer_skip_links(ari_trace_writer *w)
 {
     w->skip_links = 1;
@@ -392,6 +417,8 @@ void ari_trace_writer_skip_links(ari_trace_writer *w)
 int ari_trace_sink_finish(ari_trace_writer *w, ari_error *err)
 {
     if (w->packer && ari_state_packer_finish(w->packer, err) < 0)
+        return -1;
+    if (w->event_packer && ari_event_packer_finish(w->event_packer, err) < 0)
         return -1;
     if (w->root_added && finish_paje(w, err) < 0)
         return -1;
@@ -406,5 +433,7 @@ void ari_trace_sink_free(ari_trace_writer *w)
     free(w->buf);
     ari_state_packer_free(w->packer);
     w->packer = NULL;
+    ari_event_packer_free(w->event_packer);
+    w->event_packer = NULL;
     ari_task_writer_free(w);
 }

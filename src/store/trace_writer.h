@@ -44,8 +44,12 @@ int ari_trace_writer_set_time_unit(ari_trace_writer *w, const char *unit);
  * overlaps, and an import of millions of calls writes no row and index
  * entry per call. Call before the first state. 0 or -1 (err). */
 int ari_trace_writer_pack_states(ari_trace_writer *w, ari_error *err);
+/* Stores the trace's events packed in chunks per container
+ * (event_chunks.h) instead of `events` rows (event traces: hundreds of
+ * thousands of collectives). Call before the first event. 0 or -1. */
+int ari_trace_writer_pack_events(ari_trace_writer *w, ari_error *err);
 /* Counts the trace's links without storing them: for importers that keep
- * them in a table of their own (event traces: ev_messages), which the
+ * them in a table of their own (event traces: message_chunks), which the
  * store's link queries read instead. */
 void ari_trace_writer_skip_links(ari_trace_writer *w);
 /* The same, saying how the unit was decided (stored as the trace's

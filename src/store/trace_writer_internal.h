@@ -36,6 +36,7 @@ struct ari_trace_writer {
 
     /* the states also packed in chunks (state_chunks.h), when asked */
     struct ari_state_packer *packer; /* states go to chunks, not rows */
+    struct ari_event_packer *event_packer; /* events likewise (event_chunks.h), when asked */
     int skip_links;                  /* links counted, not stored */
 
     /* task-level sink (task_writer.c), created on demand */
