@@ -23,7 +23,7 @@
 
 #include "util/error.h"
 
-/* One matched message (ev_messages). Times in the trace's unit (ns). */
+/* One matched message (message_chunks.h). Times in the trace's unit (ns). */
 typedef struct ari_ec_message {
     int64_t src_container, dst_container; /* Thread containers */
     int32_t src_rank, dst_rank;

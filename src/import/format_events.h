@@ -13,7 +13,7 @@
  *    and the events.
  * Each reads through ari_event_read into the derived CCT's tee, then
  * event_paje into the trace writer's Paje sink, with the store's event
- * writer (ev_locations, ev_messages, summary) observing; times in ns.
+ * writer (ev_locations, message chunks, summary) observing; times in ns.
  */
 #ifndef ARIADNE_FORMAT_EVENTS_H
 #define ARIADNE_FORMAT_EVENTS_H

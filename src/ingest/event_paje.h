@@ -43,7 +43,7 @@
  * gathered as one JSON object (ari_event_paje_notes), their progress goes to the sink's
  * on_progress, and an observer (ari_event_paje_observe) hears of every
  * location and matched message with the aliases of their containers (the
- * store's ev_locations and ev_messages).
+ * store's ev_locations and message chunks).
  *
  * Bounded: at most ARI_EP_MAX_DEPTH open regions per location; unmatched
  * message sides are kept until the end (a trace whose sends are never

@@ -197,7 +197,7 @@ test('/cct of the derived CCT: flow conservation, main = the run, each function 
 });
 
 // Event traces keep their calls only in state chunks and their messages only
-// in ev_messages: pIC reads the chunks, /links the messages.
+// in message chunks: pIC reads the chunks, /links the messages.
 test('pIC /aggregation of the packed calls: each rank\'s exclusive time per function as scheduled', async () => {
   const { id, expect } = traces.ring;
   const a = await get(`/api/v1/traces/${id}/aggregation?slices=1&p=0`);
