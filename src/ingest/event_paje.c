@@ -93,7 +93,7 @@ struct ari_event_paje {
     ari_strmap *piece_ids;    /* "loc:metric" -> index + 1 */
     queue *queues;
     size_t nqueues, cap_queues;
-    ari_strmap *queue_ids;    /* "src,dst,tag,comm" -> index + 1 */
+    ari_strmap *queue_ids;    /* (src, dst, tag, comm) as 4 int64 -> index + 1 */
     ari_strmap *region_names; /* distinct region names (value unused) */
     size_t npending;
     uint64_t nlinks;
@@ -413,6 +413,32 @@ static int emit_event(ari_event_paje *ep, location *l, double time, const char *
     return 0;
 }
 
+/* v in decimal into buf (at least 21 bytes), NUL-ended: what "%" PRIu64
+ * prints, without printf's cost per message. */
+static void decimal_u64(char *buf, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+}
+
+/* The same for "%" PRId64 (buf at least 21 bytes). */
+static void decimal_i64(char *buf, int64_t v)
+{
+    if (v < 0) {
+        *buf++ = '-';
+        decimal_u64(buf, 0 - (uint64_t)v);
+    } else {
+        decimal_u64(buf, (uint64_t)v);
+    }
+}
+
 static int on_instant(void *ctx, int64_t loc, double time, const char *name)
 {
     ari_event_paje *ep = ctx;
@@ -429,9 +455,9 @@ static int on_collective(void *ctx, const ari_event_collective *c)
         return -1;
     ep->rep.collectives++;
     char sent[24], recv[24], root[24];
-    snprintf(sent, sizeof sent, "%" PRIu64, c->bytes_sent);
-    snprintf(recv, sizeof recv, "%" PRIu64, c->bytes_received);
-    snprintf(root, sizeof root, "%" PRId64, c->root);
+    decimal_u64(sent, c->bytes_sent);
+    decimal_u64(recv, c->bytes_received);
+    decimal_i64(root, c->root);
     ari_field f[] = {{"bytes_sent", sent}, {"bytes_received", recv}, {"root", root}};
     if (emit_event(ep, l, c->begin, c->op ? c->op : "collective", f, c->root >= 0 ? 3 : 2) < 0)
         return -1;
@@ -452,13 +478,14 @@ static int is_receive(ari_msg_kind k)
 
 static queue *queue_of(ari_event_paje *ep, int64_t src, int64_t dst, int64_t tag, int64_t comm)
 {
-    char key[96];
-    int n = snprintf(key, sizeof key, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, src, dst, tag, comm);
-    intptr_t v = (intptr_t)ari_strmap_get(ep->queue_ids, key, (size_t)n);
+    int64_t k[4] = {src, dst, tag, comm}; /* the key: these 32 bytes */
+    const char *key = (const char *)k;
+    size_t n = sizeof k;
+    intptr_t v = (intptr_t)ari_strmap_get(ep->queue_ids, key, n);
     if (v)
         return &ep->queues[v - 1];
     if (ari_vec_reserve((void **)&ep->queues, &ep->cap_queues, ep->nqueues + 1, sizeof *ep->queues) < 0 ||
-        !ari_strmap_put(ep->queue_ids, key, (size_t)n, (void *)(intptr_t)(ep->nqueues + 1))) {
+        !ari_strmap_put(ep->queue_ids, key, n, (void *)(intptr_t)(ep->nqueues + 1))) {
         fail_nomem(ep);
         return NULL;
     }
@@ -470,10 +497,11 @@ static queue *queue_of(ari_event_paje *ep, int64_t src, int64_t dst, int64_t tag
 static int emit_link(ari_event_paje *ep, const pending *send, const pending *recv, int64_t tag, int64_t comm)
 {
     char key[32], bytes[24], tags[24], comms[24];
-    snprintf(key, sizeof key, "m%" PRIu64, ep->nlinks++);
-    snprintf(bytes, sizeof bytes, "%" PRIu64, send->bytes);
-    snprintf(tags, sizeof tags, "%" PRId64, tag);
-    snprintf(comms, sizeof comms, "%" PRId64, comm);
+    key[0] = 'm';
+    decimal_u64(key + 1, ep->nlinks++);
+    decimal_u64(bytes, send->bytes);
+    decimal_i64(tags, tag);
+    decimal_i64(comms, comm);
     ari_field f[] = {{"bytes", bytes}, {"tag", tags}, {"communicator", comms}};
     const location *src = &ep->locs[send->location], *dst = &ep->locs[recv->location];
     ari_link k = {"0", "M", "message", src->alias, dst->alias, key, send->time, recv->time, f, 3};
