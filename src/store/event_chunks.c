@@ -90,8 +90,12 @@ static int flush(ari_event_packer *p, int64_t container, buffer *b, ari_error *e
 {
     if (b->n == 0)
         return 0;
-    ari_arg args[] = {ari_arg_int(p->trace_id), ari_arg_int(container),      ari_arg_int(b->next),
-                      ari_arg_real(b->t0),      ari_arg_real(b->t1),         ari_arg_int(b->n),
+    ari_arg args[] = {ari_arg_int(p->trace_id),
+                      ari_arg_int(container),
+                      ari_arg_int(b->next),
+                      ari_arg_real(b->t0),
+                      ari_arg_real(b->t1),
+                      ari_arg_int(b->n),
                       ari_arg_blob(b->data, (int64_t)b->len)};
     if (ari_store_run(p->store,
                       "INSERT INTO event_chunks(trace_id, container_id, chunk, t0, t1, n, data)"
@@ -134,8 +138,8 @@ static buffer *buffer_of(ari_event_packer *p, int64_t container, ari_error *err)
 int ari_event_packer_add(ari_event_packer *p, const ari_packed_event *e, ari_error *err)
 {
     if (e->fields_len > ARI_EVENT_MAX_FIELDS_LEN)
-        return ari_error_set(err, ARI_E_TOO_LARGE, "an event's fields are %zu bytes (at most %d)", e->fields_len,
-                             ARI_EVENT_MAX_FIELDS_LEN);
+        return ari_error_set(err, ARI_E_TOO_LARGE, "an event's fields are %zu bytes (at most %d)",
+                             e->fields_len, ARI_EVENT_MAX_FIELDS_LEN);
     buffer *b = buffer_of(p, e->container, err);
     if (!b)
         return -1;
@@ -210,8 +214,9 @@ int ari_event_chunks_each(ari_store *s, int64_t trace_id, int64_t container, dou
     window w = {t0, t1, fn, ctx};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = ari_event_blob_each(sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2),
-                                    sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 0), in_window, &w, err);
+        int r =
+            ari_event_blob_each(sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2),
+                                sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 0), in_window, &w, err);
         if (r != 0) {
             sqlite3_reset(st);
             return r;

@@ -24,7 +24,7 @@
 #define ARI_EVENT_CHUNK          1024
 #define ARI_EVENT_CHUNK_BYTES    (64 << 10) /* a chunk is flushed beyond this */
 #define ARI_EVENT_PACKER_MAX     (8 << 20)
-#define ARI_EVENT_RECORD_HEAD    28         /* seq, type, value, time, fields_len */
+#define ARI_EVENT_RECORD_HEAD    28 /* seq, type, value, time, fields_len */
 #define ARI_EVENT_MAX_FIELDS_LEN (1 << 20)
 
 typedef struct ari_packed_event {

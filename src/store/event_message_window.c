@@ -15,9 +15,6 @@
 #include "store/message_chunks.h"
 #include "util/vec.h"
 
-/* Messages held at a time while a read sorts them by send time. */
-#define EMW_SORT_CAP ((int64_t)1 << 20)
-
 static int nomem(ari_error *err)
 {
     return ari_error_set(err, ARI_E_NOMEM, "out of memory");
@@ -133,7 +130,7 @@ static int load(ari_store *s, int64_t id, const ari_mc_filter *f, int64_t max, a
     loader d = {.l = l, .max = max};
     if (table_init(&d.p.t, 64) < 0)
         return nomem(err);
-    int rc = ari_message_chunks_each(s, id, f, 1, EMW_SORT_CAP, load_message, &d, err);
+    int rc = ari_message_chunks_each(s, id, f, 1, ARI_MESSAGE_SORT_CAP, load_message, &d, err);
     free(d.p.t.slot);
     if (d.nomem)
         rc = nomem(err);
@@ -458,7 +455,7 @@ static int stream(ari_store *s, int64_t id, const ari_mc_filter *f, streamer *w,
 {
     if (table_init(&w->p.t, 64) < 0 || (w->buckets > 0 && table_init(&w->b.t, 1024) < 0))
         return nomem(err);
-    int rc = ari_message_chunks_each(s, id, f, w->buckets > 0, EMW_SORT_CAP, stream_message, w, err);
+    int rc = ari_message_chunks_each(s, id, f, w->buckets > 0, ARI_MESSAGE_SORT_CAP, stream_message, w, err);
     if (w->rc == -1)
         return nomem(err);
     if (w->rc == 2)

@@ -166,10 +166,6 @@ int ari_evq_unmatched(ari_store *s, int64_t id, int64_t *sends, int64_t *receive
 
 /* ---- messages ---- */
 
-/* Read in send order at most this many messages at a time
- * (message_chunks.h: a window with more is read in slices). */
-#define SORT_CAP ((int64_t)1 << 20)
-
 /* The thread of each location, to fill a message's threads (0 when the
  * container is not a location, as the former subquery's coalesce). */
 typedef struct threads {
@@ -257,7 +253,7 @@ int ari_evq_messages(ari_store *s, int64_t id, double t0, double t1, int64_t off
         return -1;
     page p = {&t, offset > 0 ? offset : 0, limit, 0, 0, fn, ctx};
     ari_mc_filter f = sent_in(t0, t1);
-    int rc = limit == 0 ? 0 : ari_message_chunks_each(s, id, &f, 1, SORT_CAP, page_message, &p, err);
+    int rc = limit == 0 ? 0 : ari_message_chunks_each(s, id, &f, 1, ARI_MESSAGE_SORT_CAP, page_message, &p, err);
     free(t.locs);
     return p.full ? 0 : rc;
 }
@@ -648,7 +644,7 @@ int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *c
         /* by send time then seq, as the former ev_messages key gave them */
         calls_each e = {&c, loaded ? &mem : NULL, &t, fn, ctx, err};
         ari_mc_filter f = ari_mc_all();
-        result = ari_message_chunks_each(s, id, &f, 1, SORT_CAP, calls_message, &e, err);
+        result = ari_message_chunks_each(s, id, &f, 1, ARI_MESSAGE_SORT_CAP, calls_message, &e, err);
     }
     free(t.locs);
     if (loaded)
@@ -732,6 +728,6 @@ int ari_evq_window_messages(ari_store *s, int64_t id, double t0, double t1, int 
     if (buckets <= 0)
         return 0;
     window_list w = {limit, 0, 0, fn, ctx};
-    int rc = ari_message_chunks_each(s, id, &f, 1, SORT_CAP, window_message, &w, err);
+    int rc = ari_message_chunks_each(s, id, &f, 1, ARI_MESSAGE_SORT_CAP, window_message, &w, err);
     return w.full ? 0 : rc;
 }

@@ -4,7 +4,7 @@
  * of its events, and for the wait states the Function state (Paje state
  * type alias "F") in which each side of a message happened. Nothing here
  * holds all messages in memory (those read in send order are sorted at
- * most 1 Mi at a time): callbacks get one message at a time (return
+ * most 512 Ki at a time): callbacks get one message at a time (return
  * non-zero from one to stop: the call then returns that value). Times in
  * the trace's unit (ns). */
 #ifndef ARIADNE_EVENT_QUERIES_H

@@ -96,8 +96,8 @@ void ari_message_record_get(const unsigned char *blob, int64_t i, ari_ec_message
 int ari_message_blob_check(int64_t bytes, int64_t n, ari_error *err)
 {
     if (n < 1 || n > ARI_MESSAGE_CHUNK || bytes != n * ARI_MESSAGE_RECORD_BYTES)
-        return ari_error_set(err, ARI_E_DB, "a chunk of messages is %lld bytes for %lld messages", (long long)bytes,
-                             (long long)n);
+        return ari_error_set(err, ARI_E_DB, "a chunk of messages is %lld bytes for %lld messages",
+                             (long long)bytes, (long long)n);
     return 0;
 }
 
@@ -128,11 +128,14 @@ static int flush(ari_message_packer *p, ari_error *err)
 {
     if (p->n == 0)
         return 0;
-    ari_arg args[] = {ari_arg_int(p->trace_id), ari_arg_int(p->chunk), ari_arg_real(p->t0), ari_arg_real(p->t1),
-                      ari_arg_int(p->n), ari_arg_blob(p->data, (int64_t)p->n * ARI_MESSAGE_RECORD_BYTES)};
-    if (ari_store_run(p->store,
-                      "INSERT INTO message_chunks(trace_id, chunk, t0, t1, n, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                      args, ARI_NARGS(args), "store a chunk of messages", err) < 0)
+    ari_arg args[] = {
+        ari_arg_int(p->trace_id), ari_arg_int(p->chunk),
+        ari_arg_real(p->t0),      ari_arg_real(p->t1),
+        ari_arg_int(p->n),        ari_arg_blob(p->data, (int64_t)p->n * ARI_MESSAGE_RECORD_BYTES)};
+    if (ari_store_run(
+            p->store,
+            "INSERT INTO message_chunks(trace_id, chunk, t0, t1, n, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            args, ARI_NARGS(args), "store a chunk of messages", err) < 0)
         return -1;
     p->chunk++;
     p->n = 0;
@@ -179,8 +182,8 @@ static int keeps(const range *g, const ari_ec_message *m)
 
 static int has_chunks(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st =
-        ari_store_stmt_id(s, "SELECT EXISTS (SELECT 1 FROM message_chunks WHERE trace_id = ?1)", trace_id, err);
+    sqlite3_stmt *st = ari_store_stmt_id(
+        s, "SELECT EXISTS (SELECT 1 FROM message_chunks WHERE trace_id = ?1)", trace_id, err);
     int64_t any = 0;
     if (!st || ari_store_query_int64(s, st, &any, "finding packed messages", err) < 0)
         return -1;
@@ -189,7 +192,8 @@ static int has_chunks(ari_store *s, int64_t trace_id, ari_error *err)
 
 /* Calls fn on the kept messages of the chunks overlapping g, in seq order.
  * 0, fn's first non-zero answer, or -1. */
-static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn fn, void *ctx, ari_error *err)
+static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn fn, void *ctx,
+                       ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(g->a > g->r ? g->a : g->r), ari_arg_real(g->b)};
     sqlite3_stmt *st = ari_store_bound(s,
@@ -228,12 +232,13 @@ static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn
 static int scan_rows(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn fn, void *ctx, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(g->a), ari_arg_real(g->b), ari_arg_real(g->r)};
-    sqlite3_stmt *st = ari_store_bound(s,
-                                       "SELECT seq, src_container, dst_container, src_rank, dst_rank, tag, comm, bytes,"
-                                       " send_time, recv_time FROM ev_messages WHERE trace_id = ?1"
-                                       " AND send_time >= ?2 AND send_time < ?3 AND recv_time >= ?4"
-                                       " ORDER BY send_time, seq",
-                                       args, ARI_NARGS(args), err);
+    sqlite3_stmt *st =
+        ari_store_bound(s,
+                        "SELECT seq, src_container, dst_container, src_rank, dst_rank, tag, comm, bytes,"
+                        " send_time, recv_time FROM ev_messages WHERE trace_id = ?1"
+                        " AND send_time >= ?2 AND send_time < ?3 AND recv_time >= ?4"
+                        " ORDER BY send_time, seq",
+                        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     int rc;
@@ -306,7 +311,8 @@ static int each_slice(ari_store *s, int64_t trace_id, range g, int64_t cap, ari_
         free(h.v);
         double mid = g.a + (g.b - g.a) / 2;
         if (!(mid > g.a && mid < g.b))
-            return ari_error_set(err, ARI_E_TOO_LARGE, "more than %lld messages sent at time %.17g: too many to sort",
+            return ari_error_set(err, ARI_E_TOO_LARGE,
+                                 "more than %lld messages sent at time %.17g: too many to sort",
                                  (long long)cap, g.a);
         range lo = g, hi = g;
         lo.b = hi.a = mid;
@@ -321,20 +327,26 @@ static int each_slice(ari_store *s, int64_t trace_id, range g, int64_t cap, ari_
     return rc;
 }
 
-/* The send times the trace's chunks may hold within g: [*a, *b), empty
- * when *a >= *b. */
-static int chunk_span(ari_store *s, int64_t trace_id, const range *g, double *a, double *b, ari_error *err)
+/* The send times the trace's chunks overlapping g may hold: [*a, *b)
+ * within g's (empty when *a >= *b), and the messages of those chunks. */
+static int chunk_span(ari_store *s, int64_t trace_id, const range *g, double *a, double *b, int64_t *n,
+                      ari_error *err)
 {
-    sqlite3_stmt *st =
-        ari_store_stmt_id(s, "SELECT min(t0), max(t1) FROM message_chunks WHERE trace_id = ?1", trace_id, err);
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(g->a > g->r ? g->a : g->r), ari_arg_real(g->b)};
+    sqlite3_stmt *st = ari_store_bound(s,
+                                       "SELECT min(t0), max(t1), coalesce(sum(n), 0) FROM message_chunks"
+                                       " WHERE trace_id = ?1 AND t0 < ?3 AND t1 >= ?2",
+                                       args, ARI_NARGS(args), err);
     int rc = st ? ari_store_step_row(s, st, "bounding packed messages", err) : -1;
     if (rc < 0)
         return -1;
     double lo = 0, hi = 0;
+    *n = 0;
     if (rc == 0) {
         if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
             lo = fmax(g->a, sqlite3_column_double(st, 0));
             hi = fmin(g->b, nextafter(sqlite3_column_double(st, 1), HUGE_VAL));
+            *n = sqlite3_column_int64(st, 2);
         }
         sqlite3_reset(st);
     }
@@ -354,22 +366,41 @@ int ari_message_chunks_each(ari_store *s, int64_t trace_id, const ari_mc_filter 
         return scan_rows(s, trace_id, &g, fn, ctx, err);
     if (!sorted)
         return scan_chunks(s, trace_id, &g, fn, ctx, err);
-    if (chunk_span(s, trace_id, &g, &g.a, &g.b, err) < 0)
+    double lo, hi;
+    int64_t total;
+    if (chunk_span(s, trace_id, &g, &lo, &hi, &total, err) < 0)
         return -1;
-    if (!(g.a < g.b))
+    if (!(lo < hi))
         return 0;
-    return each_slice(s, trace_id, g, cap < 2 ? 2 : cap, fn, ctx, err);
+    if (cap < 2)
+        cap = 2;
+    /* slices of equal time, about cap / 2 messages each if they are
+     * spread evenly (each_slice halves a fuller one) */
+    int64_t nslices = total <= cap ? 1 : (total + cap / 2 - 1) / (cap / 2);
+    double step = (hi - lo) / (double)nslices;
+    for (int64_t k = 0; k < nslices; k++) {
+        range slice = g;
+        slice.a = k == 0 ? lo : lo + step * (double)k;
+        slice.b = k + 1 == nslices ? hi : lo + step * (double)(k + 1);
+        if (!(slice.a < slice.b))
+            continue;
+        int rc = each_slice(s, trace_id, slice, cap, fn, ctx, err);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 int ari_message_chunks_extent(ari_store *s, int64_t trace_id, double *lo, double *hi, ari_error *err)
 {
     *lo = *hi = NAN;
-    sqlite3_stmt *st = ari_store_stmt_id(s,
-                                         "SELECT min(a), max(b) FROM ("
-                                         "SELECT min(t0) AS a, max(t1) AS b FROM message_chunks WHERE trace_id = ?1"
-                                         " UNION ALL SELECT min(send_time), max(recv_time) FROM ev_messages"
-                                         " WHERE trace_id = ?1)",
-                                         trace_id, err);
+    sqlite3_stmt *st =
+        ari_store_stmt_id(s,
+                          "SELECT min(a), max(b) FROM ("
+                          "SELECT min(t0) AS a, max(t1) AS b FROM message_chunks WHERE trace_id = ?1"
+                          " UNION ALL SELECT min(send_time), max(recv_time) FROM ev_messages"
+                          " WHERE trace_id = ?1)",
+                          trace_id, err);
     int rc = st ? ari_store_step_row(s, st, "reading the extent of the messages", err) : -1;
     if (rc < 0)
         return -1;

@@ -25,6 +25,8 @@
 
 #define ARI_MESSAGE_CHUNK        2048
 #define ARI_MESSAGE_RECORD_BYTES 56
+/* The cap of the readers in send order: 512 Ki messages, 40 MiB held. */
+#define ARI_MESSAGE_SORT_CAP ((int64_t)1 << 19)
 
 /* ---- writing ---- */
 

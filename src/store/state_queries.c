@@ -575,7 +575,7 @@ static int message_links_load(ari_store *s, int64_t id, double t0, double t1, in
     if (!st || ari_store_query_string(s, st, "", &type, "reading the message type", err) < 0)
         return -1;
     message_links m = {s, id, limit, type ? type : "", out, 0, 0, err};
-    int rc = limit == 0 ? 0 : ari_message_chunks_each(s, id, &f, 1, (int64_t)1 << 20, message_link, &m, err);
+    int rc = limit == 0 ? 0 : ari_message_chunks_each(s, id, &f, 1, ARI_MESSAGE_SORT_CAP, message_link, &m, err);
     free(type);
     if (rc != 0 && !m.full) {
         ari_sq_links_free(out);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -75,7 +76,8 @@ static void check(ari_store *s, int64_t container, double t0, double t1)
     /* container by container, each in writing order */
     for (int i = 1; i < got.n; i++) {
         const ari_packed_event *a = &evs[got.seq[i - 1]].e, *b = &evs[got.seq[i]].e;
-        assert_true(a->container < b->container || (a->container == b->container && got.seq[i - 1] < got.seq[i]));
+        assert_true(a->container < b->container ||
+                    (a->container == b->container && got.seq[i - 1] < got.seq[i]));
     }
     qsort(got.seq, (size_t)got.n, sizeof *got.seq, by_seq);
     assert_memory_equal(got.seq, want, (size_t)n * sizeof *want);
@@ -101,11 +103,11 @@ static void test_pack_and_read(void **state)
         ev *v = &evs[k];
         /* container 5 gets most, with long fields: chunks cut by bytes */
         int64_t c = k % 4 ? 5 : 2 + (int64_t)(rng_uniform() * 3);
-        v->e = (ari_packed_event){k, c, 6, 1 + (int32_t)(rng_uniform() * 9), floor(rng_uniform() * 1000) / 4, NULL,
-                                  0};
+        v->e = (ari_packed_event){
+            k, c, 6, 1 + (int32_t)(rng_uniform() * 9), floor(rng_uniform() * 1000) / 4, NULL, 0};
         if (k % 3) {
-            int len = snprintf(v->fields, sizeof v->fields, "{\"bytes_sent\":\"%d\",\"root\":\"%d\"}%.*s", k, k % 5,
-                               c == 5 ? 40 : 0, "........................................");
+            int len = snprintf(v->fields, sizeof v->fields, "{\"bytes_sent\":\"%d\",\"root\":\"%d\"}%.*s", k,
+                               k % 5, c == 5 ? 40 : 0, "........................................");
             v->e.fields = v->fields;
             v->e.fields_len = (size_t)len;
         }
@@ -115,7 +117,8 @@ static void test_pack_and_read(void **state)
     ari_event_packer_free(p);
     assert_int_equal(test_query_int(f->db_path, "SELECT sum(n) FROM event_chunks"), NEV);
     assert_true(test_query_int(f->db_path, "SELECT max(n) FROM event_chunks") <= ARI_EVENT_CHUNK);
-    assert_true(test_query_int(f->db_path, "SELECT max(length(data)) FROM event_chunks") <= ARI_EVENT_CHUNK_BYTES);
+    assert_true(test_query_int(f->db_path, "SELECT max(length(data)) FROM event_chunks") <=
+                ARI_EVENT_CHUNK_BYTES);
     assert_true(test_query_int(f->db_path, "SELECT count(*) FROM event_chunks WHERE container_id = 5") > 4);
     assert_int_equal(test_query_int(f->db_path, "SELECT count(*) FROM event_chunks WHERE t0 > t1"), 0);
     check(s, 0, -HUGE_VAL, HUGE_VAL);
@@ -140,8 +143,9 @@ static void test_record(void **unused)
     (void)unused;
     ari_error err = {0};
     /* one record: seq 0x0102, type 3, value -1, time 1.5, fields "{}" */
-    unsigned char rec[ARI_EVENT_RECORD_HEAD + 2] = {0x02, 0x01, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
-                                                    0, 0, 0, 0, 0, 0, 0xf8, 0x3f, 2, 0, 0, 0, '{', '}'};
+    unsigned char rec[ARI_EVENT_RECORD_HEAD + 2] = {0x02, 0x01, 0,    0,    0,    0,    0, 0, 3,   0,
+                                                    0,    0,    0xff, 0xff, 0xff, 0xff, 0, 0, 0,   0,
+                                                    0,    0,    0xf8, 0x3f, 2,    0,    0, 0, '{', '}'};
     int n = 0;
     assert_int_equal(ari_event_blob_each(rec, sizeof rec, 1, 7, count, &n, &err), 0);
     assert_int_equal(n, 1);

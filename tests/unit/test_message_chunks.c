@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -41,13 +42,22 @@ static void test_record(void **unused)
 {
     (void)unused;
     ari_error err = {0};
-    ari_ec_message m = {.src_container = 0x01020304, .dst_container = -7, .src_rank = 5, .dst_rank = -1,
-                        .src_thread = 9, .dst_thread = 9, .tag = -1, .comm = 0x1122334455667788LL,
-                        .bytes = 48, .send_time = 1.5, .recv_time = -0.0};
+    ari_ec_message m = {.src_container = 0x01020304,
+                        .dst_container = -7,
+                        .src_rank = 5,
+                        .dst_rank = -1,
+                        .src_thread = 9,
+                        .dst_thread = 9,
+                        .tag = -1,
+                        .comm = 0x1122334455667788LL,
+                        .bytes = 48,
+                        .send_time = 1.5,
+                        .recv_time = -0.0};
     unsigned char rec[ARI_MESSAGE_RECORD_BYTES];
     assert_int_equal(ari_message_record_put(rec, &m, &err), 0);
     /* little-endian whatever the host */
-    static const unsigned char head[] = {4, 3, 2, 1, 0xf9, 0xff, 0xff, 0xff, 5, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+    static const unsigned char head[] = {4, 3, 2, 1, 0xf9, 0xff, 0xff, 0xff,
+                                         5, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
     assert_memory_equal(rec, head, sizeof head);
     assert_int_equal(rec[24], 0x88);
     assert_int_equal(rec[31], 0x11);
@@ -173,8 +183,9 @@ static void check(ari_store *s, int64_t id, const ari_mc_filter *f, int64_t cap)
 
 static void fill(ari_store *s, const char *db_path)
 {
-    exec_sql(db_path, "INSERT INTO traces(id, name, kind, format, time_unit) VALUES (1, 'packed', 'events',"
-                      " 'otf2', 'ns'), (2, 'rows', 'events', 'otf2', 'ns'), (3, 'none', 'events', 'otf2', 'ns')");
+    exec_sql(db_path,
+             "INSERT INTO traces(id, name, kind, format, time_unit) VALUES (1, 'packed', 'events',"
+             " 'otf2', 'ns'), (2, 'rows', 'events', 'otf2', 'ns'), (3, 'none', 'events', 'otf2', 'ns')");
     for (int k = 0; k < NMSG; k++) {
         double send = floor(rng_uniform() * 400) + (k % 3 ? rng_uniform() : 0); /* ties */
         msgs[k] = (ari_ec_message){.src_container = 10 + (int)(rng_uniform() * 8),
@@ -185,7 +196,9 @@ static void fill(ari_store *s, const char *db_path)
                                    .comm = k % 7 ? 3 : -1,
                                    .bytes = (int64_t)(rng_uniform() * 1e6),
                                    .send_time = send,
-                                   .recv_time = send + (k % 11 ? rng_uniform() * 5 : k % 2 ? 0 : 90)};
+                                   .recv_time = send + (k % 11  ? rng_uniform() * 5
+                                                        : k % 2 ? 0
+                                                                : 90)};
     }
     ari_error err = {0};
     ari_message_packer *p = ari_message_packer_new(s, 1, &err);
