@@ -12,32 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- little-endian fields -------------------------------------------------- */
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
+#include "util/le.h"
 
 static uint64_t bits_of(double d)
 {
@@ -106,13 +81,13 @@ static int emit(ari_wire_writer *w, const void *data, size_t n)
 
 static void f_u32(frame *f, uint32_t v)
 {
-    put_u32(f->fixed + f->n, v);
+    ari_le_put_u32(f->fixed + f->n, v);
     f->n += 4;
 }
 
 static void f_u64(frame *f, uint64_t v)
 {
-    put_u64(f->fixed + f->n, v);
+    ari_le_put_u64(f->fixed + f->n, v);
     f->n += 8;
 }
 
@@ -136,7 +111,7 @@ static int emit_str(ari_wire_writer *w, const char *s)
 {
     unsigned char len[4];
     size_t n = s ? strlen(s) + 1 : 0;
-    put_u32(len, s ? (uint32_t)n : UINT32_MAX);
+    ari_le_put_u32(len, s ? (uint32_t)n : UINT32_MAX);
     if (emit(w, len, 4) < 0)
         return -1;
     return s ? emit(w, s, n) : 0;
@@ -157,7 +132,7 @@ static int add_frame(ari_wire_writer *w, const frame *f, const char *const *strs
     }
     unsigned char head[ARI_WIRE_HEADER];
     head[0] = f->type;
-    put_u32(head + 1, (uint32_t)len);
+    ari_le_put_u32(head + 1, (uint32_t)len);
     if (emit(w, head, sizeof head) < 0 || emit(w, f->fixed, f->n) < 0)
         return -1;
     for (int i = 0; i < ns; i++)
@@ -411,13 +386,13 @@ static const unsigned char *take(cursor *c, size_t n)
 static uint32_t c_u32(cursor *c)
 {
     const unsigned char *p = take(c, 4);
-    return p ? get_u32(p) : 0;
+    return p ? ari_le_get_u32(p) : 0;
 }
 
 static uint64_t c_u64(cursor *c)
 {
     const unsigned char *p = take(c, 8);
-    return p ? get_u64(p) : 0;
+    return p ? ari_le_get_u64(p) : 0;
 }
 
 static int64_t c_i64(cursor *c)
@@ -796,7 +771,7 @@ int ari_wire_reader_feed(ari_wire_reader *r, const void *data, size_t n, ari_err
     int rc = ARI_WIRE_MORE;
     while (rc == ARI_WIRE_MORE && r->n - at >= ARI_WIRE_HEADER) {
         int type = r->buf[at];
-        uint32_t len = get_u32(r->buf + at + 1);
+        uint32_t len = ari_le_get_u32(r->buf + at + 1);
         if (type < 1 || type > ARI_WIRE_LAST || len > ARI_WIRE_MAX_FRAME) {
             rc = corrupt(r, err, "the event reader's output is corrupt: %s frame type or length (frame %llu, "
                                  "byte %llu)", "a bad");
