@@ -7,6 +7,7 @@
 # ARIADNE_LISTEN (default 127.0.0.1:8080). Extra arguments go to
 # `ariadned serve` (e.g. --threads 8).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RUN_PACKAGES+=(libpq-dev)   # the build links libpq (the PostgreSQL store); run.sh itself stays on SQLite
 
 DB=${ARIADNE_DB:-$ROOT/ariadne.db}
 LISTEN=${ARIADNE_LISTEN:-127.0.0.1:8080}

@@ -6,7 +6,11 @@
 # Before the suite, the code must also build warning-free as gcc Release and
 # with clang (house rules, CONTRIBUTING.md). In CI (ARIADNE_REQUIRE_ORACLES=1,
 # set by .ci/run) the oracle tests fail when ../shared/data is missing.
+# The API tests listed in CMakeLists.txt's PG_API_TESTS also run against a
+# throwaway PostgreSQL 15 cluster (CTest's fixture pg: tests/lib/pg_cluster.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RUN_PACKAGES+=(libpq-dev)       # the build links libpq (the PostgreSQL store)
+TEST_PACKAGES+=(postgresql-15)  # the throwaway cluster of the api_pg tests
 
 apt_install "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
 install_node

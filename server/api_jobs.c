@@ -1,7 +1,9 @@
 /* api_jobs.c: GET /api/v1/jobs and /api/v1/jobs/{id}. A job's lasting state
  * is in the store; a queued or running job's live progress is overlaid from
- * the worker's memory. */
+ * the worker's memory. On PostgreSQL a job that another replica runs shows
+ * the progress and phase its runner writes to the row (server/jobs.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "handlers.h"
 #include "jobs.h"
@@ -14,8 +16,15 @@ static void overlay_live(ari_request *r, json_t *job)
     char phase[160];
     const char *status;
     json_int_t id = json_integer_value(json_object_get(job, "id"));
-    if (!ari_jobs_live(r->srv->jobs, id, &progress, phase, sizeof phase, &status))
+    if (!ari_jobs_live(r->srv->jobs, id, &progress, phase, sizeof phase, &status)) {
+        /* queued in the database (PostgreSQL replicas): the row's phase is
+         * still empty; name it as a queue in memory does */
+        const char *row_status = json_string_value(json_object_get(job, "status"));
+        const char *row_phase = json_string_value(json_object_get(job, "phase"));
+        if (row_status && strcmp(row_status, "queued") == 0 && row_phase && !*row_phase)
+            json_object_set_new(job, "phase", json_string("queued"));
         return;
+    }
     /* A job is finished when its worker lets go of it: the import marks the
      * row finished in its own transaction, and the worker may still be
      * making the upload's ensemble or recording what was skipped. Until

@@ -192,13 +192,11 @@ enum MHD_Result api_traces_upload(ari_request *r)
         json_object_set_new(params, "ensemble", json_string(u->ensemble_name));
     for (size_t i = 0; i < u->nfiles; i++)
         json_array_append_new(json_object_get(params, "files"), json_string(u->client_names[i]));
-    char *params_text = json_dumps(params, JSON_COMPACT);
-    json_decref(params);
     int64_t id = 0;
     ari_error err = {0};
-    int rc = ari_jobs_create(r->db, "import", params_text, &id, &err);
-    free(params_text);
-    if (rc < 0 || ari_jobs_submit(r->srv->jobs, id, u, &err) < 0)
+    int rc = ari_jobs_enqueue(r->srv->jobs, r->db, params, u, &id, &err);
+    json_decref(params);
+    if (rc < 0)
         return ari_reply_from_error(r, &err);
     r->upload = NULL; /* the job owns it now */
     char location[64], *job = NULL;

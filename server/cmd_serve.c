@@ -1,6 +1,6 @@
 /* cmd_serve.c: `ariadned serve`: options, start-up (database, orphaned
  * jobs, spool, job worker, HTTP), and a graceful stop on SIGINT/SIGTERM. */
-#include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -21,6 +21,7 @@
 #include "live_hub.h"
 #include "upload.h"
 #include "ingest/input.h"
+#include "store/store.h"
 #include "util/log.h"
 #include "version.h"
 
@@ -32,7 +33,11 @@ static const char usage[] =
     "\n"
     "Serves the dashboard and the REST API (/api/v1/).\n"
     "\n"
-    "  --db FILE            SQLite database (default ./ariadne.db; created if missing)\n"
+    "  --db FILE|URL        SQLite database (default ./ariadne.db; created if missing), or a\n"
+    "                       PostgreSQL one: postgresql://USER@HOST:PORT/DB (see docs/postgresql.md)\n"
+    "  --spool DIR          where uploads wait for their import (default FILE.spool next to an\n"
+    "                       SQLite database; for PostgreSQL a directory under $TMPDIR named for\n"
+    "                       the database: give replicas on several machines a shared one)\n"
     "  --listen HOST:PORT   address to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)\n"
     "  --static DIR         dashboard files (default: found next to the binary)\n"
     "  --threads N          HTTP worker threads (default 4)\n"
@@ -175,6 +180,7 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
         {"header-timeout", required_argument, NULL, 'T'}, {"allowed-host", required_argument, NULL, 'H'},
         {"busy-timeout", required_argument, NULL, 'B'}, {"idle-timeout", required_argument, NULL, 'I'}, {"max-unpacked", required_argument, NULL, 'U'},
         {"reader-memory", required_argument, NULL, 'M'}, {"reader-cpu", required_argument, NULL, 'X'},
+        {"spool", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
     };
     int force_auth = 0, no_auth = 0, c, rc;
@@ -184,6 +190,7 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
         case 'd': cfg->db_path = optarg; break;
+        case 'S': cfg->spool = optarg; break;
         case 'l':
             if (parse_listen(optarg, cfg) < 0)
                 return ari_cli_fail("serve", "--listen wants HOST:PORT, got '%s'", optarg);
@@ -251,33 +258,42 @@ static int parse_options(int argc, char **argv, ari_config *cfg, ari_http_option
  * daemon shares the database and the spool). */
 static void clean_spool(const char *spool)
 {
-    DIR *d = opendir(spool);
-    if (!d)
+    ari_spool_sweep(spool, "upload-", 24 * 3600, NULL, NULL, "a stale upload");
+}
+
+/* FILE.spool beside an SQLite database; for a PostgreSQL URL, a directory
+ * in $TMPDIR named for its host, port and database, which the replicas of
+ * one machine share (characters other than letters and digits as '_'). */
+static void spool_default(const char *db, char *out, size_t size)
+{
+    if (!ari_store_is_url(db)) {
+        snprintf(out, size, "%s.spool", db);
         return;
-    time_t now = time(NULL);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char path[PATH_MAX + 300];
-        struct stat st;
-        if (strncmp(e->d_name, "upload-", 7) != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", spool, e->d_name);
-        if (stat(path, &st) == 0 && now - st.st_mtime > 24 * 3600) {
-            ari_log(ARI_LOG_INFO, "removing the stale upload %s", path);
-            ari_remove_tree(path);
-        }
     }
-    closedir(d);
+    const char *tmp = getenv("TMPDIR");
+    const char *at = strchr(strstr(db, "://") + 3, '@');
+    const char *where = at ? at + 1 : strstr(db, "://") + 3;
+    int n = snprintf(out, size, "%s/ariadne-", tmp && *tmp ? tmp : "/tmp");
+    for (const char *p = where; *p && *p != '?' && n + 8 < (int)size; p++)
+        out[n++] = isalnum((unsigned char)*p) ? *p : '_';
+    snprintf(out + n, size - (size_t)n, ".spool");
 }
 
 static int prepare_dirs(ari_server *srv)
 {
     const ari_config *cfg = &srv->cfg;
-    snprintf(srv->spool_dir, sizeof srv->spool_dir, "%s.spool", cfg->db_path);
+    if (cfg->spool)
+        snprintf(srv->spool_dir, sizeof srv->spool_dir, "%s", cfg->spool);
+    else
+        spool_default(cfg->db_path, srv->spool_dir, sizeof srv->spool_dir);
     if (mkdir(srv->spool_dir, 0700) != 0 && errno != EEXIST)
         return ari_cli_fail("serve", "cannot create %s: %s", srv->spool_dir, strerror(errno));
     clean_spool(srv->spool_dir);
-    ari_remove_orphans(srv->spool_dir, "upload-"); /* of daemons that are gone */
+    /* Uploads being received by daemons that are gone. Not on PostgreSQL:
+     * replicas on other machines may share the spool, and a pid says
+     * nothing of their processes (clean_spool removes those after a day). */
+    if (!ari_store_is_url(cfg->db_path))
+        ari_remove_orphans(srv->spool_dir, "upload-");
     if (cfg->static_dir) {
         if (!realpath(cfg->static_dir, srv->static_root))
             return ari_cli_fail("serve", "--static %s: %s", cfg->static_dir, strerror(errno));
@@ -288,8 +304,13 @@ static int prepare_dirs(ari_server *srv)
     return 0;
 }
 
+/* On SQLite, the queued and running jobs of a daemon that is gone are
+ * failed. On PostgreSQL they are not: the replicas' workers take over a
+ * dead replica's jobs (store/job_queue.h). */
 static void fail_orphans(ari_server *srv)
 {
+    if (ari_store_is_url(srv->cfg.db_path))
+        return;
     ari_store *db = ari_dbpool_acquire(srv->pool);
     int64_t *ids = NULL;
     size_t n = 0;
@@ -324,7 +345,7 @@ static int run(ari_server *srv, const ari_http_options *http_options)
     fail_orphans(srv);
     uint64_t max_unpacked = srv->cfg.max_unpacked ? srv->cfg.max_unpacked : srv->cfg.max_upload * 8;
     ari_input_set_max_decoded(max_unpacked);
-    if (!(srv->jobs = ari_jobs_start(srv->cfg.db_path, max_unpacked, &err))) {
+    if (!(srv->jobs = ari_jobs_start(srv->cfg.db_path, srv->spool_dir, max_unpacked, &err))) {
         ari_dbpool_close(srv->pool);
         return ari_cli_fail("serve", "%s", err.message);
     }
@@ -340,10 +361,12 @@ static int run(ari_server *srv, const ari_http_options *http_options)
         ari_dbpool_close(srv->pool);
         return ari_cli_fail("serve", "%s", err.message);
     }
+    char *shown = ari_store_redacted(srv->cfg.db_path); /* a URL's password is not logged */
     ari_log(ARI_LOG_INFO, "ariadned %s serving http://%s%s%s:%u/ (database %s, auth %s, dashboard %s)",
             ARIADNE_VERSION, strchr(srv->cfg.host, ':') ? "[" : "", srv->cfg.host,
-            strchr(srv->cfg.host, ':') ? "]" : "", srv->cfg.port, srv->cfg.db_path,
+            strchr(srv->cfg.host, ':') ? "]" : "", srv->cfg.port, shown ? shown : "(out of memory)",
             srv->cfg.auth ? "on" : "off", srv->static_root[0] ? srv->static_root : "none");
+    free(shown);
     int sig = 0;
     sigwait(&stop, &sig);
     ari_log(ARI_LOG_INFO, "received %s; stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");

@@ -17,7 +17,8 @@ typedef struct ari_route ari_route;
 typedef struct ari_live_hubs ari_live_hubs;
 
 typedef struct ari_config {
-    const char *db_path;
+    const char *db_path;     /* an SQLite file, or a postgresql:// URL */
+    const char *spool;       /* --spool DIR, or NULL for the default (spool_default) */
     char host[256];
     uint16_t port;
     const char *static_dir;  /* NULL: found next to the binary */

@@ -12,11 +12,15 @@
 #include <strings.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <limits.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ingest/input.h"
 #include "params.h"
 #include "reply.h"
+#include "util/fs.h"
+#include "util/log.h"
 #include "util/utf8.h"
 
 int ari_make_owned_dir(const char *parent, const char *prefix, char *out, size_t size)
@@ -272,4 +276,31 @@ void ari_upload_free(ari_upload *u, int keep_files)
         free(u->client_names[i]);
     }
     free(u);
+}
+
+void ari_spool_sweep(const char *dir, const char *prefix, long min_age_s, ari_spool_in_use in_use, void *ctx,
+                     const char *why)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[PATH_MAX + 300];
+        struct stat st;
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &st) != 0 || now - st.st_mtime <= min_age_s)
+            continue;
+        int used = in_use ? in_use(ctx, e->d_name) : 0;
+        if (used < 0)
+            break;
+        if (!used) {
+            ari_log(ARI_LOG_INFO, "removing %s: %s", path, why);
+            ari_remove_tree(path);
+        }
+    }
+    closedir(d);
 }

@@ -53,4 +53,14 @@ int ari_make_owned_dir(const char *parent, const char *prefix, char *out, size_t
  * longer exists (left by a run that was killed); returns how many. */
 int ari_remove_orphans(const char *parent, const char *prefix);
 
+/* Says whether the stale entry `name` of a spool is still in use: 1 keep
+ * it, 0 remove it, -1 stop the sweep. */
+typedef int (*ari_spool_in_use)(void *ctx, const char *name);
+
+/* Removes the entries "<dir>/<prefix>*" last changed more than min_age_s
+ * seconds ago that `in_use` (NULL: none is) does not claim, each with a
+ * log line saying why (`why`). */
+void ari_spool_sweep(const char *dir, const char *prefix, long min_age_s, ari_spool_in_use in_use, void *ctx,
+                     const char *why);
+
 #endif

@@ -35,7 +35,7 @@ int ari_cache_get(ari_store *s, int64_t trace_id, const char *analysis, const ch
     ari_arg args[3];
     char name[96];
     cache_key(args, name, trace_id, analysis, params);
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
         "SELECT result_json FROM analysis_cache WHERE trace_id = ?1 AND analysis = ?2 AND params = ?3",
         args, ARI_NARGS(args), err);
     return st ? ari_store_query_text(s, st, json_out, err) : -1;
@@ -51,8 +51,10 @@ int ari_cache_put(ari_store *s, int64_t trace_id, const char *analysis, const ch
     args[3] = ari_arg_raw_text(json);
     ari_store_set_busy_timeout(s, CACHE_WRITE_TIMEOUT_MS);
     int rc = ari_store_run(s,
-        "INSERT OR REPLACE INTO analysis_cache(trace_id, analysis, params, result_json)"
-        " SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM traces WHERE id = ?1)",
+        "INSERT INTO analysis_cache(trace_id, analysis, params, result_json)"
+        " SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM traces WHERE id = ?1)"
+        " ON CONFLICT (trace_id, analysis, params) DO UPDATE SET result_json = excluded.result_json,"
+        " created_at = excluded.created_at",
         args, ARI_NARGS(args), "store in the analysis cache", &err);
     ari_store_set_busy_timeout(s, -1);
     if (rc < 0)
@@ -82,7 +84,7 @@ static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *met
                           ari_row_tasks *row, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(row->worker_id)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
         "SELECT start, end, type FROM tasks WHERE trace_id = ?1 AND worker_id = ?2"
         " ORDER BY start, end, type", args, ARI_NARGS(args), err);
     if (!st)
@@ -90,15 +92,15 @@ static int load_row_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *met
     size_t cap[3] = {0, 0, 0};
     const char *last_type = NULL;
     int last_id = -1, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *type = (const char *)sqlite3_column_text(st, 2);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *type = (const char *)ari_col_text(st, 2);
         if (!last_type || !type || strcmp(type, last_type) != 0) {
             last_id = ari_tq_type_id(meta, type);
             last_type = last_id >= 0 ? meta->types[last_id] : NULL;
         }
         if (last_id >= 0 &&
-            push_task(row, cap, sqlite3_column_double(st, 0), sqlite3_column_double(st, 1), last_id) < 0) {
-            sqlite3_reset(st);
+            push_task(row, cap, ari_col_double(st, 0), ari_col_double(st, 1), last_id) < 0) {
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     }

@@ -49,16 +49,16 @@ static double unit_seconds(const char *unit)
  * first state or end after the last. */
 static int link_span(ari_store *s, int64_t id, dm_run *r, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT min(start), max(max(start, end)) FROM links WHERE trace_id = ?1", id, err);
     int rc = st ? ari_store_step_row(s, st, "link span", err) : -1;
     if (rc != 0)
         return rc < 0 ? -1 : ari_store_fail(s, err, "link span");
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        r->t0 = fmin(r->t0, sqlite3_column_double(st, 0));
-        r->t1 = fmax(r->t1, sqlite3_column_double(st, 1));
+    if (ari_col_type(st, 0) != ARI_NULL) {
+        r->t0 = fmin(r->t0, ari_col_double(st, 0));
+        r->t1 = fmax(r->t1, ari_col_double(st, 1));
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return 0;
 }
 
@@ -67,28 +67,30 @@ static int link_span(ari_store *s, int64_t id, dm_run *r, ari_error *err)
  * if it is of another kind, -1 on error. */
 static int run_of(ari_store *s, int64_t id, int with_links, dm_run *r, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT coalesce(kind, ''), coalesce(time_unit, ''), "
-                          "coalesce(json_extract(summary_json, '$.start'), 0),"
-                          " coalesce(json_extract(summary_json, '$.end'), 0), "
-                          "coalesce(json_extract(summary_json, '$.max_dur'), 0),"
-                          " coalesce(json_extract(summary_json, '$.pair_bins'), 0),"
-                          " coalesce(json_extract(summary_json, '$.time_origin'), 0) FROM traces WHERE id = ?1",
+                          /* CAST: PostgreSQL's json_extract is text (functions.sql) */
+                          "coalesce(CAST(json_extract(summary_json, '$.start') AS REAL), 0),"
+                          " coalesce(CAST(json_extract(summary_json, '$.end') AS REAL), 0), "
+                          "coalesce(CAST(json_extract(summary_json, '$.max_dur') AS REAL), 0),"
+                          " coalesce(CAST(json_extract(summary_json, '$.pair_bins') AS INTEGER), 0),"
+                          " coalesce(CAST(json_extract(summary_json, '$.time_origin') AS REAL), 0)"
+                          " FROM traces WHERE id = ?1",
                           id, err);
     int rc = st ? ari_store_step_row(s, st, "datamove trace", err) : -1;
     if (rc != 0)
         return rc;
     char kind[32];
-    snprintf(kind, sizeof kind, "%s", (const char *)sqlite3_column_text(st, 0));
+    snprintf(kind, sizeof kind, "%s", (const char *)ari_col_text(st, 0));
     memset(r, 0, sizeof *r);
-    snprintf(r->unit, sizeof r->unit, "%s", (const char *)sqlite3_column_text(st, 1));
-    r->t0 = sqlite3_column_double(st, 2);
-    r->t1 = sqlite3_column_double(st, 3);
-    r->max_dur = sqlite3_column_double(st, 4);
-    r->pair_bins = sqlite3_column_int(st, 5) == ARI_DM_PAIR_BINS;
-    double task_origin = sqlite3_column_double(st, 6);
-    sqlite3_reset(st);
+    snprintf(r->unit, sizeof r->unit, "%s", (const char *)ari_col_text(st, 1));
+    r->t0 = ari_col_double(st, 2);
+    r->t1 = ari_col_double(st, 3);
+    r->max_dur = ari_col_double(st, 4);
+    r->pair_bins = ari_col_int(st, 5) == ARI_DM_PAIR_BINS;
+    double task_origin = ari_col_double(st, 6);
+    ari_reset(st);
     r->links = strcmp(kind, "tasks") == 0;
     /* datamove rows keep absolute epoch µs: the run's first event is the
      * origin; task traces are stored relative to theirs already */
@@ -117,9 +119,9 @@ static void window(const dm_run *r, double *w0, double *w1)
         *w1 = *w0 + 1e-9;
 }
 
-static const char *col_text(sqlite3_stmt *st, int i)
+static const char *col_text(ari_stmt *st, int i)
 {
-    const char *t = (const char *)sqlite3_column_text(st, i);
+    const char *t = (const char *)ari_col_text(st, i);
     return t ? t : "";
 }
 
@@ -184,7 +186,7 @@ typedef struct dm_move {
 } dm_move;
 
 typedef struct dm_cursor {
-    sqlite3_stmt *st;
+    ari_stmt *st;
     const dm_run *r;
     dm_move m;
 } dm_cursor;
@@ -221,22 +223,22 @@ static int cursor_open(ari_store *s, int64_t id, const dm_run *r, double w0, dou
     return c->st ? 0 : -1;
 }
 
-static double column_or_nan(sqlite3_stmt *st, int i)
+static double column_or_nan(ari_stmt *st, int i)
 {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+    return ari_col_type(st, i) == ARI_NULL ? NAN : ari_col_double(st, i);
 }
 
 static void read_movement(dm_cursor *c)
 {
-    sqlite3_stmt *st = c->st;
+    ari_stmt *st = c->st;
     dm_move *m = &c->m;
-    m->event = sqlite3_column_int64(st, 0);
+    m->event = ari_col_int64(st, 0);
     snprintf(m->src, sizeof m->src, "%s", col_text(st, 1));
     snprintf(m->dst, sizeof m->dst, "%s", col_text(st, 2));
     m->kind = col_text(st, 3);
-    m->bytes = sqlite3_column_double(st, 4);
-    m->start = sqlite3_column_double(st, 5);
-    m->dur = sqlite3_column_double(st, 6);
+    m->bytes = ari_col_double(st, 4);
+    m->start = ari_col_double(st, 5);
+    m->dur = ari_col_double(st, 6);
     m->bandwidth = column_or_nan(st, 7);
     m->trace_bandwidth = column_or_nan(st, 8);
     m->handle = m->handle_name = m->link_key = NULL;
@@ -245,25 +247,25 @@ static void read_movement(dm_cursor *c)
 /* The current link as a movement: 1 if it is one, else 0. */
 static int read_link(dm_cursor *c)
 {
-    sqlite3_stmt *st = c->st;
+    ari_stmt *st = c->st;
     dm_move *m = &c->m;
     int a = endpoint_key(col_text(st, 1), m->src, sizeof m->src);
     int b = endpoint_key(col_text(st, 2), m->dst, sizeof m->dst);
-    double bytes = size_of((const char *)sqlite3_column_text(st, 4));
+    double bytes = size_of((const char *)ari_col_text(st, 4));
     if (bytes < 0)
-        bytes = size_of((const char *)sqlite3_column_text(st, 5));
-    if (bytes < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL)
-        bytes = sqlite3_column_double(st, 6);
+        bytes = size_of((const char *)ari_col_text(st, 5));
+    if (bytes < 0 && ari_col_type(st, 6) != ARI_NULL)
+        bytes = ari_col_double(st, 6);
     if (a == END_NONE || a != b || (a == END_MPI && !(bytes >= 0)))
         return 0;
-    m->event = sqlite3_column_int64(st, 0);
+    m->event = ari_col_int64(st, 0);
     m->kind = col_text(st, 3);
     m->bytes = bytes >= 0 ? bytes : 0;
-    m->start = sqlite3_column_double(st, 7);
-    m->dur = sqlite3_column_double(st, 8);
-    m->link_key = (const char *)sqlite3_column_text(st, 9);
-    m->handle = (const char *)sqlite3_column_text(st, 10);
-    m->handle_name = (const char *)sqlite3_column_text(st, 11);
+    m->start = ari_col_double(st, 7);
+    m->dur = ari_col_double(st, 8);
+    m->link_key = (const char *)ari_col_text(st, 9);
+    m->handle = (const char *)ari_col_text(st, 10);
+    m->handle_name = (const char *)ari_col_text(st, 11);
     m->bandwidth = m->bytes > 0 && m->dur > 0 ? m->bytes / (m->dur * c->r->unit_s) / 1e9 : NAN;
     m->trace_bandwidth = NAN;
     return 1;
@@ -274,7 +276,7 @@ static int read_link(dm_cursor *c)
 static int cursor_next(ari_store *s, dm_cursor *c, ari_error *err)
 {
     int rc;
-    while ((rc = sqlite3_step(c->st)) == SQLITE_ROW) {
+    while ((rc = ari_step(c->st)) == ARI_ROW) {
         if (!c->r->links) {
             read_movement(c);
             return 1;
@@ -298,14 +300,14 @@ static char *dup_or_null(const char *t)
     return t ? strdup(t) : NULL;
 }
 
-static char *dup_col(sqlite3_stmt *st, int i)
+static char *dup_col(ari_stmt *st, int i)
 {
     return strdup(col_text(st, i));
 }
 
-static int64_t int_or_null(sqlite3_stmt *st, int i)
+static int64_t int_or_null(ari_stmt *st, int i)
 {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int64(st, i);
+    return ari_col_type(st, i) == ARI_NULL ? ARI_DM_NULL : ari_col_int64(st, i);
 }
 
 /* A datamove window must meet the run: a window past its end (such as an
@@ -398,7 +400,7 @@ int ari_dm_movements_load(ari_store *s, int64_t id, double w0, double w1, int64_
             continue;
         if (ari_vec_reserve((void **)&out->items, &cap, out->n + 1, sizeof *out->items) < 0 ||
             movement_copy(&c.m, &out->items[out->n++]) < 0) {
-            sqlite3_reset(c.st);
+            ari_reset(c.st);
             rc = nomem(err);
             break;
         }
@@ -442,7 +444,7 @@ static int matrix_raw(ari_store *s, int64_t id, const dm_run *r, double w0, doub
 static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, ari_dm_matrix *m, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(b0), ari_arg_int(b1)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT src, dst, sum(bytes), sum(busy) FROM dm_pair_bins WHERE "
                                        "trace_id = ?1 AND bin BETWEEN ?2 AND ?3"
                                        " GROUP BY src, dst",
@@ -450,9 +452,9 @@ static int matrix_bins(ari_store *s, int64_t id, long b0, long b1, ari_dm_matrix
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        ari_dm_matrix_add(m, col_text(st, 0), col_text(st, 1), sqlite3_column_double(st, 2),
-                          sqlite3_column_double(st, 3));
+    while ((rc = ari_step(st)) == ARI_ROW)
+        ari_dm_matrix_add(m, col_text(st, 0), col_text(st, 1), ari_col_double(st, 2),
+                          ari_col_double(st, 3));
     return ari_store_rows_end(s, st, rc, "matrix bins", err);
 }
 
@@ -489,12 +491,12 @@ static int whole_bins(const dm_run *r, double w0, double w1, long *b0, long *b1)
 static int matrix_keys(ari_store *s, const char *sql, int64_t id, int as_endpoint, ari_dm_matrix *m,
                        const char *what, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, sql, id, err);
+    ari_stmt *st = ari_store_stmt_id(s, sql, id, err);
     if (!st)
         return -1;
     int rc;
     char key[24];
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (!as_endpoint)
             ari_dm_matrix_key(m, col_text(st, 0));
         else if (endpoint_key(col_text(st, 0), key, sizeof key) != END_NONE)
@@ -573,13 +575,13 @@ int ari_dm_clock_load(ari_store *s, int64_t id, int nsectors, double sector_widt
     double *sec = calloc((size_t)nsectors * ARI_DM_NCAT, sizeof *sec);
     if (!sec)
         return nomem(err);
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT category, start, dur FROM dm_events WHERE trace_id = ?1", id, err);
-    int rc = SQLITE_DONE;
+    int rc = ARI_DONE;
     if (st) {
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            ari_dm_clock_add(sec, nsectors, 0, width, sqlite3_column_int(st, 0), sqlite3_column_double(st, 1) - r.t0,
-                             sqlite3_column_double(st, 2)); /* from the run's origin */
+        while ((rc = ari_step(st)) == ARI_ROW)
+            ari_dm_clock_add(sec, nsectors, 0, width, ari_col_int(st, 0), ari_col_double(st, 1) - r.t0,
+                             ari_col_double(st, 2)); /* from the run's origin */
     }
     if (!st || ari_store_rows_end(s, st, rc, "clock", err) < 0) {
         free(sec);
@@ -607,16 +609,16 @@ void ari_dm_clock_free(ari_dm_clock *c)
 
 /* Adds the rows (track, busy µs) of a bound statement to busy[track]
  * for the tracks below ntracks. */
-static int add_busy(ari_store *s, sqlite3_stmt *st, double *busy, int ntracks, const char *what,
+static int add_busy(ari_store *s, ari_stmt *st, double *busy, int ntracks, const char *what,
                     ari_error *err)
 {
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int t = sqlite3_column_int(st, 0);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int t = ari_col_int(st, 0);
         if (t >= 0 && t < ntracks)
-            busy[t] += sqlite3_column_double(st, 1);
+            busy[t] += ari_col_double(st, 1);
     }
     return ari_store_rows_end(s, st, rc, what, err);
 }
@@ -628,7 +630,7 @@ static int busy_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double
     if (!(w1 > w0))
         return 0;
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1), ari_arg_real(r->max_dur)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT track_id, sum(max(0, min(start + dur, ?3) - max(start, ?2))) FROM dm_events"
         " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND start + dur > ?2 AND point = 0"
@@ -641,7 +643,7 @@ static int busy_raw(ari_store *s, int64_t id, const dm_run *r, double w0, double
 static int busy_tiles(ari_store *s, int64_t id, long b0, long b1, double *busy, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(ARI_DM_TILE_LEVELS - 1), ari_arg_int(b0), ari_arg_int(b1)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT track_id, sum(busy) FROM dm_tiles WHERE trace_id = ?1 AND "
                                        "level = ?2 AND bin BETWEEN ?3 AND ?4"
                                        " GROUP BY track_id",
@@ -657,7 +659,7 @@ static int busy_tiles(ari_store *s, int64_t id, long b0, long b1, double *busy, 
 static int track_busy(ari_store *s, int64_t id, const dm_run *r, double w0, double w1, ari_dm_topology *t,
                       ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
                                          "SELECT track_id, coalesce('gpu' || device, 'host'), (SELECT "
                                          "count(*) FROM dm_tracks WHERE trace_id = ?1)"
                                          " FROM dm_tracks WHERE trace_id = ?1 ORDER BY track_id",
@@ -666,15 +668,15 @@ static int track_busy(ari_store *s, int64_t id, const dm_run *r, double w0, doub
     if (rc < 0)
         return -1;
     if (rc == 0)
-        ntracks = sqlite3_column_int(st, 2);
-    sqlite3_reset(st);
+        ntracks = ari_col_int(st, 2);
+    ari_reset(st);
     t->track_comp = calloc((size_t)ntracks + 1, sizeof *t->track_comp);
     t->track_busy = calloc((size_t)ntracks + 1, sizeof *t->track_busy);
     if (!t->track_comp || !t->track_busy)
         return nomem(err);
     t->ntracks = ntracks;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int k = sqlite3_column_int(st, 0);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int k = ari_col_int(st, 0);
         if (k >= 0 && k < ntracks)
             snprintf(t->track_comp[k], sizeof t->track_comp[k], "%s", col_text(st, 1));
     }
@@ -691,11 +693,11 @@ static int track_busy(ari_store *s, int64_t id, const dm_run *r, double w0, doub
     return rc;
 }
 
-static int component_read(sqlite3_stmt *st, void *item, const void *ctx)
+static int component_read(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_dm_component_row *c = item;
-    c->id = sqlite3_column_int64(st, 0);
+    c->id = ari_col_int64(st, 0);
     c->parent = int_or_null(st, 1);
     c->kind = dup_col(st, 2);
     c->name = dup_col(st, 3);
@@ -708,7 +710,7 @@ static int component_read(sqlite3_stmt *st, void *item, const void *ctx)
 
 static int topology_components(ari_store *s, int64_t id, ari_dm_topology *t, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT comp_id, parent_id, kind, name, os_index, logical_index, key, attrs_json FROM dm_components"
         " WHERE trace_id = ?1 ORDER BY comp_id",
@@ -748,21 +750,21 @@ void ari_dm_topology_free(ari_dm_topology *t)
 
 /* ---- timeline ------------------------------------------------------------------------------- */
 
-static int track_read(sqlite3_stmt *st, void *item, const void *ctx)
+static int track_read(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_dm_track_row *k = item;
-    k->id = sqlite3_column_int64(st, 0);
+    k->id = ari_col_int64(st, 0);
     k->pid = dup_col(st, 1);
     k->tid = dup_col(st, 2);
     k->label = dup_col(st, 3);
-    k->device = sqlite3_column_type(st, 4) == SQLITE_NULL ? ARI_DM_NULL : sqlite3_column_int(st, 4);
+    k->device = ari_col_type(st, 4) == ARI_NULL ? ARI_DM_NULL : ari_col_int(st, 4);
     return k->pid && k->tid && k->label ? 0 : -1;
 }
 
 static int timeline_tracks(ari_store *s, int64_t id, ari_dm_timeline *t, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
                                          "SELECT track_id, pid, tid, label, device FROM dm_tracks WHERE "
                                          "trace_id = ?1 ORDER BY device IS NOT NULL,"
                                          " device, track_id",
@@ -793,7 +795,7 @@ static int64_t window_count(ari_store *s, int64_t id, const dm_run *r, double w0
         width = 1;
     ari_arg args[4];
     tile_args(id, r, level, width, w0, w1, args);
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT coalesce(sum(count), 0) FROM dm_tiles WHERE trace_id = ?1 AND "
                                        "level = ?2 AND bin BETWEEN ?3 AND ?4",
                                        args, 4, err);
@@ -802,18 +804,18 @@ static int64_t window_count(ari_store *s, int64_t id, const dm_run *r, double w0
     return rc == 0 ? n : rc < 0 ? -1 : ari_store_fail(s, err, "window count");
 }
 
-static int event_read(sqlite3_stmt *st, void *item, const void *ctx)
+static int event_read(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_dm_event_row *e = item;
-    e->id = sqlite3_column_int64(st, 0);
-    e->track = sqlite3_column_int64(st, 1);
-    e->category = sqlite3_column_int(st, 2);
+    e->id = ari_col_int64(st, 0);
+    e->track = ari_col_int64(st, 1);
+    e->category = ari_col_int(st, 2);
     e->name = dup_col(st, 3);
     e->cat = dup_col(st, 4);
-    e->start = sqlite3_column_double(st, 5);
-    e->dur = sqlite3_column_double(st, 6);
-    e->point = sqlite3_column_int(st, 7) != 0;
+    e->start = ari_col_double(st, 5);
+    e->dur = ari_col_double(st, 6);
+    e->point = ari_col_int(st, 7) != 0;
     e->correlation = int_or_null(st, 8);
     return e->name && e->cat ? 0 : -1;
 }
@@ -824,11 +826,11 @@ static int window_events(ari_store *s, int64_t id, const dm_run *r, double w0, d
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1), ari_arg_real(r->max_dur),
                       ari_arg_int(limit + 1)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT event_id, track_id, category, name, cat, start, dur, point, correlation FROM dm_events"
         " WHERE trace_id = ?1 AND start < ?3 AND start >= ?2 - ?4 AND (start + dur > ?2 OR start >= ?2)"
-        " ORDER BY start LIMIT ?5",
+        " ORDER BY start, event_id LIMIT ?5", /* dm_events_by_start's order, on both backends */
         args, ARI_NARGS(args), err);
     return st ? ari_store_read_rows(s, st, (void **)&t->events, &t->nevents, sizeof *t->events, event_read,
                                     NULL, "timeline events", err)
@@ -841,18 +843,18 @@ typedef struct group_grid {
     int level;
 } group_grid;
 
-static int group_read(sqlite3_stmt *st, void *item, const void *ctx)
+static int group_read(ari_stmt *st, void *item, const void *ctx)
 {
     const group_grid *grid = ctx;
     ari_dm_group_row *g = item;
-    long bin = (long)sqlite3_column_int64(st, 0), nbins = 1L << grid->level;
-    g->track = sqlite3_column_int64(st, 1);
-    g->category = sqlite3_column_int(st, 2);
+    long bin = (long)ari_col_int64(st, 0), nbins = 1L << grid->level;
+    g->track = ari_col_int64(st, 1);
+    g->category = ari_col_int(st, 2);
     g->start = ari_dm_bin_edge(grid->t0, grid->t1, bin, nbins);
     g->end = ari_dm_bin_edge(grid->t0, grid->t1, bin + 1, nbins);
-    g->count = sqlite3_column_int64(st, 3);
-    g->busy = sqlite3_column_double(st, 4);
-    g->bytes = sqlite3_column_double(st, 5);
+    g->count = ari_col_int64(st, 3);
+    g->busy = ari_col_double(st, 4);
+    g->bytes = ari_col_double(st, 5);
     return 0;
 }
 
@@ -864,7 +866,7 @@ static int window_groups(ari_store *s, int64_t id, const dm_run *r, double w0, d
     group_grid grid = {r->t0, r->t1 > r->t0 ? r->t1 : r->t0 + 1, level};
     ari_arg args[4];
     tile_args(id, r, level, (r->t1 - r->t0) / (double)(1 << level), w0, w1, args);
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT bin, track_id, category, count, busy, bytes FROM dm_tiles WHERE trace_id = ?1 AND level = ?2"
         " AND bin BETWEEN ?3 AND ?4 ORDER BY track_id, category, bin",
@@ -933,15 +935,15 @@ void ari_dm_timeline_free(ari_dm_timeline *t)
 
 /* ---- metrics ----------------------------------------------------------------------------------- */
 
-static int series_read(sqlite3_stmt *st, void *item, const void *ctx)
+static int series_read(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_dm_series *x = item;
-    x->id = sqlite3_column_int64(st, 0);
+    x->id = ari_col_int64(st, 0);
     x->metric = dup_col(st, 1);
     x->component = dup_col(st, 2);
     x->source = dup_col(st, 3);
-    x->n = sqlite3_column_int64(st, 4);
+    x->n = ari_col_int64(st, 4);
     return x->metric && x->component && x->source ? 0 : -1;
 }
 
@@ -949,7 +951,7 @@ static int series_read(sqlite3_stmt *st, void *item, const void *ctx)
 static int metric_list(ari_store *s, int64_t id, double w0, double w1, ari_dm_metric_series *m, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = "
         "m.trace_id"
@@ -970,17 +972,17 @@ static int series_samples(ari_store *s, int64_t id, double w0, double w1, ari_dm
     if (!x->ts || !x->values)
         return nomem(err);
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(x->id), ari_arg_real(w0), ari_arg_real(w1)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT ts, value FROM dm_samples WHERE trace_id = ?1 AND metric_id = "
                                        "?2 AND ts >= ?3 AND ts < ?4 ORDER BY ts",
                                        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
-    while ((int64_t)x->nsamples < x->n && sqlite3_step(st) == SQLITE_ROW) {
-        x->ts[x->nsamples] = sqlite3_column_double(st, 0);
-        x->values[x->nsamples++] = sqlite3_column_double(st, 1);
+    while ((int64_t)x->nsamples < x->n && ari_step(st) == ARI_ROW) {
+        x->ts[x->nsamples] = ari_col_double(st, 0);
+        x->values[x->nsamples++] = ari_col_double(st, 1);
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return 0;
 }
 

@@ -99,11 +99,11 @@ static int db_fail(ari_datamove_writer *dw, const char *what)
     return ari_store_fail(dw->store, &dw->error, what);
 }
 
-static int step_done(ari_datamove_writer *dw, sqlite3_stmt *st, const char *what)
+static int step_done(ari_datamove_writer *dw, ari_stmt *st, const char *what)
 {
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(dw, what);
+    int rc = ari_step(st);
+    ari_reset(st);
+    return rc == ARI_DONE ? 0 : db_fail(dw, what);
 }
 
 static int poll_cancel(ari_datamove_writer *dw)
@@ -334,30 +334,30 @@ static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, cons
     double bytes = floor(a->bytes); /* whole bytes, as stored: bins and summary agree with the rows */
     char src[24], dst[24], kind[24];
     endpoints(s, a, device, src, dst, kind, sizeof src);
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_movements(trace_id, event_id, src, dst, kind, bytes, start, dur, bandwidth,"
         " trace_bandwidth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", &dw->error);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, dw->trace_id);
-    sqlite3_bind_int64(st, 2, s->id);
+    ari_bind_int64(st, 1, dw->trace_id);
+    ari_bind_int64(st, 2, s->id);
     ari_store_bind_text(st, 3, src, -1);
     ari_store_bind_text(st, 4, dst, -1);
     ari_store_bind_text(st, 5, kind, -1);
-    sqlite3_bind_int64(st, 6, (sqlite3_int64)bytes);
-    sqlite3_bind_double(st, 7, s->ts);
-    sqlite3_bind_double(st, 8, s->dur);
+    ari_bind_int64(st, 6, (int64_t)bytes);
+    ari_bind_double(st, 7, s->ts);
+    ari_bind_double(st, 8, s->dur);
     if (s->dur > 0) {
-        sqlite3_bind_double(st, 9, bytes / s->dur / 1000.0);
+        ari_bind_double(st, 9, bytes / s->dur / 1000.0);
         dw->bw_sum += bytes / s->dur / 1000.0;
         dw->bw_count++;
     } else {
-        sqlite3_bind_null(st, 9);
+        ari_bind_null(st, 9);
     }
     if (a->has_tb)
-        sqlite3_bind_double(st, 10, a->tb);
+        ari_bind_double(st, 10, a->tb);
     else
-        sqlite3_bind_null(st, 10);
+        ari_bind_null(st, 10);
     if (step_done(dw, st, "insert movement") < 0)
         return -1;
     dw->movements++;
@@ -377,28 +377,28 @@ static int add_movement(ari_datamove_writer *dw, const ari_chrome_slice *s, cons
 static int insert_event(ari_datamove_writer *dw, const ari_chrome_slice *s, const dw_args *a, int track,
                         int category)
 {
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_events(trace_id, event_id, track_id, category, name, cat, start, dur, point,"
         " correlation, args_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", &dw->error);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, dw->trace_id);
-    sqlite3_bind_int64(st, 2, s->id);
-    sqlite3_bind_int(st, 3, track);
-    sqlite3_bind_int(st, 4, category);
+    ari_bind_int64(st, 1, dw->trace_id);
+    ari_bind_int64(st, 2, s->id);
+    ari_bind_int(st, 3, track);
+    ari_bind_int(st, 4, category);
     ari_store_bind_text_static(st, 5, s->name, -1);
     ari_store_bind_text_static(st, 6, s->cat, -1);
-    sqlite3_bind_double(st, 7, s->ts);
-    sqlite3_bind_double(st, 8, s->dur);
-    sqlite3_bind_int(st, 9, s->point);
+    ari_bind_double(st, 7, s->ts);
+    ari_bind_double(st, 8, s->dur);
+    ari_bind_int(st, 9, s->point);
     if (a->has_corr)
-        sqlite3_bind_int64(st, 10, a->corr);
+        ari_bind_int64(st, 10, a->corr);
     else
-        sqlite3_bind_null(st, 10);
+        ari_bind_null(st, 10);
     if (a->nonempty) /* the trace's text, valid JSON */
         ari_store_bind_text_static(st, 11, s->args_text, (int)s->args_len);
     else
-        sqlite3_bind_null(st, 11);
+        ari_bind_null(st, 11);
     return step_done(dw, st, "insert event");
 }
 
@@ -446,13 +446,13 @@ static int find_metric(ari_datamove_writer *dw, const char *name, const char *co
     intptr_t v = (intptr_t)ari_strmap_get(dw->metric_map, key, (size_t)n);
     if (v)
         return (int)v - 1;
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_metrics(trace_id, metric_id, name, component, source) VALUES (?1, ?2, ?3, ?4, ?5)",
         &dw->error);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, dw->trace_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)dw->nmetrics);
+    ari_bind_int64(st, 1, dw->trace_id);
+    ari_bind_int64(st, 2, (int64_t)dw->nmetrics);
     ari_store_bind_text(st, 3, name, -1);
     ari_store_bind_text(st, 4, component, -1);
     ari_store_bind_text_static(st, 5, source, -1);
@@ -467,14 +467,14 @@ static int add_sample(ari_datamove_writer *dw, int metric, double ts, double val
 {
     if (poll_cancel(dw) < 0)
         return -1;
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_samples(trace_id, metric_id, ts, value) VALUES (?1, ?2, ?3, ?4)", &dw->error);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, dw->trace_id);
-    sqlite3_bind_int(st, 2, metric);
-    sqlite3_bind_double(st, 3, ts);
-    sqlite3_bind_double(st, 4, value);
+    ari_bind_int64(st, 1, dw->trace_id);
+    ari_bind_int(st, 2, metric);
+    ari_bind_double(st, 3, ts);
+    ari_bind_double(st, 4, value);
     dw->samples++;
     return step_done(dw, st, "insert sample");
 }
@@ -507,14 +507,14 @@ static int on_sample(void *ctx, const char *metric, int gpu, double ts, double v
 static int on_flow(void *ctx, const char *flow_id, int64_t from, int64_t to)
 {
     ari_datamove_writer *dw = ctx;
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_flows(trace_id, flow_id, from_event, to_event) VALUES (?1, ?2, ?3, ?4)", &dw->error);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, dw->trace_id);
+    ari_bind_int64(st, 1, dw->trace_id);
     ari_store_bind_text(st, 2, flow_id, -1);
-    sqlite3_bind_int64(st, 3, from);
-    sqlite3_bind_int64(st, 4, to);
+    ari_bind_int64(st, 3, from);
+    ari_bind_int64(st, 4, to);
     dw->flows++;
     return step_done(dw, st, "insert flow");
 }
@@ -726,13 +726,13 @@ static int settle_gpu_tracks(ari_datamove_writer *dw)
         if (dw->tracks[t].device >= 0 || gpu_of_pid(dw, dw->tracks[t].pid) < 0)
             continue;
         dw->tracks[t].device = gpu_of_pid(dw, dw->tracks[t].pid);
-        sqlite3_stmt *st = ari_store_stmt(dw->store,
+        ari_stmt *st = ari_store_stmt(dw->store,
             "UPDATE dm_events SET category = 1 WHERE trace_id = ?1 AND track_id = ?2 AND category = 2",
             &dw->error);
         if (!st)
             return -1;
-        sqlite3_bind_int64(st, 1, dw->trace_id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)t);
+        ari_bind_int64(st, 1, dw->trace_id);
+        ari_bind_int64(st, 2, (int64_t)t);
         if (step_done(dw, st, "settle GPU tracks") < 0)
             return -1;
         for (size_t i = 0; i < dw->nevents; i++)
@@ -749,7 +749,7 @@ static const char *lookup_name(const ari_datamove_writer *dw, const char *key)
 
 static int write_tracks(ari_datamove_writer *dw)
 {
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_tracks(trace_id, track_id, pid, tid, label, device) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         &dw->error);
     if (!st)
@@ -766,15 +766,15 @@ static int write_tracks(ari_datamove_writer *dw)
             snprintf(label, sizeof label, "(global)");
         else
             snprintf(label, sizeof label, "%s / %s", pn ? pn : t->pid, tn ? tn : t->tid);
-        sqlite3_bind_int64(st, 1, dw->trace_id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        ari_bind_int64(st, 1, dw->trace_id);
+        ari_bind_int64(st, 2, (int64_t)i);
         ari_store_bind_text_static(st, 3, t->pid, -1);
         ari_store_bind_text_static(st, 4, t->tid, -1);
         ari_store_bind_text(st, 5, label, -1);
         if (t->device >= 0)
-            sqlite3_bind_int(st, 6, t->device);
+            ari_bind_int(st, 6, t->device);
         else
-            sqlite3_bind_null(st, 6);
+            ari_bind_null(st, 6);
         if (step_done(dw, st, "insert track") < 0)
             return -1;
     }
@@ -810,7 +810,7 @@ static int write_tiles(ari_datamove_writer *dw, double t0, double t1)
         ari_dm_tiles_add(&tiles, tr, e->category, e->start, e->dur, e->bytes);
     }
     ari_dm_tiles_build(&tiles);
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_tiles(trace_id, level, bin, track_id, category, count, busy, bytes)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &dw->error);
     int rc = st ? 0 : -1;
@@ -821,14 +821,14 @@ static int write_tiles(ari_datamove_writer *dw, double t0, double t1)
                     size_t cell = ari_dm_tiles_cell(&tiles, l, tr, c, b);
                     if (tiles.count[cell] == 0 && tiles.busy[cell] == 0)
                         continue;
-                    sqlite3_bind_int64(st, 1, dw->trace_id);
-                    sqlite3_bind_int(st, 2, l);
-                    sqlite3_bind_int(st, 3, b);
-                    sqlite3_bind_int(st, 4, tr);
-                    sqlite3_bind_int(st, 5, c);
-                    sqlite3_bind_int64(st, 6, tiles.count[cell]);
-                    sqlite3_bind_double(st, 7, tiles.busy[cell]);
-                    sqlite3_bind_double(st, 8, tiles.bytes[cell]);
+                    ari_bind_int64(st, 1, dw->trace_id);
+                    ari_bind_int(st, 2, l);
+                    ari_bind_int(st, 3, b);
+                    ari_bind_int(st, 4, tr);
+                    ari_bind_int(st, 5, c);
+                    ari_bind_int64(st, 6, tiles.count[cell]);
+                    ari_bind_double(st, 7, tiles.busy[cell]);
+                    ari_bind_double(st, 8, tiles.bytes[cell]);
                     rc = step_done(dw, st, "insert tile");
                 }
     ari_dm_tiles_free(&tiles);
@@ -872,7 +872,7 @@ static int write_pair_bins(ari_datamove_writer *dw, double t0, double t1)
     for (size_t i = 0; i < dw->nevents; i++)
         if (dw->events[i].pair >= 0)
             pair_bins_add(bytes, busy, np, t0, t1, &dw->events[i]);
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_pair_bins(trace_id, bin, src, dst, bytes, busy) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         &dw->error);
     int rc = st ? 0 : -1;
@@ -881,12 +881,12 @@ static int write_pair_bins(ari_datamove_writer *dw, double t0, double t1)
             size_t cell = (size_t)b * (size_t)np + (size_t)p;
             if (bytes[cell] == 0 && busy[cell] == 0)
                 continue;
-            sqlite3_bind_int64(st, 1, dw->trace_id);
-            sqlite3_bind_int64(st, 2, b);
+            ari_bind_int64(st, 1, dw->trace_id);
+            ari_bind_int64(st, 2, b);
             ari_store_bind_text_static(st, 3, dw->pairs[p].src, -1);
             ari_store_bind_text_static(st, 4, dw->pairs[p].dst, -1);
-            sqlite3_bind_double(st, 5, bytes[cell]);
-            sqlite3_bind_double(st, 6, busy[cell]);
+            ari_bind_double(st, 5, bytes[cell]);
+            ari_bind_double(st, 6, busy[cell]);
             rc = step_done(dw, st, "insert pair bin");
         }
     free(bytes);
@@ -985,29 +985,29 @@ static int write_topology(ari_datamove_writer *dw)
 {
     if (complete_topology(dw) < 0)
         return -1;
-    sqlite3_stmt *st = ari_store_stmt(dw->store,
+    ari_stmt *st = ari_store_stmt(dw->store,
         "INSERT INTO dm_components(trace_id, comp_id, parent_id, kind, name, os_index, logical_index, key,"
         " attrs_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &dw->error);
     if (!st)
         return -1;
     for (size_t i = 0; i < dw->topo.n; i++) {
         const ari_component *c = &dw->topo.comps[i];
-        sqlite3_bind_int64(st, 1, dw->trace_id);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        ari_bind_int64(st, 1, dw->trace_id);
+        ari_bind_int64(st, 2, (int64_t)i);
         if (c->parent >= 0)
-            sqlite3_bind_int(st, 3, c->parent);
+            ari_bind_int(st, 3, c->parent);
         else
-            sqlite3_bind_null(st, 3);
+            ari_bind_null(st, 3);
         ari_store_bind_text_static(st, 4, c->kind, -1);
         ari_store_bind_text_static(st, 5, c->name, -1);
         if (c->os_index >= 0)
-            sqlite3_bind_int64(st, 6, c->os_index);
+            ari_bind_int64(st, 6, c->os_index);
         else
-            sqlite3_bind_null(st, 6);
+            ari_bind_null(st, 6);
         if (c->logical_index >= 0)
-            sqlite3_bind_int64(st, 7, c->logical_index);
+            ari_bind_int64(st, 7, c->logical_index);
         else
-            sqlite3_bind_null(st, 7);
+            ari_bind_null(st, 7);
         ari_store_bind_text_static(st, 8, c->key, -1);
         ari_store_bind_text_static(st, 9, c->attrs_json, -1);
         if (step_done(dw, st, "insert component") < 0)
@@ -1125,12 +1125,12 @@ static int write_summary(ari_datamove_writer *dw, double t0, double t1)
     meta_json(&meta, dw);
     int rc = -1;
     int ok = !sum.failed && !counts.failed && !meta.failed;
-    sqlite3_stmt *st = ok ? ari_store_stmt(dw->store,
+    ari_stmt *st = ok ? ari_store_stmt(dw->store,
         "UPDATE traces SET summary_json = json_patch(summary_json, ?2),"
         " counts_json = json_patch(counts_json, ?3), meta_json = json_patch(meta_json, ?4),"
         " time_unit = 'us' WHERE id = ?1", &dw->error) : NULL;
     if (st) {
-        sqlite3_bind_int64(st, 1, dw->trace_id);
+        ari_bind_int64(st, 1, dw->trace_id);
         ari_store_bind_text_static(st, 2, ari_sbuf_text(&sum), -1);
         ari_store_bind_text_static(st, 3, ari_sbuf_text(&counts), -1);
         ari_store_bind_text_static(st, 4, ari_sbuf_text(&meta), -1);

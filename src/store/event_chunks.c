@@ -8,23 +8,10 @@
 #include <string.h>
 
 #include "store/store_internal.h"
+#include "util/le.h"
 #include "util/vec.h"
 
 /* ---- the record ---- */
-
-static void put_le(unsigned char *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get_le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
 
 int ari_event_blob_each(const unsigned char *blob, int64_t bytes, int64_t n, int64_t container,
                         ari_event_chunks_fn fn, void *ctx, ari_error *err)
@@ -34,12 +21,12 @@ int ari_event_blob_each(const unsigned char *blob, int64_t bytes, int64_t n, int
         return ari_error_set(err, ARI_E_DB, "a chunk of events holds %lld events", (long long)n);
     for (; i < n && bytes - off >= ARI_EVENT_RECORD_HEAD; i++) {
         const unsigned char *r = blob + off;
-        uint64_t t = get_le(r + 16, 8);
-        ari_packed_event e = {.seq = (int64_t)get_le(r, 8),
+        uint64_t t = ari_le_get(r + 16, 8);
+        ari_packed_event e = {.seq = (int64_t)ari_le_get(r, 8),
                               .container = container,
-                              .type_id = (int32_t)get_le(r + 8, 4),
-                              .value_id = (int32_t)get_le(r + 12, 4),
-                              .fields_len = (size_t)get_le(r + 24, 4)};
+                              .type_id = (int32_t)ari_le_get(r + 8, 4),
+                              .value_id = (int32_t)ari_le_get(r + 12, 4),
+                              .fields_len = (size_t)ari_le_get(r + 24, 4)};
         memcpy(&e.time, &t, sizeof e.time);
         off += ARI_EVENT_RECORD_HEAD;
         if ((uint64_t)(bytes - off) < e.fields_len)
@@ -123,14 +110,10 @@ static buffer *buffer_of(ari_event_packer *p, int64_t container, ari_error *err)
         ari_error_set(err, ARI_E_INVALID_INPUT, "container id %lld out of range", (long long)container);
         return NULL;
     }
-    size_t want = (size_t)container + 1, cap = p->ncontainers;
-    if (want > cap) {
-        if (ari_vec_reserve((void **)&p->by_container, &cap, want, sizeof *p->by_container) < 0) {
-            ari_error_set(err, ARI_E_NOMEM, "out of memory");
-            return NULL;
-        }
-        memset(p->by_container + p->ncontainers, 0, (cap - p->ncontainers) * sizeof *p->by_container);
-        p->ncontainers = cap;
+    if (ari_vec_reserve_zeroed((void **)&p->by_container, &p->ncontainers, (size_t)container + 1,
+                               sizeof *p->by_container) < 0) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
     }
     return &p->by_container[container];
 }
@@ -154,11 +137,11 @@ int ari_event_packer_add(ari_event_packer *p, const ari_packed_event *e, ari_err
     unsigned char *r = b->data + b->len;
     uint64_t t;
     memcpy(&t, &e->time, sizeof t);
-    put_le(r, (uint64_t)e->seq, 8);
-    put_le(r + 8, (uint32_t)e->type_id, 4);
-    put_le(r + 12, (uint32_t)e->value_id, 4);
-    put_le(r + 16, t, 8);
-    put_le(r + 24, e->fields ? e->fields_len : 0, 4);
+    ari_le_put(r, (uint64_t)e->seq, 8);
+    ari_le_put(r + 8, (uint32_t)e->type_id, 4);
+    ari_le_put(r + 12, (uint32_t)e->value_id, 4);
+    ari_le_put(r + 16, t, 8);
+    ari_le_put(r + 24, e->fields ? e->fields_len : 0, 4);
     if (e->fields && e->fields_len)
         memcpy(r + ARI_EVENT_RECORD_HEAD, e->fields, e->fields_len);
     if (b->n == 0 || e->time < b->t0)
@@ -204,7 +187,7 @@ int ari_event_chunks_each(ari_store *s, int64_t trace_id, int64_t container, dou
                           ari_event_chunks_fn fn, void *ctx, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container), ari_arg_real(t0), ari_arg_real(t1)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT container_id, n, data FROM event_chunks WHERE trace_id = ?1"
                                        " AND (?2 <= 0 OR container_id = ?2) AND t0 <= ?4 AND t1 >= ?3"
                                        " ORDER BY container_id, chunk",
@@ -213,12 +196,12 @@ int ari_event_chunks_each(ari_store *s, int64_t trace_id, int64_t container, dou
         return -1;
     window w = {t0, t1, fn, ctx};
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         int r =
-            ari_event_blob_each(sqlite3_column_blob(st, 2), sqlite3_column_bytes(st, 2),
-                                sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 0), in_window, &w, err);
+            ari_event_blob_each(ari_col_blob(st, 2), ari_col_bytes(st, 2),
+                                ari_col_int64(st, 1), ari_col_int64(st, 0), in_window, &w, err);
         if (r != 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return r;
         }
     }

@@ -41,7 +41,7 @@ int ari_evq_locations(ari_store *s, int64_t id, ari_evq_location **out, size_t *
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
                                          "SELECT container_id, process_id, rank, thread FROM ev_locations"
                                          " WHERE trace_id = ?1 ORDER BY rank, thread, container_id",
                                          id, err);
@@ -49,12 +49,12 @@ int ari_evq_locations(ari_store *s, int64_t id, ari_evq_location **out, size_t *
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (*n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
             ari_evq_location *p = realloc(*out, ncap * sizeof *p);
             if (!p) {
-                sqlite3_reset(st);
+                ari_reset(st);
                 free(*out);
                 *out = NULL;
                 *n = 0;
@@ -64,10 +64,10 @@ int ari_evq_locations(ari_store *s, int64_t id, ari_evq_location **out, size_t *
             cap = ncap;
         }
         ari_evq_location *l = &(*out)[(*n)++];
-        l->container_id = sqlite3_column_int64(st, 0);
-        l->process_id = sqlite3_column_int64(st, 1);
-        l->rank = (int32_t)sqlite3_column_int64(st, 2);
-        l->thread = (int32_t)sqlite3_column_int64(st, 3);
+        l->container_id = ari_col_int64(st, 0);
+        l->process_id = ari_col_int64(st, 1);
+        l->rank = (int32_t)ari_col_int64(st, 2);
+        l->thread = (int32_t)ari_col_int64(st, 3);
     }
     return ari_store_rows_end(s, st, rc, "reading the locations", err);
 }
@@ -76,17 +76,17 @@ int ari_evq_ranks(ari_store *s, int64_t id, int32_t **out, int *n, ari_error *er
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT DISTINCT rank FROM ev_locations WHERE trace_id = ?1 ORDER BY rank", id, err);
     if (!st)
         return -1;
     int cap = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (*n == cap) {
             int ncap = cap ? cap * 2 : 16;
             int32_t *p = realloc(*out, (size_t)ncap * sizeof *p);
             if (!p) {
-                sqlite3_reset(st);
+                ari_reset(st);
                 free(*out);
                 *out = NULL;
                 *n = 0;
@@ -95,7 +95,7 @@ int ari_evq_ranks(ari_store *s, int64_t id, int32_t **out, int *n, ari_error *er
             *out = p;
             cap = ncap;
         }
-        (*out)[(*n)++] = (int32_t)sqlite3_column_int64(st, 0);
+        (*out)[(*n)++] = (int32_t)ari_col_int64(st, 0);
     }
     return ari_store_rows_end(s, st, rc, "reading the ranks", err);
 }
@@ -106,7 +106,7 @@ int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *
 {
     *lo = *hi = NAN;
     /* per location, through the (trace, container, time) indexes */
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT min(coalesce((SELECT min(start) FROM states WHERE trace_id = ?1 AND container_id = "
         "l.container_id),"
@@ -121,12 +121,12 @@ int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *
         return -1;
     int rc;
     double a = INFINITY, b = -INFINITY;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        double x = sqlite3_column_double(st, 0);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        double x = ari_col_double(st, 0);
         if (x < 1e308 && x < a)
             a = x;
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_double(st, 1) > b)
-            b = sqlite3_column_double(st, 1);
+        if (ari_col_type(st, 1) != ARI_NULL && ari_col_double(st, 1) > b)
+            b = ari_col_double(st, 1);
     }
     if (ari_store_rows_end(s, st, rc, "reading the extent of the events", err) < 0)
         return -1;
@@ -147,19 +147,19 @@ int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *
 int ari_evq_unmatched(ari_store *s, int64_t id, int64_t *sends, int64_t *receives, ari_error *err)
 {
     *sends = *receives = 0;
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
-                          "SELECT coalesce(json_extract(summary_json, '$.unmatched_sends'), 0),"
-                          " coalesce(json_extract(summary_json, '$.unmatched_receives'), 0)"
+                          "SELECT coalesce(CAST(json_extract(summary_json, '$.unmatched_sends') AS INTEGER), 0),"
+                          " coalesce(CAST(json_extract(summary_json, '$.unmatched_receives') AS INTEGER), 0)"
                           " FROM traces WHERE id = ?1",
                           id, err);
     int rc = st ? ari_store_step_row(s, st, "reading the unmatched messages", err) : -1;
     if (rc < 0)
         return -1;
     if (rc == 0) {
-        *sends = sqlite3_column_int64(st, 0);
-        *receives = sqlite3_column_int64(st, 1);
-        sqlite3_reset(st);
+        *sends = ari_col_int64(st, 0);
+        *receives = ari_col_int64(st, 1);
+        ari_reset(st);
     }
     return 0;
 }
@@ -356,7 +356,7 @@ static const char *value_name(calls_ctx *c, int64_t v, ari_error *err)
     if (v >= 0 && (size_t)v < c->nnames && c->names[v])
         return c->names[v];
     ari_arg args[] = {ari_arg_int(c->id), ari_arg_int(v)};
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(c->s, "SELECT name FROM names WHERE trace_id = ?1 AND id = ?2", args, 2, err);
     char *name = NULL;
     if (!st || ari_store_query_string(c->s, st, "", &name, "reading a region name", err) < 0)
@@ -409,7 +409,7 @@ static int find_call(calls_ctx *c, int64_t container, double t, int strict, ari_
         return out->name ? 0 : -1;
     }
     ari_arg args[] = {ari_arg_int(c->id), ari_arg_int(container), ari_arg_int(c->ftype), ari_arg_real(t)};
-    sqlite3_stmt *st =
+    ari_stmt *st =
         strict ? ari_store_bound(
                      c->s,
                      "SELECT start, end, value_id FROM states WHERE trace_id = ?1 AND container_id = ?2"
@@ -428,10 +428,10 @@ static int find_call(calls_ctx *c, int64_t container, double t, int strict, ari_
     if (rc != 0)
         return rc;
     out->found = 1;
-    out->enter = sqlite3_column_double(st, 0);
-    out->leave = sqlite3_column_double(st, 1);
-    int64_t v = sqlite3_column_int64(st, 2);
-    sqlite3_reset(st);
+    out->enter = ari_col_double(st, 0);
+    out->leave = ari_col_double(st, 1);
+    int64_t v = ari_col_int64(st, 2);
+    ari_reset(st);
     out->name = value_name(c, v, err);
     return out->name ? 0 : -1;
 }
@@ -439,7 +439,7 @@ static int find_call(calls_ctx *c, int64_t container, double t, int strict, ari_
 static int function_type(ari_store *s, int64_t id, int64_t *out, ari_error *err)
 {
     *out = -1;
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT id FROM entity_types WHERE trace_id = ?1 AND nature = 'state'"
                           " AND (alias = 'F' OR name = 'Function') ORDER BY alias = 'F' DESC LIMIT 1",
@@ -501,7 +501,7 @@ static int mem_calls_load(ari_store *s, int64_t id, int64_t ftype, mem_calls *m,
 {
     memset(m, 0, sizeof *m);
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(ftype)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT coalesce(sum(n), -1) FROM state_chunks WHERE trace_id = ?1 AND type_id = ?2", args, 2, err);
     int64_t total = -1;
     if (!st || ari_store_query_int64(s, st, &total, "counting the calls", err) < 0)
@@ -516,13 +516,13 @@ static int mem_calls_load(ari_store *s, int64_t id, int64_t ftype, mem_calls *m,
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (ari_vec_reserve((void **)&m->locs, &cap, m->n + 1, sizeof *m->locs) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             mem_calls_free(m);
             return nomem(err);
         }
-        m->locs[m->n++] = (loc_calls){.container = sqlite3_column_int64(st, 0)};
+        m->locs[m->n++] = (loc_calls){.container = ari_col_int64(st, 0)};
     }
     if (ari_store_rows_end(s, st, rc, "listing the locations with calls", err) < 0) {
         mem_calls_free(m);
@@ -665,14 +665,14 @@ int ari_evq_message_calls(ari_store *s, int64_t id, ari_evq_calls_fn fn, void *c
 int ari_evq_max_span(ari_store *s, int64_t id, double *span, ari_error *err)
 {
     *span = HUGE_VAL;
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT json_extract(summary_json, '$.message_span_max') FROM traces WHERE id = ?1", id, err);
     if (!st)
         return -1;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL && sqlite3_column_double(st, 0) >= 0)
-        *span = sqlite3_column_double(st, 0);
-    return ari_store_rows_end(s, st, rc == SQLITE_ROW ? SQLITE_DONE : rc, "reading the messages' span", err);
+    int rc = ari_step(st);
+    if (rc == ARI_ROW && ari_col_type(st, 0) != ARI_NULL && ari_col_double(st, 0) >= 0)
+        *span = ari_col_double(st, 0);
+    return ari_store_rows_end(s, st, rc == ARI_ROW ? ARI_DONE : rc, "reading the messages' span", err);
 }
 
 /* The messages drawn in [t0, t1]: sent in [t0 - span, t1], received at or

@@ -30,28 +30,28 @@ void ari_evs_free(ari_evs_trace *t)
 
 /* Appends the locations a statement gives: container id in column 0, rank
  * and thread in columns rank_col and rank_col + 1. */
-static int read_locations(ari_store *s, sqlite3_stmt *st, int rank_col, ari_evs_trace *t, const char *what,
+static int read_locations(ari_store *s, ari_stmt *st, int rank_col, ari_evs_trace *t, const char *what,
                           ari_error *err)
 {
     if (!st)
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (t->nlocs >= INT32_MAX - 1 ||
             ari_vec_reserve((void **)&t->locs, &cap, (size_t)t->nlocs + 1, sizeof *t->locs) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
-        t->locs[t->nlocs++] = (ari_evs_location){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, rank_col),
-                                                 sqlite3_column_int64(st, rank_col + 1)};
+        t->locs[t->nlocs++] = (ari_evs_location){ari_col_int64(st, 0), ari_col_int64(st, rank_col),
+                                                 ari_col_int64(st, rank_col + 1)};
     }
     return ari_store_rows_end(s, st, rc, what, err);
 }
 
 static int load_locations(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT container_id, rank, thread FROM ev_locations WHERE trace_id = ?1 ORDER BY container_id",
         id, err);
     return read_locations(s, st, 1, t, "reading the event trace's locations", err);
@@ -61,7 +61,7 @@ static int load_locations(ari_store *s, int64_t id, ari_evs_trace *t, ari_error 
  * container's order, thread = their order within it. */
 static int load_threads(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT c.id, coalesce(c.parent_id, -1),"
         " (SELECT count(*) FROM containers q WHERE q.trace_id = c.trace_id AND q.type_id = p.type_id"
@@ -77,23 +77,23 @@ static int load_threads(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *e
 
 static int load_names(ari_store *s, int64_t id, ari_evs_trace *t, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT id, name FROM names WHERE trace_id = ?1 ORDER BY id", id, err);
     if (!st)
         return -1;
     size_t cap = 0, cap_ids = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *name = (const char *)ari_col_text(st, 1);
         if (t->nnames >= INT32_MAX - 1 ||
             ari_vec_reserve((void **)&t->names, &cap, (size_t)t->nnames + 1, sizeof *t->names) < 0 ||
             ari_vec_reserve((void **)&t->name_ids, &cap_ids, (size_t)t->nnames + 1, sizeof *t->name_ids) <
                 0 ||
             !(t->names[t->nnames] = strdup(name ? name : ""))) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
-        t->name_ids[t->nnames++] = sqlite3_column_int64(st, 0);
+        t->name_ids[t->nnames++] = ari_col_int64(st, 0);
     }
     return ari_store_rows_end(s, st, rc, "reading the event trace's names", err);
 }
@@ -102,7 +102,7 @@ int ari_evs_load(ari_store *s, int64_t id, ari_evs_trace *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
     out->function_type = -1;
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
                                          "SELECT id FROM entity_types WHERE trace_id = ?1 AND nature = "
                                          "'state' AND alias = 'F' ORDER BY id LIMIT 1",
                                          id, err);
@@ -139,7 +139,7 @@ static int32_t name_of(const ari_evs_trace *t, int64_t value_id)
 int ari_evs_extent(ari_store *s, int64_t id, double *t0, double *t1, ari_error *err)
 {
     *t0 = *t1 = 0;
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT min(a), max(b) FROM ("
                           " SELECT min(start) AS a, max(end) AS b FROM states WHERE trace_id = ?1"
@@ -156,11 +156,11 @@ int ari_evs_extent(ari_store *s, int64_t id, double *t0, double *t1, ari_error *
     int rc = ari_store_step_row(s, st, "reading the event trace's extent", err);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        *t0 = sqlite3_column_double(st, 0);
-        *t1 = sqlite3_column_double(st, 1);
+    if (ari_col_type(st, 0) != ARI_NULL) {
+        *t0 = ari_col_double(st, 0);
+        *t1 = ari_col_double(st, 1);
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return 0;
 }
 
@@ -214,7 +214,7 @@ static int each_of_location(ari_store *s, int64_t id, const ari_evs_trace *t, in
         return chunked < 0 ? -1 : 0;
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(t->locs[loc].container_id), ari_arg_int(t->function_type),
                       ari_arg_real(window ? t0 : -1e300), ari_arg_real(window ? t1 : 1e300)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT value_id, depth, start, end FROM states"
                                        " WHERE trace_id = ?1 AND container_id = ?2 AND start <= ?5"
                                        " AND type_id = ?3 AND end >= ?4 ORDER BY start, depth",
@@ -222,10 +222,10 @@ static int each_of_location(ari_store *s, int64_t id, const ari_evs_trace *t, in
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (emit(id, t, loc, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
-                 sqlite3_column_double(st, 3), fn, ctx, err) < 0) {
-            sqlite3_reset(st);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        if (emit(id, t, loc, ari_col_int64(st, 0), ari_col_int64(st, 1), ari_col_double(st, 2),
+                 ari_col_double(st, 3), fn, ctx, err) < 0) {
+            ari_reset(st);
             return -1;
         }
     }

@@ -33,8 +33,10 @@ static int insert_row(ari_store *s, int64_t trace_id, const ari_row_tasks *row, 
                       ari_arg_blob(types, (int64_t)(n * sizeof *types))};
     int rc =
         ari_store_run(s,
-                      "INSERT OR REPLACE INTO gantt_rows(trace_id, worker_id, ntasks, starts, ends, types)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                      "INSERT INTO gantt_rows(trace_id, worker_id, ntasks, starts, ends, types)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (trace_id, worker_id) DO UPDATE SET"
+                      " ntasks = excluded.ntasks, starts = excluded.starts, ends = excluded.ends,"
+                      " types = excluded.types",
                       args, ARI_NARGS(args), "store gantt row", err);
     free(types);
     return rc;
@@ -44,7 +46,8 @@ static int insert_type(ari_store *s, int64_t trace_id, int type_no, const char *
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(type_no), ari_arg_raw_text(name)};
     return ari_store_run(
-        s, "INSERT OR REPLACE INTO gantt_row_types(trace_id, type_no, name) VALUES (?1, ?2, ?3)", args,
+        s, "INSERT INTO gantt_row_types(trace_id, type_no, name) VALUES (?1, ?2, ?3)"
+           " ON CONFLICT (trace_id, type_no) DO UPDATE SET name = excluded.name", args,
         ARI_NARGS(args), "store gantt row type", err);
 }
 
@@ -94,19 +97,19 @@ static int flush(ari_store *s, int64_t trace_id, build_state *b, int64_t next, a
     return 0;
 }
 
-static int build_pass(ari_store *s, int64_t trace_id, sqlite3_stmt *st, build_state *b, ari_error *err)
+static int build_pass(ari_store *s, int64_t trace_id, ari_stmt *st, build_state *b, ari_error *err)
 {
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t worker = sqlite3_column_int64(st, 0);
-        const char *type = (const char *)sqlite3_column_text(st, 3);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t worker = ari_col_int64(st, 0);
+        const char *type = (const char *)ari_col_text(st, 3);
         int no = type_no_of(s, trace_id, b, type ? type : "", err);
         if (no < 0 || (worker != b->row.worker_id && flush(s, trace_id, b, worker, err) < 0)) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return -1;
         }
-        if (push(b, sqlite3_column_double(st, 1), sqlite3_column_double(st, 2), no) < 0) {
-            sqlite3_reset(st);
+        if (push(b, ari_col_double(st, 1), ari_col_double(st, 2), no) < 0) {
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     }
@@ -117,7 +120,7 @@ static int build_pass(ari_store *s, int64_t trace_id, sqlite3_stmt *st, build_st
 
 int ari_gantt_rows_build(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT worker_id, start, end, type FROM tasks WHERE trace_id = ?1 AND worker_id IS NOT NULL"
         " ORDER BY worker_id, start, end, type",
@@ -128,7 +131,7 @@ int ari_gantt_rows_build(ari_store *s, int64_t trace_id, ari_error *err)
     int rc =
         b.types ? build_pass(s, trace_id, st, &b, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
     if (!b.types)
-        sqlite3_reset(st);
+        ari_reset(st);
     ari_strmap_free(b.types);
     free(b.row.start);
     free(b.row.end);
@@ -164,21 +167,21 @@ static int read_type_map(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
 {
     *map = NULL;
     *n = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT type_no, name FROM gantt_row_types WHERE trace_id = ?1 ORDER BY type_no", trace_id, err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        size_t no = (size_t)sqlite3_column_int64(st, 0);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        size_t no = (size_t)ari_col_int64(st, 0);
         if (ari_vec_reserve_zeroed((void **)map, &cap, no + 1, sizeof **map) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
         for (size_t k = *n; k < no; k++)
             (*map)[k] = -1;
-        (*map)[no] = ari_tq_type_id(meta, (const char *)sqlite3_column_text(st, 1));
+        (*map)[no] = ari_tq_type_id(meta, (const char *)ari_col_text(st, 1));
         *n = no + 1;
     }
     if (ari_store_rows_end(s, st, rc, "read gantt row types", err) < 0)
@@ -187,13 +190,13 @@ static int read_type_map(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
 }
 
 /* Copies one stored row, mapping its types (unknown ones dropped). */
-static int unpack_row(sqlite3_stmt *st, const int *map, size_t nmap, ari_row_tasks *row, ari_error *err)
+static int unpack_row(ari_stmt *st, const int *map, size_t nmap, ari_row_tasks *row, ari_error *err)
 {
-    int64_t n = sqlite3_column_int64(st, 0);
-    const double *starts = sqlite3_column_blob(st, 1), *ends = sqlite3_column_blob(st, 2);
-    const int32_t *types = sqlite3_column_blob(st, 3);
-    if (n < 0 || sqlite3_column_bytes(st, 1) != n * 8 || sqlite3_column_bytes(st, 2) != n * 8 ||
-        sqlite3_column_bytes(st, 3) != n * 4)
+    int64_t n = ari_col_int64(st, 0);
+    const double *starts = ari_col_blob(st, 1), *ends = ari_col_blob(st, 2);
+    const int32_t *types = ari_col_blob(st, 3);
+    if (n < 0 || ari_col_bytes(st, 1) != n * 8 || ari_col_bytes(st, 2) != n * 8 ||
+        ari_col_bytes(st, 3) != n * 4)
         return ari_error_set(err, ARI_E_DB, "a stored gantt row is damaged");
     row->start = malloc((size_t)n * sizeof *row->start + 1);
     row->end = malloc((size_t)n * sizeof *row->end + 1);
@@ -217,16 +220,16 @@ static int read_row(ari_store *s, int64_t trace_id, const int *map, size_t nmap,
                     ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(row->worker_id)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT ntasks, starts, ends, types FROM gantt_rows WHERE trace_id = ?1 AND worker_id = ?2", args,
         ARI_NARGS(args), err);
     if (!st)
         return -1;
-    int rc = sqlite3_step(st);
-    int out = rc == SQLITE_ROW ? unpack_row(st, map, nmap, row, err) : 0;
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    int rc = ari_step(st);
+    int out = rc == ARI_ROW ? unpack_row(st, map, nmap, row, err) : 0;
+    if (rc != ARI_ROW && rc != ARI_DONE)
         out = ari_store_fail(s, err, "read gantt row");
-    sqlite3_reset(st);
+    ari_reset(st);
     return out;
 }
 

@@ -16,7 +16,7 @@
 
 int ari_mq_have_states(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT EXISTS (SELECT 1 FROM entity_types t JOIN states x ON x.trace_id = t.trace_id"
         " AND x.type_id = t.id JOIN names n ON n.trace_id = x.trace_id AND n.id = x.value_id"
@@ -48,14 +48,14 @@ void ari_mq_states_free(ari_mq_states *st)
     }
 }
 
-static const char *col(sqlite3_stmt *q, int i)
+static const char *col(ari_stmt *q, int i)
 {
-    const char *t = (const char *)sqlite3_column_text(q, i);
+    const char *t = (const char *)ari_col_text(q, i);
     return t ? t : "";
 }
 
 /* Opens a new group when the row's (container, value) differs from the last. */
-static int states_group(ari_mq_states *st, size_t *gcap, sqlite3_stmt *q)
+static int states_group(ari_mq_states *st, size_t *gcap, ari_stmt *q)
 {
     int last = st->ngroups - 1;
     if (last >= 0 && strcmp(st->container[last], col(q, 0)) == 0 && strcmp(st->value[last], col(q, 1)) == 0)
@@ -75,7 +75,7 @@ static int states_group(ari_mq_states *st, size_t *gcap, sqlite3_stmt *q)
     return st->container[g] && st->value[g] && st->color[g] ? 0 : -1;
 }
 
-static int states_push(ari_mq_states *st, size_t *cap, size_t *gcap, sqlite3_stmt *q)
+static int states_push(ari_mq_states *st, size_t *cap, size_t *gcap, ari_stmt *q)
 {
     if (states_group(st, gcap, q) < 0)
         return -1;
@@ -85,8 +85,8 @@ static int states_push(ari_mq_states *st, size_t *cap, size_t *gcap, sqlite3_stm
         ari_vec_reserve((void **)&st->end, cap, need, sizeof *st->end) < 0)
         return -1;
     st->group[st->n] = st->ngroups - 1;
-    st->start[st->n] = sqlite3_column_double(q, 2);
-    st->end[st->n] = sqlite3_column_double(q, 3);
+    st->start[st->n] = ari_col_double(q, 2);
+    st->end[st->n] = ari_col_double(q, 3);
     st->n++;
     return 0;
 }
@@ -96,7 +96,7 @@ int ari_mq_states_load(ari_store *s, int64_t trace_id, double t0, double t1, ari
 {
     memset(out, 0, sizeof *out);
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(t0), ari_arg_real(t1)};
-    sqlite3_stmt *q = ari_store_bound(
+    ari_stmt *q = ari_store_bound(
         s,
         "SELECT c.name, n.name, x.start, x.end, (SELECT v.color FROM entity_types v WHERE v.trace_id = "
         "t.trace_id"
@@ -112,9 +112,9 @@ int ari_mq_states_load(ari_store *s, int64_t trace_id, double t0, double t1, ari
         return -1;
     size_t cap = 0, gcap = 0;
     int rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+    while ((rc = ari_step(q)) == ARI_ROW)
         if (states_push(out, &cap, &gcap, q) < 0) {
-            sqlite3_reset(q);
+            ari_reset(q);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     return ari_store_rows_end(s, q, rc, "read memory manager states", err);
@@ -138,7 +138,7 @@ int ari_mq_states_load(ari_store *s, int64_t trace_id, double t0, double t1, ari
 
 int ari_mq_have_presence(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT EXISTS (SELECT 1" PRESENCE_FROM " AND " PRESENCE_SIZE " IS NOT NULL)", trace_id, err);
     int64_t any = 0;
     if (!st || ari_store_query_int64(s, st, &any, "find data handle events", err) < 0)
@@ -176,7 +176,7 @@ static int presence_container(ari_mq_presence *p, size_t *ccap, const char *name
 }
 
 /* Row: container, handle, type, time, size, handle sequence number. */
-static int presence_push(ari_mq_presence *p, size_t *cap, size_t *ccap, sqlite3_stmt *q)
+static int presence_push(ari_mq_presence *p, size_t *cap, size_t *ccap, ari_stmt *q)
 {
     if (presence_container(p, ccap, col(q, 0)) < 0)
         return -1;
@@ -188,10 +188,10 @@ static int presence_push(ari_mq_presence *p, size_t *cap, size_t *ccap, sqlite3_
         ari_vec_reserve((void **)&p->present, cap, need, sizeof *p->present) < 0)
         return -1;
     p->container[p->n] = p->ncontainers - 1;
-    p->handle[p->n] = sqlite3_column_int64(q, 5);
+    p->handle[p->n] = ari_col_int64(q, 5);
     p->present[p->n] = strcmp(col(q, 2), "data state invalid") != 0;
-    p->time[p->n] = sqlite3_column_double(q, 3);
-    p->size[p->n] = sqlite3_column_type(q, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(q, 4);
+    p->time[p->n] = ari_col_double(q, 3);
+    p->size[p->n] = ari_col_type(q, 4) == ARI_NULL ? NAN : ari_col_double(q, 4);
     p->sized += !isnan(p->size[p->n]);
     p->n++;
     return 0;
@@ -200,7 +200,7 @@ static int presence_push(ari_mq_presence *p, size_t *cap, size_t *ccap, sqlite3_
 int ari_mq_presence_load(ari_store *s, int64_t trace_id, ari_mq_presence *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *q = ari_store_stmt_id(s,
+    ari_stmt *q = ari_store_stmt_id(s,
                                         "SELECT c.name, n.name, t.name, e.time, " PRESENCE_SIZE ","
                                         " dense_rank() OVER (ORDER BY c.id, n.name)" PRESENCE_FROM
                                         " ORDER BY c.id, n.name, e.time, e.seq",
@@ -209,9 +209,9 @@ int ari_mq_presence_load(ari_store *s, int64_t trace_id, ari_mq_presence *out, a
         return -1;
     size_t cap = 0, ccap = 0;
     int rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+    while ((rc = ari_step(q)) == ARI_ROW)
         if (presence_push(out, &cap, &ccap, q) < 0) {
-            sqlite3_reset(q);
+            ari_reset(q);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     return ari_store_rows_end(s, q, rc, "read data handle events", err);
@@ -225,7 +225,7 @@ int ari_mq_presence_load(ari_store *s, int64_t trace_id, ari_mq_presence *out, a
 
 int ari_mq_have_gpu_links(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT EXISTS (SELECT 1 FROM links l"
                           " JOIN containers a ON a.trace_id = l.trace_id AND a.id = l.start_container_id"

@@ -10,52 +10,10 @@
 #include <string.h>
 
 #include "store/store_internal.h"
+#include "util/le.h"
 #include "util/vec.h"
 
 /* ---- the record ---- */
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void put_f64(unsigned char *p, double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, sizeof v);
-    put_u64(p, v);
-}
-
-static double get_f64(const unsigned char *p)
-{
-    uint64_t v = get_u64(p);
-    double d;
-    memcpy(&d, &v, sizeof d);
-    return d;
-}
 
 static int fits32(int64_t v)
 {
@@ -66,31 +24,31 @@ int ari_message_record_put(unsigned char *rec, const ari_ec_message *m, ari_erro
 {
     if (!fits32(m->src_container) || !fits32(m->dst_container))
         return ari_error_set(err, ARI_E_INVALID_INPUT, "a message's container id does not fit in 32 bits");
-    put_u32(rec, (uint32_t)(int32_t)m->src_container);
-    put_u32(rec + 4, (uint32_t)(int32_t)m->dst_container);
-    put_u32(rec + 8, (uint32_t)m->src_rank);
-    put_u32(rec + 12, (uint32_t)m->dst_rank);
-    put_u64(rec + 16, (uint64_t)m->tag);
-    put_u64(rec + 24, (uint64_t)m->comm);
-    put_u64(rec + 32, (uint64_t)m->bytes);
-    put_f64(rec + 40, m->send_time);
-    put_f64(rec + 48, m->recv_time);
+    ari_le_put_u32(rec, (uint32_t)(int32_t)m->src_container);
+    ari_le_put_u32(rec + 4, (uint32_t)(int32_t)m->dst_container);
+    ari_le_put_u32(rec + 8, (uint32_t)m->src_rank);
+    ari_le_put_u32(rec + 12, (uint32_t)m->dst_rank);
+    ari_le_put_u64(rec + 16, (uint64_t)m->tag);
+    ari_le_put_u64(rec + 24, (uint64_t)m->comm);
+    ari_le_put_u64(rec + 32, (uint64_t)m->bytes);
+    ari_le_put_f64(rec + 40, m->send_time);
+    ari_le_put_f64(rec + 48, m->recv_time);
     return 0;
 }
 
 void ari_message_record_get(const unsigned char *blob, int64_t i, ari_ec_message *m)
 {
     const unsigned char *rec = blob + (size_t)i * ARI_MESSAGE_RECORD_BYTES;
-    m->src_container = (int32_t)get_u32(rec);
-    m->dst_container = (int32_t)get_u32(rec + 4);
-    m->src_rank = (int32_t)get_u32(rec + 8);
-    m->dst_rank = (int32_t)get_u32(rec + 12);
+    m->src_container = (int32_t)ari_le_get_u32(rec);
+    m->dst_container = (int32_t)ari_le_get_u32(rec + 4);
+    m->src_rank = (int32_t)ari_le_get_u32(rec + 8);
+    m->dst_rank = (int32_t)ari_le_get_u32(rec + 12);
     m->src_thread = m->dst_thread = 0;
-    m->tag = (int64_t)get_u64(rec + 16);
-    m->comm = (int64_t)get_u64(rec + 24);
-    m->bytes = (int64_t)get_u64(rec + 32);
-    m->send_time = get_f64(rec + 40);
-    m->recv_time = get_f64(rec + 48);
+    m->tag = (int64_t)ari_le_get_u64(rec + 16);
+    m->comm = (int64_t)ari_le_get_u64(rec + 24);
+    m->bytes = (int64_t)ari_le_get_u64(rec + 32);
+    m->send_time = ari_le_get_f64(rec + 40);
+    m->recv_time = ari_le_get_f64(rec + 48);
 }
 
 int ari_message_blob_check(int64_t bytes, int64_t n, ari_error *err)
@@ -182,7 +140,7 @@ static int keeps(const range *g, const ari_ec_message *m)
 
 static int has_chunks(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT EXISTS (SELECT 1 FROM message_chunks WHERE trace_id = ?1)", trace_id, err);
     int64_t any = 0;
     if (!st || ari_store_query_int64(s, st, &any, "finding packed messages", err) < 0)
@@ -196,19 +154,19 @@ static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn
                        ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(g->a > g->r ? g->a : g->r), ari_arg_real(g->b)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT chunk, n, data FROM message_chunks WHERE trace_id = ?1"
                                        " AND t0 < ?3 AND t1 >= ?2 ORDER BY chunk",
                                        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t chunk = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
-        const unsigned char *blob = sqlite3_column_blob(st, 2);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t chunk = ari_col_int64(st, 0), n = ari_col_int64(st, 1);
+        const unsigned char *blob = ari_col_blob(st, 2);
         if (chunk < 0 || chunk > INT64_MAX / ARI_MESSAGE_CHUNK ||
-            ari_message_blob_check(sqlite3_column_bytes(st, 2), n, err) < 0) {
-            sqlite3_reset(st);
+            ari_message_blob_check(ari_col_bytes(st, 2), n, err) < 0) {
+            ari_reset(st);
             return ari_error_set(err, ARI_E_DB, "trace %lld: a chunk of messages is malformed (chunk %lld)",
                                  (long long)trace_id, (long long)chunk);
         }
@@ -219,7 +177,7 @@ static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn
                 continue;
             int r = fn(ctx, chunk * ARI_MESSAGE_CHUNK + i, &m);
             if (r != 0) {
-                sqlite3_reset(st);
+                ari_reset(st);
                 return r;
             }
         }
@@ -232,7 +190,7 @@ static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn
 static int scan_rows(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn fn, void *ctx, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(g->a), ari_arg_real(g->b), ari_arg_real(g->r)};
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(s,
                         "SELECT seq, src_container, dst_container, src_rank, dst_rank, tag, comm, bytes,"
                         " send_time, recv_time FROM ev_messages WHERE trace_id = ?1"
@@ -242,19 +200,19 @@ static int scan_rows(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn f
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        ari_ec_message m = {.src_container = sqlite3_column_int64(st, 1),
-                            .dst_container = sqlite3_column_int64(st, 2),
-                            .src_rank = (int32_t)sqlite3_column_int64(st, 3),
-                            .dst_rank = (int32_t)sqlite3_column_int64(st, 4),
-                            .tag = sqlite3_column_int64(st, 5),
-                            .comm = sqlite3_column_int64(st, 6),
-                            .bytes = sqlite3_column_int64(st, 7),
-                            .send_time = sqlite3_column_double(st, 8),
-                            .recv_time = sqlite3_column_double(st, 9)};
-        int r = fn(ctx, sqlite3_column_int64(st, 0), &m);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        ari_ec_message m = {.src_container = ari_col_int64(st, 1),
+                            .dst_container = ari_col_int64(st, 2),
+                            .src_rank = (int32_t)ari_col_int64(st, 3),
+                            .dst_rank = (int32_t)ari_col_int64(st, 4),
+                            .tag = ari_col_int64(st, 5),
+                            .comm = ari_col_int64(st, 6),
+                            .bytes = ari_col_int64(st, 7),
+                            .send_time = ari_col_double(st, 8),
+                            .recv_time = ari_col_double(st, 9)};
+        int r = fn(ctx, ari_col_int64(st, 0), &m);
         if (r != 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return r;
         }
     }
@@ -333,7 +291,7 @@ static int chunk_span(ari_store *s, int64_t trace_id, const range *g, double *a,
                       ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(g->a > g->r ? g->a : g->r), ari_arg_real(g->b)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT min(t0), max(t1), coalesce(sum(n), 0) FROM message_chunks"
                                        " WHERE trace_id = ?1 AND t0 < ?3 AND t1 >= ?2",
                                        args, ARI_NARGS(args), err);
@@ -343,12 +301,12 @@ static int chunk_span(ari_store *s, int64_t trace_id, const range *g, double *a,
     double lo = 0, hi = 0;
     *n = 0;
     if (rc == 0) {
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-            lo = fmax(g->a, sqlite3_column_double(st, 0));
-            hi = fmin(g->b, nextafter(sqlite3_column_double(st, 1), HUGE_VAL));
-            *n = sqlite3_column_int64(st, 2);
+        if (ari_col_type(st, 0) != ARI_NULL) {
+            lo = fmax(g->a, ari_col_double(st, 0));
+            hi = fmin(g->b, nextafter(ari_col_double(st, 1), HUGE_VAL));
+            *n = ari_col_int64(st, 2);
         }
-        sqlite3_reset(st);
+        ari_reset(st);
     }
     *a = lo;
     *b = hi;
@@ -394,7 +352,7 @@ int ari_message_chunks_each(ari_store *s, int64_t trace_id, const ari_mc_filter 
 int ari_message_chunks_extent(ari_store *s, int64_t trace_id, double *lo, double *hi, ari_error *err)
 {
     *lo = *hi = NAN;
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT min(a), max(b) FROM ("
                           "SELECT min(t0) AS a, max(t1) AS b FROM message_chunks WHERE trace_id = ?1"
@@ -405,11 +363,11 @@ int ari_message_chunks_extent(ari_store *s, int64_t trace_id, double *lo, double
     if (rc < 0)
         return -1;
     if (rc == 0) {
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-            *lo = sqlite3_column_double(st, 0);
-            *hi = sqlite3_column_double(st, 1);
+        if (ari_col_type(st, 0) != ARI_NULL) {
+            *lo = ari_col_double(st, 0);
+            *hi = ari_col_double(st, 1);
         }
-        sqlite3_reset(st);
+        ari_reset(st);
     }
     return 0;
 }

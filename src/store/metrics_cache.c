@@ -53,18 +53,18 @@ int ari_mt_rows_scan(ari_store *s, int64_t trace_id, int64_t metric_id, size_t n
                      ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric_id)};
-    sqlite3_stmt *st = ari_store_bound(s, "SELECT entity_id, vals FROM mt_values WHERE trace_id = ?1 AND metric_id = ?2",
+    ari_stmt *st = ari_store_bound(s, "SELECT entity_id, vals FROM mt_values WHERE trace_id = ?1 AND metric_id = ?2",
                                        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t e = sqlite3_column_int64(st, 0);
-        int bad = (size_t)sqlite3_column_bytes(st, 1) != ntimes * sizeof(double);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t e = ari_col_int64(st, 0);
+        int bad = (size_t)ari_col_bytes(st, 1) != ntimes * sizeof(double);
         if (bad)
             ari_error_set(err, ARI_E_DB, "trace %lld: corrupt values", (long long)trace_id);
-        if (bad || fn(ctx, e, sqlite3_column_blob(st, 1), err) < 0) {
-            sqlite3_reset(st);
+        if (bad || fn(ctx, e, ari_col_blob(st, 1), err) < 0) {
+            ari_reset(st);
             return -1;
         }
     }

@@ -18,61 +18,61 @@
  * absent, 2 another kind (err says which), -1 error. */
 static int trace_kind(ari_store *s, int64_t id, char *stamp, size_t stamp_size, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT kind, format, created_at || ' ' || coalesce(sha256, '') FROM traces WHERE id = ?1", id, err);
     if (!st)
         return -1;
     int rc = ari_store_step_row(s, st, "trace kind", err);
     if (rc != 0)
         return rc;
-    const char *kind = (const char *)sqlite3_column_text(st, 0), *format = (const char *)sqlite3_column_text(st, 1);
-    const char *when = (const char *)sqlite3_column_text(st, 2);
+    const char *kind = (const char *)ari_col_text(st, 0), *format = (const char *)ari_col_text(st, 1);
+    const char *when = (const char *)ari_col_text(st, 2);
     snprintf(stamp, stamp_size, "%s", when ? when : "");
     if (strcmp(kind, "pdes") != 0) {
         ari_error_set(err, "not_pdes", "trace %lld is a %s trace (%s), not a sampled-metrics (pdes) trace", (long long)id,
                       kind, format);
         rc = 2;
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return rc;
 }
 
-static int read_entity(sqlite3_stmt *st, void *item, const void *ctx)
+static int read_entity(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_mt_entity *e = item;
-    e->id = sqlite3_column_int64(st, 0);
-    snprintf(e->level, sizeof e->level, "%s", (const char *)sqlite3_column_text(st, 1));
-    snprintf(e->name, sizeof e->name, "%s", (const char *)sqlite3_column_text(st, 2));
-    e->parent = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-    e->has_data = sqlite3_column_int(st, 4);
+    e->id = ari_col_int64(st, 0);
+    snprintf(e->level, sizeof e->level, "%s", (const char *)ari_col_text(st, 1));
+    snprintf(e->name, sizeof e->name, "%s", (const char *)ari_col_text(st, 2));
+    e->parent = ari_col_type(st, 3) == ARI_NULL ? -1 : ari_col_int64(st, 3);
+    e->has_data = ari_col_int(st, 4);
     return 0;
 }
 
-static int read_metric(sqlite3_stmt *st, void *item, const void *ctx)
+static int read_metric(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_mt_metric *m = item;
-    m->id = sqlite3_column_int64(st, 0);
-    snprintf(m->name, sizeof m->name, "%s", (const char *)sqlite3_column_text(st, 1));
-    snprintf(m->unit, sizeof m->unit, "%s", (const char *)sqlite3_column_text(st, 2));
-    m->derived = sqlite3_column_int(st, 3);
-    m->attribute = sqlite3_column_int(st, 4);
+    m->id = ari_col_int64(st, 0);
+    snprintf(m->name, sizeof m->name, "%s", (const char *)ari_col_text(st, 1));
+    snprintf(m->unit, sizeof m->unit, "%s", (const char *)ari_col_text(st, 2));
+    m->derived = ari_col_int(st, 3);
+    m->attribute = ari_col_int(st, 4);
     return 0;
 }
 
 static int load_domains(ari_store *s, ari_mt_info *info, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT domain_id, times FROM mt_domains WHERE trace_id = ?1 ORDER BY domain_id",
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT domain_id, times FROM mt_domains WHERE trace_id = ?1 ORDER BY domain_id",
                                          info->trace_id, err);
     if (!st)
         return -1;
     int rc, first = 1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int d = sqlite3_column_int(st, 0);
-        size_t bytes = (size_t)sqlite3_column_bytes(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int d = ari_col_int(st, 0);
+        size_t bytes = (size_t)ari_col_bytes(st, 1);
         if (d < 0 || d >= ARI_MT_NDOMAINS || info->times[d] || (!first && bytes != info->ntimes * sizeof(double))) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_DB, "trace %lld: a corrupt time domain", (long long)info->trace_id);
         }
         if (first) {
@@ -81,11 +81,11 @@ static int load_domains(ari_store *s, ari_mt_info *info, ari_error *err)
             first = 0;
         }
         if (!(info->times[d] = malloc(bytes ? bytes : 1))) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
         if (bytes)
-            memcpy(info->times[d], sqlite3_column_blob(st, 1), bytes);
+            memcpy(info->times[d], ari_col_blob(st, 1), bytes);
     }
     return ari_store_rows_end(s, st, rc, "time domains", err);
 }
@@ -122,7 +122,7 @@ int ari_mt_info_load(ari_store *s, int64_t trace_id, ari_mt_info *info, ari_erro
     int rc = trace_kind(s, trace_id, info->stamp, sizeof info->stamp, err);
     if (rc != 0)
         return rc;
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT entity_id, level, name, parent_id, has_data FROM mt_entities WHERE trace_id = ?1 ORDER BY entity_id",
         trace_id, err);
     if (!st || ari_store_read_rows(s, st, (void **)&info->entities, &info->nentities, sizeof *info->entities,
@@ -547,18 +547,18 @@ int ari_mt_comm_load(ari_store *s, int64_t trace_id, size_t i0, size_t i1, ari_m
 {
     memset(c, 0, sizeof *c);
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int((int64_t)i0), ari_arg_int((int64_t)i1)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
         "SELECT time_idx, triples FROM mt_comm WHERE trace_id = ?1 AND time_idx >= ?2 AND time_idx < ?3 ORDER BY time_idx",
         args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const unsigned char *b = sqlite3_column_blob(st, 1);
-        size_t n = (size_t)sqlite3_column_bytes(st, 1) / 16;
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const unsigned char *b = ari_col_blob(st, 1);
+        size_t n = (size_t)ari_col_bytes(st, 1) / 16;
         if (comm_grow(c, c->n + n, &cap) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             ari_mt_comm_free(c);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
@@ -566,7 +566,7 @@ int ari_mt_comm_load(ari_store *s, int64_t trace_id, size_t i0, size_t i1, ari_m
             int32_t sd[2];
             memcpy(sd, b + 16 * i, 8);
             memcpy(&c->count[c->n], b + 16 * i + 8, 8);
-            c->time_idx[c->n] = (uint32_t)sqlite3_column_int64(st, 0);
+            c->time_idx[c->n] = (uint32_t)ari_col_int64(st, 0);
             c->src[c->n] = sd[0];
             c->dst[c->n++] = sd[1];
         }

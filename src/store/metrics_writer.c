@@ -460,29 +460,29 @@ static int entity_order(ari_metrics_writer *mw, uint32_t **old_of, uint32_t **ne
 
 /* ---- finish: writing -------------------------------------------------------------- */
 
-static int step(ari_metrics_writer *mw, sqlite3_stmt *st, const char *what)
+static int step(ari_metrics_writer *mw, ari_stmt *st, const char *what)
 {
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : ari_store_fail(mw->store, &mw->error, what);
+    int rc = ari_step(st);
+    ari_reset(st);
+    return rc == ARI_DONE ? 0 : ari_store_fail(mw->store, &mw->error, what);
 }
 
 static int write_entities(ari_metrics_writer *mw, const uint32_t *old_of, const uint32_t *new_of)
 {
-    sqlite3_stmt *st = ari_store_stmt(mw->store,
+    ari_stmt *st = ari_store_stmt(mw->store,
         "INSERT INTO mt_entities(trace_id, entity_id, level, name, parent_id, has_data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         &mw->error);
     for (size_t i = 0; st && i < mw->nentities; i++) {
         const mw_entity *e = &mw->entities[old_of[i]];
-        sqlite3_bind_int64(st, 1, mw->trace_id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
+        ari_bind_int64(st, 1, mw->trace_id);
+        ari_bind_int64(st, 2, (int64_t)i);
         ari_store_bind_text(st, 3, e->level, -1);
         ari_store_bind_text(st, 4, e->name, -1);
         if (e->parent >= 0)
-            sqlite3_bind_int64(st, 5, new_of[e->parent]);
+            ari_bind_int64(st, 5, new_of[e->parent]);
         else
-            sqlite3_bind_null(st, 5);
-        sqlite3_bind_int(st, 6, e->has_data);
+            ari_bind_null(st, 5);
+        ari_bind_int(st, 6, e->has_data);
         if (step(mw, st, "store entities") < 0)
             return -1;
     }
@@ -505,17 +505,17 @@ static const char *unit_of(const char *name)
 
 static int write_metrics(ari_metrics_writer *mw)
 {
-    sqlite3_stmt *st = ari_store_stmt(mw->store,
+    ari_stmt *st = ari_store_stmt(mw->store,
         "INSERT INTO mt_metrics(trace_id, metric_id, name, unit, derived, attribute) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         &mw->error);
     for (size_t i = 0; st && i < mw->nmetrics; i++) {
         const mw_metric *m = &mw->metrics[i];
-        sqlite3_bind_int64(st, 1, mw->trace_id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
+        ari_bind_int64(st, 1, mw->trace_id);
+        ari_bind_int64(st, 2, (int64_t)i);
         ari_store_bind_text(st, 3, m->name, -1);
         ari_store_bind_text(st, 4, unit_of(m->name), -1);
-        sqlite3_bind_int(st, 5, m->derived);
-        sqlite3_bind_int(st, 6, m->attribute);
+        ari_bind_int(st, 5, m->derived);
+        ari_bind_int(st, 6, m->attribute);
         if (step(mw, st, "store metrics") < 0)
             return -1;
     }
@@ -542,24 +542,24 @@ static int domain_given(const ari_metrics_writer *mw, int d)
     return 0;
 }
 
-static int write_blob(ari_metrics_writer *mw, sqlite3_stmt *st, int i, const void *p, size_t bytes)
+static int write_blob(ari_metrics_writer *mw, ari_stmt *st, int i, const void *p, size_t bytes)
 {
-    if (sqlite3_bind_blob64(st, i, p, bytes, SQLITE_STATIC) != SQLITE_OK)
+    if (ari_bind_blob(st, i, p, (int64_t)bytes) != ARI_OK)
         return ari_store_fail(mw->store, &mw->error, "bind a blob");
     return 0;
 }
 
 static int write_domains(ari_metrics_writer *mw, const uint32_t *order, double *buf)
 {
-    sqlite3_stmt *st = ari_store_stmt(mw->store,
+    ari_stmt *st = ari_store_stmt(mw->store,
         "INSERT INTO mt_domains(trace_id, domain_id, name, times) VALUES (?1, ?2, ?3, ?4)", &mw->error);
     for (int d = 0; st && d < ARI_MT_NDOMAINS; d++) {
         if (!domain_known(mw, d))
             continue;
         for (size_t k = 0; k < mw->ntimes; k++)
             buf[k] = mw->times[order[k]].other[d];
-        sqlite3_bind_int64(st, 1, mw->trace_id);
-        sqlite3_bind_int(st, 2, d);
+        ari_bind_int64(st, 1, mw->trace_id);
+        ari_bind_int(st, 2, d);
         ari_store_bind_text(st, 3, ari_mt_domain_names[d], -1);
         if (write_blob(mw, st, 4, buf, mw->ntimes * sizeof *buf) < 0 || step(mw, st, "store time domains") < 0)
             return -1;
@@ -570,7 +570,7 @@ static int write_domains(ari_metrics_writer *mw, const uint32_t *order, double *
 static int write_values(ari_metrics_writer *mw, const uint32_t *order, const uint32_t *old_of, double *buf,
                         int64_t *stored)
 {
-    sqlite3_stmt *st = ari_store_stmt(mw->store,
+    ari_stmt *st = ari_store_stmt(mw->store,
         "INSERT INTO mt_values(trace_id, metric_id, entity_id, vals) VALUES (?1, ?2, ?3, ?4)", &mw->error);
     for (size_t m = 0; st && m < mw->nmetrics; m++)
         for (size_t e = 0; e < mw->nentities; e++) {
@@ -581,9 +581,9 @@ static int write_values(ari_metrics_writer *mw, const uint32_t *order, const uin
             if (!any)
                 continue;
             *stored += (int64_t)any;
-            sqlite3_bind_int64(st, 1, mw->trace_id);
-            sqlite3_bind_int64(st, 2, (int64_t)m);
-            sqlite3_bind_int64(st, 3, (int64_t)e);
+            ari_bind_int64(st, 1, mw->trace_id);
+            ari_bind_int64(st, 2, (int64_t)m);
+            ari_bind_int64(st, 3, (int64_t)e);
             if (write_blob(mw, st, 4, buf, mw->ntimes * sizeof *buf) < 0 || step(mw, st, "store values") < 0 ||
                 poll_cancel(mw) < 0)
                 return -1;
@@ -663,7 +663,7 @@ static int write_comm(ari_metrics_writer *mw, const uint32_t *rank, const uint32
         return 0;
     qsort(mw->comm, mw->ncomm, sizeof *mw->comm, by_comm);
     qsort(mw->rows, mw->nrows, sizeof *mw->rows, by_row);
-    sqlite3_stmt *st = ari_store_stmt(mw->store, "INSERT INTO mt_comm(trace_id, time_idx, triples) VALUES (?1, ?2, ?3)",
+    ari_stmt *st = ari_store_stmt(mw->store, "INSERT INTO mt_comm(trace_id, time_idx, triples) VALUES (?1, ?2, ?3)",
                                       &mw->error);
     unsigned char *blob = NULL;
     size_t cap = 0;
@@ -677,8 +677,8 @@ static int write_comm(ari_metrics_writer *mw, const uint32_t *rank, const uint32
             break;
         }
         size_t n = pack_time(mw, i, j, blob);
-        sqlite3_bind_int64(st, 1, mw->trace_id);
-        sqlite3_bind_int64(st, 2, mw->comm[i].t);
+        ari_bind_int64(st, 1, mw->trace_id);
+        ari_bind_int64(st, 2, mw->comm[i].t);
         rc = write_blob(mw, st, 3, blob, 16 * n);
         if (rc == 0)
             rc = step(mw, st, "store communication");

@@ -58,7 +58,7 @@ static int add_leaf(builder *b, int64_t parent, const char *name, const char *ki
 
 static int task_hierarchy(ari_store *s, int64_t id, const char *trace_name, builder *b, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT container_id, node, resource_type, name FROM workers WHERE trace_id = ?1"
         " ORDER BY node, resource_type, length(resource), resource", id, err);
     if (!st)
@@ -68,10 +68,10 @@ static int task_hierarchy(ari_store *s, int64_t id, const char *trace_name, buil
     int64_t node_at = -1, rt_at = -1, cur_node = INT64_MIN;
     char cur_rt[64] = "";
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t node = sqlite3_column_int64(st, 1);
-        const char *rt = (const char *)sqlite3_column_text(st, 2);
-        const char *name = (const char *)sqlite3_column_text(st, 3);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t node = ari_col_int64(st, 1);
+        const char *rt = (const char *)ari_col_text(st, 2);
+        const char *name = (const char *)ari_col_text(st, 3);
         rt = rt ? rt : "";
         char label[64];
         int fail = 0;
@@ -88,9 +88,9 @@ static int task_hierarchy(ari_store *s, int64_t id, const char *trace_name, buil
             rt_at = b->d->n;
             fail |= add_node(b, node_at, rt, "resource_type", -1, node, rt);
         }
-        fail |= add_leaf(b, rt_at, name, "worker", sqlite3_column_int64(st, 0), node, rt);
+        fail |= add_leaf(b, rt_at, name, "worker", ari_col_int64(st, 0), node, rt);
         if (fail) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     }
@@ -136,7 +136,7 @@ static int64_t find_ix(const ctree *c, int64_t id)
 static int load_containers(ari_store *s, int64_t trace, ctree *c, ari_error *err)
 {
     int64_t n = 0;
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT count(*) FROM containers WHERE trace_id = ?1", trace, err);
     if (!st || ari_store_query_int64(s, st, &n, "reading containers", err) < 0)
         return -1;
@@ -148,22 +148,22 @@ static int load_containers(ari_store *s, int64_t trace, ctree *c, ari_error *err
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->n < n) {
+    while ((rc = ari_step(st)) == ARI_ROW && c->n < n) {
         cnode *x = &c->node[c->n++];
-        x->id = sqlite3_column_int64(st, 0);
-        x->parent_ix = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
-        const char *name = (const char *)sqlite3_column_text(st, 2);
+        x->id = ari_col_int64(st, 0);
+        x->parent_ix = ari_col_type(st, 1) == ARI_NULL ? -1 : ari_col_int64(st, 1);
+        const char *name = (const char *)ari_col_text(st, 2);
         x->name = strdup(name ? name : "");
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     for (int64_t i = 0; i < c->n; i++) /* parent ids to indices */
         c->node[i].parent_ix = c->node[i].parent_ix < 0 ? -1 : find_ix(c, c->node[i].parent_ix);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : ari_store_fail(s, err, "reading containers");
+    return rc == ARI_ROW || rc == ARI_DONE ? 0 : ari_store_fail(s, err, "reading containers");
 }
 
 static int mark_states(ari_store *s, int64_t trace, ctree *c, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT DISTINCT container_id FROM states WHERE trace_id = ?1"
                           " UNION SELECT container_id FROM state_chunks WHERE trace_id = ?1",
@@ -171,8 +171,8 @@ static int mark_states(ari_store *s, int64_t trace, ctree *c, ari_error *err)
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t ix = find_ix(c, sqlite3_column_int64(st, 0));
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t ix = find_ix(c, ari_col_int64(st, 0));
         if (ix >= 0)
             c->node[ix].has_states = 1;
     }
@@ -355,16 +355,16 @@ static int read_packed_values(ari_store *s, int64_t trace, vals *v, raw_values *
     if (!seen)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     int rc = ari_state_chunks_values(s, trace, seen, v->max_id + 1, err);
-    sqlite3_stmt *st = rc < 0 ? NULL : ari_store_stmt_id(s, "SELECT id, name FROM names WHERE trace_id = ?1", trace, err);
+    ari_stmt *st = rc < 0 ? NULL : ari_store_stmt_id(s, "SELECT id, name FROM names WHERE trace_id = ?1", trace, err);
     if (!st) {
         free(seen);
         return -1;
     }
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t id = ari_col_int64(st, 0);
         if (id >= 0 && id <= v->max_id && seen[id] &&
-            add_raw_value(v, r, id, (const char *)sqlite3_column_text(st, 1)) < 0) {
-            sqlite3_reset(st);
+            add_raw_value(v, r, id, (const char *)ari_col_text(st, 1)) < 0) {
+            ari_reset(st);
             free(seen);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
@@ -375,7 +375,7 @@ static int read_packed_values(ari_store *s, int64_t trace, vals *v, raw_values *
 
 static int read_values(ari_store *s, int64_t trace, int tasks, vals *v, raw_values *r, ari_error *err)
 {
-    sqlite3_stmt *st;
+    ari_stmt *st;
     if (tasks) /* the workers' states only */
         st = ari_store_stmt_id(s,
             "SELECT DISTINCT s.value_id, n.name FROM states s JOIN names n"
@@ -388,9 +388,9 @@ static int read_values(ari_store *s, int64_t trace, int tasks, vals *v, raw_valu
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (add_raw_value(v, r, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1)) < 0) {
-            sqlite3_reset(st);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        if (add_raw_value(v, r, ari_col_int64(st, 0), (const char *)ari_col_text(st, 1)) < 0) {
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     }
@@ -425,7 +425,7 @@ static int sort_values(vals *v, const raw_values *r)
  * value id's index (ids of the same name share one). */
 static int load_values(ari_store *s, int64_t trace, int tasks, vals *v, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT coalesce(max(id), 0) FROM names WHERE trace_id = ?1", trace, err);
     if (!st || ari_store_query_int64(s, st, &v->max_id, "reading state values", err) < 0)
         return -1;
@@ -531,16 +531,16 @@ static int packed_state(void *ctx, const ari_gantt_state *st, ari_error *err)
 static int leaf_packed(ari_store *s, int64_t trace, int64_t container, leaf_walk *lw, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT DISTINCT type_id FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2 ORDER BY 1", args,
         ARI_NARGS(args), err);
     if (!st)
         return -1;
     int64_t types[MAX_TYPES];
     int ntypes = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    while ((rc = ari_step(st)) == ARI_ROW)
         if (ntypes < MAX_TYPES)
-            types[ntypes++] = sqlite3_column_int64(st, 0);
+            types[ntypes++] = ari_col_int64(st, 0);
     if (ari_store_rows_end(s, st, rc, "reading packed state types", err) < 0)
         return -1;
     for (int i = 0; i < ntypes; i++) {
@@ -562,14 +562,14 @@ static int leaf_times(ari_store *s, int64_t trace, int64_t container, const vals
     *lw = (leaf_walk){.v = v, .w = w, .row = row};
     ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container), ari_arg_real(w->start),
                       ari_arg_real(w->end)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
         "SELECT type_id, value_id, start, end, depth FROM states WHERE trace_id = ?1"
         " AND container_id = ?2 AND start <= ?4 AND end >= ?3 ORDER BY start, depth",
         args, ARI_NARGS(args), err);
-    int rc = st ? SQLITE_ROW : SQLITE_ERROR;
-    while (st && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        leaf_state(lw, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_double(st, 2),
-                   sqlite3_column_double(st, 3), sqlite3_column_int64(st, 4));
+    int rc = st ? ARI_ROW : ARI_ERROR;
+    while (st && (rc = ari_step(st)) == ARI_ROW)
+        leaf_state(lw, ari_col_int64(st, 0), ari_col_int64(st, 1), ari_col_double(st, 2),
+                   ari_col_double(st, 3), ari_col_int64(st, 4));
     int out = !st ? -1 : ari_store_rows_end(s, st, rc, "reading states", err);
     if (out == 0)
         out = leaf_packed(s, trace, container, lw, err);
@@ -579,7 +579,7 @@ static int leaf_times(ari_store *s, int64_t trace, int64_t container, const vals
 
 static int window(ari_store *s, int64_t trace, int tasks, double *start, double *end, ari_error *err)
 {
-    sqlite3_stmt *st;
+    ari_stmt *st;
     if (tasks)
         st = ari_store_stmt_id(s,
             "SELECT min(start), max(end) FROM states WHERE trace_id = ?1 AND"
@@ -591,14 +591,14 @@ static int window(ari_store *s, int64_t trace, int tasks, double *start, double 
                                " WHERE trace_id = ?1)",
                                trace, err);
     int rc = st ? ari_store_step_row(s, st, "reading the extent of the states", err) : -1;
-    if (rc == 0 && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    if (rc == 0 && ari_col_type(st, 0) != ARI_NULL) {
         if (isnan(*start))
-            *start = sqlite3_column_double(st, 0);
+            *start = ari_col_double(st, 0);
         if (isnan(*end))
-            *end = sqlite3_column_double(st, 1);
+            *end = ari_col_double(st, 1);
     }
     if (rc == 0)
-        sqlite3_reset(st);
+        ari_reset(st);
     return rc < 0 ? -1 : 0;
 }
 
@@ -654,7 +654,7 @@ void ari_pq_free(ari_pq_data *d)
 static int trace_head(ari_store *s, int64_t id, char **name, int *tasks, ari_error *err)
 {
     int64_t has_workers = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT name FROM traces WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT name FROM traces WHERE id = ?1", id, err);
     int rc = st ? ari_store_query_string(s, st, "trace", name, "reading the trace", err) : -1;
     if (rc != 0)
         return rc;

@@ -10,6 +10,7 @@
 
 #include "store/store_internal.h"
 #include "util/free_all.h"
+#include "util/le.h"
 #include "util/strpool.h"
 
 /* ---- helpers ---- */
@@ -19,7 +20,7 @@
 static int check_derived_cct(ari_store *s, int64_t trace_id, ari_error *err)
 {
     int64_t one = 0;
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT 1 FROM profile_metrics WHERE trace_id = ?1 LIMIT 1", trace_id, err);
     int rc = st ? ari_store_query_int64(s, st, &one, "derived calling context tree", err) : -1;
     if (rc == 1)
@@ -34,7 +35,7 @@ static int check_derived_cct(ari_store *s, int64_t trace_id, ari_error *err)
 static int check_profile(ari_store *s, int64_t trace_id, ari_error *err)
 {
     char *kind = NULL;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", trace_id, err);
     int rc = st ? ari_store_query_string(s, st, "", &kind, "trace kind", err) : -1;
     if (rc == 1)
         ari_error_set(err, ARI_E_NOT_FOUND, "no trace %lld", (long long)trace_id);
@@ -51,15 +52,6 @@ static int check_profile(ari_store *s, int64_t trace_id, ari_error *err)
     return rc;
 }
 
-static double read_le_double(const unsigned char *p)
-{
-    uint64_t bits = 0;
-    for (int b = 7; b >= 0; b--)
-        bits = (bits << 8) | p[b];
-    double v;
-    memcpy(&v, &bits, 8);
-    return v;
-}
 
 static int host_is_little_endian(void)
 {
@@ -77,13 +69,13 @@ static int decode_blob(const void *blob, int bytes, int64_t n, double *out)
         return 0;
     }
     for (int64_t k = 0; k < n; k++)
-        out[k] = read_le_double((const unsigned char *)blob + 8 * k);
+        out[k] = ari_le_get_f64((const unsigned char *)blob + 8 * k);
     return 0;
 }
 
-static char *dup_column(sqlite3_stmt *st, int col)
+static char *dup_column(ari_stmt *st, int col)
 {
-    const char *t = (const char *)sqlite3_column_text(st, col);
+    const char *t = (const char *)ari_col_text(st, col);
     return strdup(t ? t : "");
 }
 
@@ -92,7 +84,7 @@ static char *dup_column(sqlite3_stmt *st, int col)
 static int64_t query_int(ari_store *s, const char *sql, int64_t trace_id, ari_error *err)
 {
     int64_t n = -1;
-    sqlite3_stmt *st = ari_store_stmt_id(s, sql, trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, sql, trace_id, err);
     if (st && ari_store_query_int64(s, st, &n, "count", err) == 1)
         ari_store_fail(s, err, "count");
     return n;
@@ -114,12 +106,12 @@ typedef struct cct_build {
 
 /* Column col as a string: malloc'd, or the pool's when the build has one
  * (interned when `shared`: modules, files and kinds repeat; names rarely). */
-static char *column_string(cct_build *b, sqlite3_stmt *st, int col, int shared)
+static char *column_string(cct_build *b, ari_stmt *st, int col, int shared)
 {
     if (!b->pool)
         return dup_column(st, col);
-    const char *t = (const char *)sqlite3_column_text(st, col);
-    size_t len = t ? (size_t)sqlite3_column_bytes(st, col) : 0;
+    const char *t = (const char *)ari_col_text(st, col);
+    size_t len = t ? (size_t)ari_col_bytes(st, col) : 0;
     return shared ? ari_strpool_intern(b->pool, t ? t : "", len) : ari_strpool_copy(b->pool, t ? t : "", len);
 }
 
@@ -139,7 +131,7 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, 
     c->nnodes = n;
     if (!b->parent || !b->name || !b->module || !b->file || !b->kind || !b->line)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT node_id, parent_id, name, module, file, line, kind FROM cct_nodes"
                           " WHERE trace_id = ?1 ORDER BY node_id",
@@ -148,9 +140,9 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, 
         return -1;
     int64_t i = 0;
     int rc = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW && i < n) {
-        int64_t parent = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
-        if (sqlite3_column_int64(st, 0) != i || parent >= i) {
+    while ((step = ari_step(st)) == ARI_ROW && i < n) {
+        int64_t parent = ari_col_type(st, 1) == ARI_NULL ? -1 : ari_col_int64(st, 1);
+        if (ari_col_int64(st, 0) != i || parent >= i) {
             rc = ari_error_set(err, ARI_E_DB, "cct_nodes of trace %lld are not in parent order",
                                (long long)trace_id);
             break;
@@ -159,7 +151,7 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, 
         b->name[i] = column_string(b, st, 2, 0);
         b->module[i] = column_string(b, st, 3, 1);
         b->file[i] = column_string(b, st, 4, 1);
-        b->line[i] = sqlite3_column_int(st, 5);
+        b->line[i] = ari_col_int(st, 5);
         b->kind[i] = column_string(b, st, 6, 1);
         if (!b->name[i] || !b->module[i] || !b->file[i] || !b->kind[i]) {
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
@@ -167,9 +159,9 @@ static int load_nodes(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b, 
         }
         i++;
     }
-    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+    if (rc == 0 && step != ARI_DONE && step != ARI_ROW)
         rc = ari_store_fail(s, err, "read cct nodes");
-    sqlite3_reset(st);
+    ari_reset(st);
     return rc;
 }
 
@@ -184,17 +176,17 @@ static int read_procs(ari_store *s, int64_t trace_id, int **rank, int **thread, 
     *thread = malloc((*n ? (size_t)*n : 1) * sizeof **thread);
     if (!*rank || !*thread)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT rank, thread FROM profile_procs WHERE trace_id = ?1 ORDER BY proc", trace_id, err);
     if (!st)
         return -1;
     int64_t k = 0;
-    while (k < *n && sqlite3_step(st) == SQLITE_ROW) {
-        (*rank)[k] = sqlite3_column_int(st, 0);
-        (*thread)[k] = sqlite3_column_int(st, 1);
+    while (k < *n && ari_step(st) == ARI_ROW) {
+        (*rank)[k] = ari_col_int(st, 0);
+        (*thread)[k] = ari_col_int(st, 1);
         k++;
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return k == *n ? 0 : ari_store_fail(s, err, "read profile processes");
 }
 
@@ -216,7 +208,7 @@ static int load_metrics(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b
     if (!b->metrics || !b->values)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     c->nmetrics = (int)n;
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT name, unit, inclusive, coalesce(partner, -1) FROM profile_metrics"
                           " WHERE trace_id = ?1 ORDER BY metric_id",
@@ -225,34 +217,34 @@ static int load_metrics(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b
         return -1;
     int64_t m = 0;
     int rc = 0;
-    while (m < n && sqlite3_step(st) == SQLITE_ROW) {
+    while (m < n && ari_step(st) == ARI_ROW) {
         b->metrics[m].name = dup_column(st, 0);
         b->metrics[m].unit = dup_column(st, 1);
-        b->metrics[m].inclusive = sqlite3_column_int(st, 2);
-        b->metrics[m].partner = sqlite3_column_int(st, 3);
+        b->metrics[m].inclusive = ari_col_int(st, 2);
+        b->metrics[m].partner = ari_col_int(st, 3);
         if (!b->metrics[m].name || !b->metrics[m].unit) {
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
             break;
         }
         m++;
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     if (rc == 0 && m != n)
         rc = ari_store_fail(s, err, "read profile metrics");
     return rc;
 }
 
 /* Decodes the rows (node, values BLOB) of one metric into v[node * np]. */
-static int metric_values(ari_store *s, sqlite3_stmt *st, int64_t trace_id, int64_t nnodes, int64_t np,
+static int metric_values(ari_store *s, ari_stmt *st, int64_t trace_id, int64_t nnodes, int64_t np,
                          double *v, ari_error *err)
 {
     int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t node = sqlite3_column_int64(st, 0);
-        const void *blob = sqlite3_column_blob(st, 1);
-        int bytes = sqlite3_column_bytes(st, 1);
+    while ((step = ari_step(st)) == ARI_ROW) {
+        int64_t node = ari_col_int64(st, 0);
+        const void *blob = ari_col_blob(st, 1);
+        int bytes = ari_col_bytes(st, 1);
         if (node < 0 || node >= nnodes || decode_blob(blob, bytes, np, v + node * np) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_DB, "profile values of trace %lld: bad row for node %lld",
                                  (long long)trace_id, (long long)node);
         }
@@ -272,7 +264,7 @@ static int load_values(ari_store *s, int64_t trace_id, ari_cct *c, cct_build *b,
         for (int64_t k = 0; k < total; k++)
             v[k] = NAN;
         ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m)};
-        sqlite3_stmt *st = ari_store_bound(s,
+        ari_stmt *st = ari_store_bound(s,
                                            "SELECT node_id, vals FROM profile_values WHERE trace_id = ?1 AND "
                                            "metric_id = ?2 ORDER BY node_id",
                                            args, ARI_NARGS(args), err);
@@ -300,7 +292,7 @@ static void publish(ari_cct *c, cct_build *b)
 
 /* ---- summaries (ensembles) ---- */
 
-static double column_or_nan(sqlite3_stmt *st, int col);
+static double column_or_nan(ari_stmt *st, int col);
 
 /* One metric's node sums and means from its profile_node_sums row; 1 when
  * the profile has none (imported before sql/013). */
@@ -308,19 +300,19 @@ static int stored_sums(ari_store *s, int64_t trace_id, int m, int64_t n, double 
                        ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT sums, means FROM profile_node_sums WHERE trace_id = ?1 AND metric_id = ?2", args,
         ARI_NARGS(args), err);
     if (!st)
         return -1;
-    int step = sqlite3_step(st), rc = 1;
-    if (step == SQLITE_ROW) {
-        rc = decode_blob(sqlite3_column_blob(st, 0), sqlite3_column_bytes(st, 0), n, sum) < 0 ||
-                     decode_blob(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), n, mean) < 0
+    int step = ari_step(st), rc = 1;
+    if (step == ARI_ROW) {
+        rc = decode_blob(ari_col_blob(st, 0), ari_col_bytes(st, 0), n, sum) < 0 ||
+                     decode_blob(ari_col_blob(st, 1), ari_col_bytes(st, 1), n, mean) < 0
                  ? ari_error_set(err, ARI_E_DB, "node sums of trace %lld metric %d: wrong size",
                                  (long long)trace_id, m)
                  : 0;
-        step = sqlite3_step(st);
+        step = ari_step(st);
     }
     int end = ari_store_rows_end(s, st, step, "read profile node sums", err);
     return end < 0 ? -1 : rc;
@@ -332,14 +324,14 @@ static int row_sums(ari_store *s, int64_t trace_id, int m, int64_t n, double *su
     for (int64_t i = 0; i < n; i++)
         sum[i] = mean[i] = NAN;
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT node_id, vsum, vmean FROM profile_values WHERE trace_id = ?1 AND metric_id = ?2", args,
         ARI_NARGS(args), err);
     if (!st)
         return -1;
     int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t i = sqlite3_column_int64(st, 0);
+    while ((step = ari_step(st)) == ARI_ROW) {
+        int64_t i = ari_col_int64(st, 0);
         if (i < 0 || i >= n)
             continue;
         sum[i] = column_or_nan(st, 1);
@@ -463,7 +455,7 @@ int ari_cct_metric_index(const ari_cct *c, const char *name)
 static int resolve_metric(ari_store *s, int64_t trace_id, const char *name, int *metric, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_raw_text(name)};
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(s,
                         name ? "SELECT metric_id FROM profile_metrics WHERE trace_id = ?1 AND name = ?2"
                              : "SELECT metric_id FROM profile_metrics WHERE trace_id = ?1"
@@ -483,7 +475,7 @@ static int resolve_metric(ari_store *s, int64_t trace_id, const char *name, int 
 static int metric_name(ari_store *s, int64_t trace_id, int metric, char **out, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric)};
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(s, "SELECT name FROM profile_metrics WHERE trace_id = ?1 AND metric_id = ?2", args,
                         ARI_NARGS(args), err);
     if (!st)
@@ -492,9 +484,9 @@ static int metric_name(ari_store *s, int64_t trace_id, int metric, char **out, a
     return rc == 1 ? ari_store_fail(s, err, "metric name") : rc;
 }
 
-static double column_or_nan(sqlite3_stmt *st, int col)
+static double column_or_nan(ari_stmt *st, int col)
 {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+    return ari_col_type(st, col) == ARI_NULL ? NAN : ari_col_double(st, col);
 }
 
 static void node_row_free(ari_profile_node_row *r)
@@ -504,12 +496,12 @@ static void node_row_free(ari_profile_node_row *r)
 }
 
 /* Columns from `col`: name, module, file, line, kind. */
-static int node_row_read(sqlite3_stmt *st, int col, ari_profile_node_row *r, ari_error *err)
+static int node_row_read(ari_stmt *st, int col, ari_profile_node_row *r, ari_error *err)
 {
     r->name = dup_column(st, col);
     r->module = dup_column(st, col + 1);
     r->file = dup_column(st, col + 2);
-    r->line = sqlite3_column_int(st, col + 3);
+    r->line = ari_col_int(st, col + 3);
     r->kind = dup_column(st, col + 4);
     return r->name && r->module && r->file && r->kind ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
@@ -523,7 +515,7 @@ static int summary_metrics(ari_store *s, int64_t trace_id, ari_profile_summary *
         return -1;
     if (!(p->metrics = calloc(n ? (size_t)n : 1, sizeof *p->metrics)))
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT metric_id, name, unit, inclusive, partner, derived, source FROM profile_metrics"
         " WHERE trace_id = ?1 ORDER BY metric_id",
@@ -531,19 +523,19 @@ static int summary_metrics(ari_store *s, int64_t trace_id, ari_profile_summary *
     if (!st)
         return -1;
     int rc = 0;
-    while (rc == 0 && p->nmetrics < n && sqlite3_step(st) == SQLITE_ROW) {
+    while (rc == 0 && p->nmetrics < n && ari_step(st) == ARI_ROW) {
         ari_profile_metric_info *m = &p->metrics[p->nmetrics++];
-        m->id = sqlite3_column_int(st, 0);
+        m->id = ari_col_int(st, 0);
         m->name = dup_column(st, 1);
         m->unit = dup_column(st, 2);
-        m->inclusive = sqlite3_column_int(st, 3);
-        m->partner = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
-        m->derived = sqlite3_column_int(st, 5);
+        m->inclusive = ari_col_int(st, 3);
+        m->partner = ari_col_type(st, 4) == ARI_NULL ? -1 : ari_col_int(st, 4);
+        m->derived = ari_col_int(st, 5);
         m->source = dup_column(st, 6);
         if (!m->name || !m->unit || !m->source)
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return rc;
 }
 
@@ -556,7 +548,7 @@ static int summary_nodes(ari_store *s, int64_t trace_id, ari_profile_summary *p,
     if (!p->nodes || !p->incmean)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(p->inclusive)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.module, n.file, n.line, n.kind,"
         " n.depth, coalesce(v.vmean, 0) FROM cct_nodes n LEFT JOIN profile_values v"
@@ -566,24 +558,24 @@ static int summary_nodes(ari_store *s, int64_t trace_id, ari_profile_summary *p,
     if (!st)
         return -1;
     int rc = 0;
-    for (int64_t i = 0; rc == 0 && i < n && sqlite3_step(st) == SQLITE_ROW; i++) {
+    for (int64_t i = 0; rc == 0 && i < n && ari_step(st) == ARI_ROW; i++) {
         ari_profile_node_row *r = &p->nodes[i];
-        r->id = sqlite3_column_int64(st, 0);
-        r->parent = sqlite3_column_int64(st, 1);
-        r->depth = sqlite3_column_int(st, 7);
-        p->incmean[i] = sqlite3_column_double(st, 8);
+        r->id = ari_col_int64(st, 0);
+        r->parent = ari_col_int64(st, 1);
+        r->depth = ari_col_int(st, 7);
+        p->incmean[i] = ari_col_double(st, 8);
         rc = node_row_read(st, 2, r, err);
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return rc;
 }
 
-static int stat_read(sqlite3_stmt *st, void *item, const void *ctx)
+static int stat_read(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_profile_stat_row *r = item;
-    r->node = sqlite3_column_int64(st, 0);
-    r->metric = sqlite3_column_int(st, 1);
+    r->node = ari_col_int64(st, 0);
+    r->metric = ari_col_int(st, 1);
     r->mean = column_or_nan(st, 2);
     r->min = column_or_nan(st, 3);
     r->max = column_or_nan(st, 4);
@@ -594,7 +586,7 @@ static int stat_read(sqlite3_stmt *st, void *item, const void *ctx)
 static int summary_stats(ari_store *s, int64_t trace_id, int only, ari_profile_summary *p, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(only)};
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(s,
                         "SELECT node_id, metric_id, vmean, vmin, vmax FROM profile_values"
                         " WHERE trace_id = ?1 AND (?2 < 0 OR metric_id = ?2) ORDER BY metric_id, node_id",
@@ -661,7 +653,7 @@ const ari_profile_metric_info *ari_profile_summary_metric(const ari_profile_summ
 static int node_info(ari_store *s, int64_t trace_id, int64_t node, ari_profile_node_info *out, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(node)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT name, module, file, line, kind FROM cct_nodes WHERE trace_id = ?1 AND node_id = ?2", args,
         ARI_NARGS(args), err);
     if (!st)
@@ -673,7 +665,7 @@ static int node_info(ari_store *s, int64_t trace_id, int64_t node, ari_profile_n
         return rc < 0 ? -1 : 0;
     out->found = 1;
     rc = node_row_read(st, 0, &out->row, err);
-    sqlite3_reset(st);
+    ari_reset(st);
     return rc;
 }
 
@@ -693,16 +685,16 @@ static int node_blob(ari_store *s, int64_t trace_id, int metric, int64_t node, i
     if (!(*vals = malloc((n ? (size_t)n : 1) * sizeof **vals)))
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric), ari_arg_int(node)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT vals FROM profile_values WHERE trace_id = ?1 AND metric_id = ?2 AND node_id = ?3", args,
         ARI_NARGS(args), err);
     if (!st)
         return -1;
     int rc = ari_store_step_row(s, st, "profile values", err);
     if (rc == 0) {
-        rc = decode_blob(sqlite3_column_blob(st, 0), sqlite3_column_bytes(st, 0), n, *vals) < 0
+        rc = decode_blob(ari_col_blob(st, 0), ari_col_bytes(st, 0), n, *vals) < 0
                  ? ari_error_set(err, ARI_E_DB, "profile values of node %lld: bad size", (long long)node) : 0;
-        sqlite3_reset(st);
+        ari_reset(st);
         return rc;
     }
     if (rc < 0)
@@ -728,19 +720,19 @@ static int cmp_slot(const void *x, const void *y)
 }
 
 /* Decodes the scanned rows (node ascending) into the slots' positions. */
-static int scan_rows(ari_store *s, sqlite3_stmt *st, const node_slot *slot, int64_t ns, int nprocs, double *out,
+static int scan_rows(ari_store *s, ari_stmt *st, const node_slot *slot, int64_t ns, int nprocs, double *out,
                      ari_error *err)
 {
     int64_t k = 0;
     int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t node = sqlite3_column_int64(st, 0);
+    while ((step = ari_step(st)) == ARI_ROW) {
+        int64_t node = ari_col_int64(st, 0);
         while (k < ns && slot[k].node < node)
             k++;
         for (; k < ns && slot[k].node == node; k++)
-            if (decode_blob(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), nprocs,
+            if (decode_blob(ari_col_blob(st, 1), ari_col_bytes(st, 1), nprocs,
                             out + slot[k].pos * nprocs) < 0) {
-                sqlite3_reset(st);
+                ari_reset(st);
                 return ari_error_set(err, ARI_E_DB, "profile values of node %lld: bad size", (long long)node);
             }
     }
@@ -766,7 +758,7 @@ int ari_profile_node_rows(ari_store *s, int64_t trace_id, int metric, const int6
          * rows of a profile are stored in node order */
         ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(metric), ari_arg_int(slot[0].node),
                           ari_arg_int(slot[ns - 1].node)};
-        sqlite3_stmt *st = ari_store_bound(s,
+        ari_stmt *st = ari_store_bound(s,
                                            "SELECT node_id, vals FROM profile_values WHERE trace_id = ?1 AND "
                                            "metric_id = ?2 AND node_id BETWEEN ?3 AND ?4 ORDER BY node_id",
                                            args, ARI_NARGS(args), err);
@@ -833,7 +825,7 @@ void ari_profile_node_values_free(ari_profile_node_values *v)
 static int tree_proc(ari_store *s, int64_t trace_id, int64_t rank, int64_t thread, int *proc, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(rank), ari_arg_int(thread)};
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(s, "SELECT proc FROM profile_procs WHERE trace_id = ?1 AND rank = ?2 AND thread = ?3",
                         args, ARI_NARGS(args), err);
     if (!st)
@@ -856,7 +848,7 @@ static int tree_nodes(ari_store *s, int64_t trace_id, int m, int proc, ari_profi
     if (!t->nodes || !t->value)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(m), ari_arg_int(proc)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT n.node_id, coalesce(n.parent_id, -1), n.name, n.file, substr(v.vals, ?3 * 8 + 1, 8),"
         " n.depth FROM cct_nodes n LEFT JOIN profile_values v ON v.trace_id = n.trace_id"
@@ -870,18 +862,18 @@ static int tree_nodes(ari_store *s, int64_t trace_id, int m, int proc, ari_profi
         r->id = i;
         r->parent = -1;
         t->value[i] = NAN;
-        if (sqlite3_step(st) != SQLITE_ROW)
+        if (ari_step(st) != ARI_ROW)
             continue; /* rows missing: empty lines, as before */
-        r->parent = sqlite3_column_int64(st, 1);
-        r->depth = sqlite3_column_int(st, 5);
-        if (sqlite3_column_bytes(st, 4) == 8)
-            t->value[i] = read_le_double(sqlite3_column_blob(st, 4));
+        r->parent = ari_col_int64(st, 1);
+        r->depth = ari_col_int(st, 5);
+        if (ari_col_bytes(st, 4) == 8)
+            t->value[i] = ari_le_get_f64(ari_col_blob(st, 4));
         r->name = dup_column(st, 2);
         r->file = dup_column(st, 3);
         if (!r->name || !r->file)
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
-    sqlite3_reset(st);
+    ari_reset(st);
     return rc;
 }
 

@@ -88,25 +88,25 @@ static int push_task(loader *l, const ari_prog_task *t)
 
 static int read_tasks(loader *l, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(l->s,
+    ari_stmt *st = ari_store_stmt_id(l->s,
         "SELECT t.node, t.type, COALESCE(t.resource_type, w.resource_type), t.start, t.end, "
         "COALESCE(t.worker_id, 0) "
         "FROM tasks t LEFT JOIN workers w ON w.trace_id = t.trace_id AND w.container_id = t.worker_id "
-        "WHERE t.trace_id = ?", l->id, err);
+        "WHERE t.trace_id = ?1 ORDER BY t.job_id, t.rowid", l->id, err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *type = (const char *)sqlite3_column_text(st, 1);
-        const char *res = (const char *)sqlite3_column_text(st, 2);
-        ari_prog_task t = {.node = sqlite3_column_int(st, 0), .restype = -1,
-                           .start = sqlite3_column_double(st, 3), .end = sqlite3_column_double(st, 4),
-                           .worker = sqlite3_column_int64(st, 5)};
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *type = (const char *)ari_col_text(st, 1);
+        const char *res = (const char *)ari_col_text(st, 2);
+        ari_prog_task t = {.node = ari_col_int(st, 0), .restype = -1,
+                           .start = ari_col_double(st, 3), .end = ari_col_double(st, 4),
+                           .worker = ari_col_int64(st, 5)};
         t.type = name_index(&l->types, type ? type : "");
         if (res && *res)
             t.restype = name_index(&l->restypes, res);
         if (t.type < 0 || (res && *res && t.restype < 0) || push_task(l, &t) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
         }
     }
@@ -176,19 +176,19 @@ static int read_workers(loader *l, ari_prog_data *d, int **counts, ari_error *er
 {
     /* Worker rows are few: count per (node, resource type) into a table
      * sized after the names, growing it when a new resource type appears. */
-    sqlite3_stmt *st = ari_store_stmt_id(l->s,
+    ari_stmt *st = ari_store_stmt_id(l->s,
         "SELECT node, resource_type, count(*) FROM workers WHERE trace_id = ? GROUP BY 1, 2", l->id, err);
     if (!st)
         return -1;
     int rc, cap = l->restypes.count + 4;
     int *c = calloc((size_t)d->nnodes * cap, sizeof *c);
     if (!c) {
-        sqlite3_reset(st);
+        ari_reset(st);
         return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
     }
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int node = node_slot(d->node_ids, d->nnodes, sqlite3_column_int(st, 0));
-        const char *res = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int node = node_slot(d->node_ids, d->nnodes, ari_col_int(st, 0));
+        const char *res = (const char *)ari_col_text(st, 1);
         if (node < 0 || !res || !*res)
             continue;
         int r = name_index(&l->restypes, res);
@@ -203,10 +203,10 @@ static int read_workers(loader *l, ari_prog_data *d, int **counts, ari_error *er
         }
         if (r < 0 || !c) {
             free(c);
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
         }
-        c[(size_t)node * cap + r] += sqlite3_column_int(st, 2);
+        c[(size_t)node * cap + r] += ari_col_int(st, 2);
     }
     if (ari_store_rows_end(l->s, st, rc, "read workers", err) < 0) {
         free(c);
@@ -253,7 +253,7 @@ static int finish(loader *l, ari_prog_data *d, const int *counts, int stride)
 
 static int read_time_unit(ari_store *s, int64_t id, char **time_unit, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT time_unit FROM traces WHERE id = ?", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT time_unit FROM traces WHERE id = ?", id, err);
     int rc = st ? ari_store_query_string(s, st, "", time_unit, "read trace", err) : -1;
     return rc == 1 ? ARI_PROG_LOAD_NO_TRACE : rc;
 }

@@ -1,7 +1,13 @@
 /* staging.c: the staging database of an import and its publication into
  * the shared database (see staging.h). The copy is generic: every staged
  * table that has a trace_id column is copied with its trace ids moved past
- * the shared database's largest, so a new table needs no change here. */
+ * the shared database's largest, so a new table needs no change here.
+ *
+ * The staging database is always an SQLite file: every writer of the
+ * store writes there. Into an SQLite database it is attached and copied
+ * with INSERT ... SELECT; into PostgreSQL its rows are sent with COPY in
+ * the publishing transaction (pg_publish.c), the file then lying in
+ * $TMPDIR (named "ariadne.staging-...") rather than next to a database. */
 #include "store/staging.h"
 
 #include <dirent.h>
@@ -12,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/pg_publish.h"
 #include "store/store_internal.h"
 #include "util/log.h"
 #include "util/proc.h"
@@ -39,10 +46,21 @@ static void remove_files(const char *path)
     }
 }
 
+/* Where the staging files of a PostgreSQL database's imports lie: a path
+ * prefix ("/tmp/ariadne"). */
+static const char *pg_staging_base(char *buf, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/ariadne", tmp && *tmp ? tmp : "/tmp");
+    return buf;
+}
+
 ari_staging *ari_staging_open(ari_store *shared, ari_error *err)
 {
+    char base[4096];
+    const char *near = shared->pg ? pg_staging_base(base, sizeof base) : ari_store_path(shared);
     ari_staging *g = calloc(1, sizeof *g);
-    if (!g || asprintf(&g->path, "%s" STAGING_TAG "%ld-%lld-%u", ari_store_path(shared), (long)getpid(),
+    if (!g || asprintf(&g->path, "%s" STAGING_TAG "%ld-%lld-%u", near, (long)getpid(),
                        (long long)ari_process_start(getpid()), atomic_fetch_add(&staging_seq, 1)) < 0) {
         free(g);
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
@@ -66,23 +84,20 @@ ari_store *ari_staging_store(ari_staging *g)
  * the table has no such column. Caller frees. */
 static char *copy_sql(ari_store *s, const char *table, const char *shift, ari_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1, 'staging') ORDER BY cid",
-                           -1, &st, NULL) != SQLITE_OK) {
-        ari_store_fail(s, err, "staged columns");
+    ari_stmt *st = ari_store_prepare(s, "SELECT name FROM pragma_table_info(?1, 'staging') ORDER BY cid", err);
+    if (!st)
         return NULL;
-    }
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    ari_bind_text_static(st, 1, table, -1);
     ari_sbuf cols = {0}, sel = {0}, sql = {0};
     int shifted = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *c = (const char *)sqlite3_column_text(st, 0);
+    while (ari_step(st) == ARI_ROW) {
+        const char *c = (const char *)ari_col_text(st, 0);
         int is_shift = strcmp(c, shift) == 0;
         shifted |= is_shift;
         ari_sbuf_printf(&cols, "%s\"%s\"", cols.len ? ", " : "", c);
         ari_sbuf_printf(&sel, "%s\"%s\"%s", sel.len ? ", " : "", c, is_shift ? " + ?1" : "");
     }
-    sqlite3_finalize(st);
+    ari_stmt_finalize(st);
     ari_sbuf_printf(&sql, "INSERT INTO main.\"%s\"(%s) SELECT %s FROM staging.\"%s\"", table,
                     ari_sbuf_text(&cols), ari_sbuf_text(&sel), table);
     int failed = ari_sbuf_failed(&cols) || ari_sbuf_failed(&sel) || ari_sbuf_failed(&sql);
@@ -98,25 +113,24 @@ static char *copy_sql(ari_store *s, const char *table, const char *shift, ari_er
 static int staged_rows(ari_store *s, const char *table)
 {
     char *sql = NULL;
-    sqlite3_stmt *st = NULL;
+    ari_stmt *st = NULL;
     int any = 0;
-    if (asprintf(&sql, "SELECT 1 FROM staging.\"%s\" LIMIT 1", table) >= 0 &&
-        sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK)
-        any = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
+    if (asprintf(&sql, "SELECT 1 FROM staging.\"%s\" LIMIT 1", table) >= 0 && (st = ari_store_prepare(s, sql, NULL)))
+        any = ari_step(st) == ARI_ROW;
+    ari_stmt_finalize(st);
     free(sql);
     return any;
 }
 
 static int run_bound(ari_store *s, const char *sql, int64_t offset, const char *what, ari_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return ari_store_fail(s, err, what);
-    if (sqlite3_bind_parameter_count(st) > 0)
-        sqlite3_bind_int64(st, 1, offset);
+    ari_stmt *st = ari_store_prepare(s, sql, err);
+    if (!st)
+        return -1;
+    if (strstr(sql, "?1"))
+        ari_bind_int64(st, 1, offset);
     int rc = ari_store_write(s, st, what, err);
-    sqlite3_finalize(st);
+    ari_stmt_finalize(st);
     return rc;
 }
 
@@ -142,20 +156,20 @@ static int copy_table(ari_store *s, const char *table, int64_t offset, ari_error
 
 static int copy_tables(ari_store *s, int64_t offset, ari_error *err)
 {
-    sqlite3_stmt *st = NULL;
     /* creation order: traces first, then the tables that refer to it */
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM staging.sqlite_master WHERE type = 'table'"
-                                  " AND name NOT LIKE 'sqlite_%' ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
-        return ari_store_fail(s, err, "staged tables");
+    ari_stmt *st = ari_store_prepare(s, "SELECT name FROM staging.sqlite_master WHERE type = 'table'"
+                                        " AND name NOT LIKE 'sqlite_%' ORDER BY rowid", err);
+    if (!st)
+        return -1;
     int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        char *table = strdup((const char *)sqlite3_column_text(st, 0));
+    while (rc == 0 && (step = ari_step(st)) == ARI_ROW) {
+        char *table = strdup((const char *)ari_col_text(st, 0));
         rc = table ? copy_table(s, table, offset, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
         free(table);
     }
-    if (rc == 0 && step != SQLITE_DONE)
+    if (rc == 0 && step != ARI_DONE)
         rc = ari_store_fail(s, err, "staged tables");
-    sqlite3_finalize(st);
+    ari_stmt_finalize(st);
     return rc;
 }
 
@@ -180,12 +194,14 @@ static void detach(ari_staging *g, ari_store *s)
 
 static int max_trace_id(ari_store *s, int64_t *out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT coalesce(max(id), 0) FROM main.traces", err);
+    ari_stmt *st = ari_store_stmt(s, "SELECT coalesce(max(id), 0) FROM traces", err);
     return st && ari_store_query_int64(s, st, out, "largest trace id", err) == 0 ? 0 : -1;
 }
 
 int ari_staging_publish(ari_staging *g, ari_store *s, int64_t *offset_out, ari_error *err)
 {
+    if (s->pg)
+        return ari_pg_publish(g->store, s, offset_out, err);
     ari_store_close(g->store);
     g->store = NULL;
     if (attach(g, s, err) < 0)
@@ -269,4 +285,10 @@ int ari_staging_sweep(const char *db_path)
     }
     closedir(d);
     return removed;
+}
+
+int ari_staging_sweep_tmp(void)
+{
+    char base[4096];
+    return ari_staging_sweep(pg_staging_base(base, sizeof base));
 }

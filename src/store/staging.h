@@ -41,5 +41,8 @@ void ari_staging_close(ari_staging *g);
 /* Deletes staging files of `db_path` left by processes that are gone
  * (an import killed with -9). Returns how many were removed. */
 int ari_staging_sweep(const char *db_path);
+/* The same for the staging files of PostgreSQL databases' imports, which
+ * lie in $TMPDIR. */
+int ari_staging_sweep_tmp(void);
 
 #endif

@@ -83,14 +83,10 @@ static buffer *buffer_of(ari_state_packer *p, int64_t container, ari_error *err)
         ari_error_set(err, ARI_E_INVALID_INPUT, "container id %lld out of range", (long long)container);
         return NULL;
     }
-    size_t want = (size_t)container + 1, cap = p->ncontainers;
-    if (want > cap) {
-        if (ari_vec_reserve((void **)&p->by_container, &cap, want, sizeof *p->by_container) < 0) {
-            ari_error_set(err, ARI_E_NOMEM, "out of memory");
-            return NULL;
-        }
-        memset(p->by_container + p->ncontainers, 0, (cap - p->ncontainers) * sizeof *p->by_container);
-        p->ncontainers = cap;
+    if (ari_vec_reserve_zeroed((void **)&p->by_container, &p->ncontainers, (size_t)container + 1,
+                               sizeof *p->by_container) < 0) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
     }
     return &p->by_container[container];
 }
@@ -143,7 +139,7 @@ static int by_start_depth(const void *a, const void *b)
 static int has_chunks(ari_store *s, int64_t trace_id, int64_t container, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT EXISTS (SELECT 1 FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2)", args,
         ARI_NARGS(args), err);
     int64_t any = 0;
@@ -193,7 +189,7 @@ static int read_filtered(ari_store *s, int64_t trace_id, int64_t container, int6
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container), ari_arg_int(type),
                       ari_arg_real(f->t0),   ari_arg_real(f->b < f->t1 ? f->b : f->t1)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT n, data FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2"
                                        " AND type_id = ?3 AND min_start <= ?5 AND max_end >= ?4",
                                        args, ARI_NARGS(args), err);
@@ -203,18 +199,18 @@ static int read_filtered(ari_store *s, int64_t trace_id, int64_t container, int6
     int rc, full = 0;
     *out = NULL;
     *len = 0;
-    while (!full && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        full = unpack(sqlite3_column_blob(st, 1), sqlite3_column_bytes(st, 1), sqlite3_column_int64(st, 0), f,
+    while (!full && (rc = ari_step(st)) == ARI_ROW) {
+        full = unpack(ari_col_blob(st, 1), ari_col_bytes(st, 1), ari_col_int64(st, 0), f,
                       limit, out, len, &cap, max_value, err);
         if (full < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             free(*out);
             *out = NULL;
             return -1;
         }
     }
     if (full) {
-        sqlite3_reset(st);
+        ari_reset(st);
         return 1;
     }
     if (ari_store_rows_end(s, st, rc, "reading packed states", err) < 0) {
@@ -258,16 +254,16 @@ typedef struct bounds {
 static int chunk_bounds(ari_store *s, int64_t trace_id, int64_t container, int64_t type, bounds *b, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(container), ari_arg_int(type)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT min(min_start), max(max_end), coalesce(sum(n), 0) FROM state_chunks"
                                        " WHERE trace_id = ?1 AND container_id = ?2 AND type_id = ?3",
                                        args, ARI_NARGS(args), err);
     int rc = st ? ari_store_step_row(s, st, "bounding packed states", err) : -1;
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    int any = sqlite3_column_type(st, 0) != SQLITE_NULL;
-    *b = (bounds){sqlite3_column_double(st, 0), sqlite3_column_double(st, 1), sqlite3_column_int64(st, 2)};
-    sqlite3_reset(st);
+    int any = ari_col_type(st, 0) != ARI_NULL;
+    *b = (bounds){ari_col_double(st, 0), ari_col_double(st, 1), ari_col_int64(st, 2)};
+    ari_reset(st);
     return any;
 }
 
@@ -361,15 +357,15 @@ int ari_state_chunks_at(ari_store *s, int64_t trace_id, int64_t container, int64
 
 int ari_state_chunks_values(ari_store *s, int64_t trace_id, unsigned char *seen, int64_t nseen, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT n, data FROM state_chunks WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT n, data FROM state_chunks WHERE trace_id = ?1", trace_id, err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *blob = sqlite3_column_blob(st, 1);
-        int64_t n = sqlite3_column_int64(st, 0);
-        if (n < 0 || (size_t)sqlite3_column_bytes(st, 1) != (size_t)n * sizeof(packed_state)) {
-            sqlite3_reset(st);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *blob = ari_col_blob(st, 1);
+        int64_t n = ari_col_int64(st, 0);
+        if (n < 0 || (size_t)ari_col_bytes(st, 1) != (size_t)n * sizeof(packed_state)) {
+            ari_reset(st);
             return ari_error_set(err, ARI_E_DB, "a chunk of states of trace %lld has the wrong size",
                                  (long long)trace_id);
         }
@@ -385,7 +381,7 @@ int ari_state_chunks_values(ari_store *s, int64_t trace_id, unsigned char *seen,
 
 int ari_state_chunks_present(ari_store *s, int64_t trace_id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT EXISTS (SELECT 1 FROM state_chunks WHERE trace_id = ?1)", trace_id, err);
     int64_t any = 0;
     if (!st || ari_store_query_int64(s, st, &any, "find packed states", err) < 0)

@@ -25,7 +25,7 @@ static int nomem(ari_error *err)
 static int trace_exists(ari_store *s, int64_t id, ari_error *err)
 {
     int64_t one = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT 1 FROM traces WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT 1 FROM traces WHERE id = ?1", id, err);
     if (!st)
         return -1;
     return ari_store_query_int64(s, st, &one, "reading the trace", err);
@@ -74,7 +74,7 @@ static int64_t find_ix(const ctree *t, int64_t id)
 
 static int load_containers(ari_store *s, int64_t id, ctree *t, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT id, coalesce(parent_id, -1), coalesce(type_id, -1), name FROM containers"
                           " WHERE trace_id = ?1 ORDER BY id",
@@ -82,16 +82,16 @@ static int load_containers(ari_store *s, int64_t id, ctree *t, ari_error *err)
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 3);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *name = (const char *)ari_col_text(st, 3);
         if (ari_vec_reserve((void **)&t->c, &t->cap, t->n + 1, sizeof *t->c) < 0 ||
             !(t->c[t->n].name = strdup(name ? name : ""))) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
-        t->c[t->n].id = sqlite3_column_int64(st, 0);
-        t->c[t->n].parent = sqlite3_column_int64(st, 1);
-        t->c[t->n].type = sqlite3_column_int64(st, 2);
+        t->c[t->n].id = ari_col_int64(st, 0);
+        t->c[t->n].parent = ari_col_int64(st, 1);
+        t->c[t->n].type = ari_col_int64(st, 2);
         t->n++;
     }
     return ari_store_rows_end(s, st, rc, "reading containers", err);
@@ -202,7 +202,7 @@ static int pairs_text(ari_store *s, int64_t id, char **out, ari_error *err)
     int rc = ari_cache_get(s, id, PAIRS_ANALYSIS, "", out, err);
     if (rc <= 0)
         return rc;
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT json_group_array(json_array(container_id, type_id)) FROM"
         " (SELECT container_id, type_id FROM states WHERE trace_id = ?1 GROUP BY container_id, type_id"
@@ -220,7 +220,7 @@ static int load_pairs(ari_store *s, int64_t id, pair **out, size_t *n, ari_error
     if (pairs_text(s, id, &text, err) < 0)
         return -1;
     ari_arg args[] = {ari_arg_raw_text(text)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)", args, 1,
         err);
     free(text);
@@ -229,12 +229,12 @@ static int load_pairs(ari_store *s, int64_t id, pair **out, size_t *n, ari_error
     size_t cap = 0;
     int rc;
     *n = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (ari_vec_reserve((void **)out, &cap, *n + 1, sizeof **out) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
-        (*out)[(*n)++] = (pair){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+        (*out)[(*n)++] = (pair){ari_col_int64(st, 0), ari_col_int64(st, 1)};
     }
     if (ari_store_rows_end(s, st, rc, "reading the state rows", err) < 0)
         return -1;
@@ -258,7 +258,7 @@ static int listed(const int64_t *ids, size_t n, int64_t id)
 static char *type_name(ari_store *s, int64_t id, int64_t type, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(type)};
-    sqlite3_stmt *st = ari_store_bound(s, "SELECT name FROM entity_types WHERE trace_id = ?1 AND id = ?2",
+    ari_stmt *st = ari_store_bound(s, "SELECT name FROM entity_types WHERE trace_id = ?1 AND id = ?2",
                                        args, ARI_NARGS(args), err);
     char *name = NULL;
     if (!st || ari_store_query_string(s, st, "", &name, "reading a state type", err) < 0)
@@ -287,7 +287,7 @@ static int add_row(ari_store *s, int64_t id, const ctree *t, size_t i, int64_t t
 
 static int extent(ari_store *s, int64_t id, ari_sq_rows *out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT min(start), max(end) FROM containers WHERE trace_id = ?1 AND parent_id IS NOT NULL", id,
         err);
     if (!st)
@@ -295,10 +295,10 @@ static int extent(ari_store *s, int64_t id, ari_sq_rows *out, ari_error *err)
     int rc = ari_store_step_row(s, st, "reading the extent", err);
     if (rc < 0)
         return -1;
-    out->start = rc == 0 && sqlite3_column_type(st, 0) != SQLITE_NULL ? sqlite3_column_double(st, 0) : NAN;
-    out->end = rc == 0 && sqlite3_column_type(st, 1) != SQLITE_NULL ? sqlite3_column_double(st, 1) : NAN;
+    out->start = rc == 0 && ari_col_type(st, 0) != ARI_NULL ? ari_col_double(st, 0) : NAN;
+    out->end = rc == 0 && ari_col_type(st, 1) != ARI_NULL ? ari_col_double(st, 1) : NAN;
     if (rc == 0)
-        sqlite3_reset(st);
+        ari_reset(st);
     return 0;
 }
 
@@ -367,27 +367,27 @@ int ari_sq_row_states(ari_store *s, int64_t id, const ari_sq_row *row, double t0
         return packed < 0 ? -1 : 0;
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(row->container_id), ari_arg_int(row->type_id),
                       ari_arg_real(t0), ari_arg_real(t1)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT value_id, depth, start, end FROM states WHERE trace_id = ?1 AND container_id = ?2"
-        " AND start <= ?5 AND end >= ?4 AND type_id = ?3 ORDER BY start, depth",
+        " AND start <= ?5 AND end >= ?4 AND type_id = ?3 ORDER BY start, depth, rowid",
         args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t v = sqlite3_column_int64(st, 0);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t v = ari_col_int64(st, 0);
         if (ari_vec_reserve((void **)out, &cap, (size_t)*n + 1, sizeof **out) < 0 || v < 0 || v > INT32_MAX) {
-            sqlite3_reset(st);
+            ari_reset(st);
             free(*out);
             *out = NULL;
             return v < 0 || v > INT32_MAX
                        ? ari_error_set(err, ARI_E_DB, "state value id %lld out of range", (long long)v)
                        : nomem(err);
         }
-        (*out)[(*n)++] = (ari_gantt_state){(int)v, sqlite3_column_int(st, 1), sqlite3_column_double(st, 2),
-                                           sqlite3_column_double(st, 3)};
+        (*out)[(*n)++] = (ari_gantt_state){(int)v, ari_col_int(st, 1), ari_col_double(st, 2),
+                                           ari_col_double(st, 3)};
         if ((int)v > *max_value)
             *max_value = (int)v;
     }
@@ -403,7 +403,7 @@ int ari_sq_value(ari_store *s, int64_t id, int64_t value_id, char **name, char *
 {
     *name = *color = NULL;
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(value_id)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT n.name, (SELECT e.color FROM entity_types e WHERE e.trace_id = ?1 AND e.nature = 'value'"
         "   AND (e.name = n.name OR e.alias = n.name) AND e.color IS NOT NULL ORDER BY e.id LIMIT 1)"
@@ -414,10 +414,10 @@ int ari_sq_value(ari_store *s, int64_t id, int64_t value_id, char **name, char *
     int rc = ari_store_step_row(s, st, "reading a state value", err);
     if (rc != 0)
         return rc;
-    const char *nm = (const char *)sqlite3_column_text(st, 0), *c = (const char *)sqlite3_column_text(st, 1);
+    const char *nm = (const char *)ari_col_text(st, 0), *c = (const char *)ari_col_text(st, 1);
     *name = strdup(nm ? nm : "");
     *color = c ? strdup(c) : NULL;
-    sqlite3_reset(st);
+    ari_reset(st);
     if (!*name || (c && !*color)) {
         free(*name), free(*color);
         *name = *color = NULL;
@@ -429,7 +429,7 @@ int ari_sq_value(ari_store *s, int64_t id, int64_t value_id, char **name, char *
 int ari_sq_time_origin(ari_store *s, int64_t id, double *origin, ari_error *err)
 {
     *origin = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT json_extract(summary_json, '$.time_origin') FROM traces WHERE id = ?1", id, err);
     if (!st)
         return -1;
@@ -437,33 +437,33 @@ int ari_sq_time_origin(ari_store *s, int64_t id, double *origin, ari_error *err)
     if (rc < 0)
         return -1;
     if (rc == 0) {
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-            *origin = sqlite3_column_double(st, 0);
-        sqlite3_reset(st);
+        if (ari_col_type(st, 0) != ARI_NULL)
+            *origin = ari_col_double(st, 0);
+        ari_reset(st);
     }
     return 0;
 }
 
 /* ---- links ---- */
 
-static int link_end(sqlite3_stmt *st, int col, ari_sq_end *e)
+static int link_end(ari_stmt *st, int col, ari_sq_end *e)
 {
-    const char *name = (const char *)sqlite3_column_text(st, col + 1);
-    e->container_id = sqlite3_column_int64(st, col);
+    const char *name = (const char *)ari_col_text(st, col + 1);
+    e->container_id = ari_col_int64(st, col);
     e->name = strdup(name ? name : "");
-    e->worker_id = sqlite3_column_type(st, col + 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col + 2);
-    e->node = sqlite3_column_type(st, col + 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col + 3);
+    e->worker_id = ari_col_type(st, col + 2) == ARI_NULL ? -1 : ari_col_int64(st, col + 2);
+    e->node = ari_col_type(st, col + 3) == ARI_NULL ? -1 : ari_col_int64(st, col + 3);
     return e->name ? 0 : -1;
 }
 
-static int read_link(sqlite3_stmt *st, ari_sq_link *l)
+static int read_link(ari_stmt *st, ari_sq_link *l)
 {
-    const char *type = (const char *)sqlite3_column_text(st, 2),
-               *value = (const char *)sqlite3_column_text(st, 3),
-               *key = (const char *)sqlite3_column_text(st, 4);
+    const char *type = (const char *)ari_col_text(st, 2),
+               *value = (const char *)ari_col_text(st, 3),
+               *key = (const char *)ari_col_text(st, 4);
     memset(l, 0, sizeof *l);
-    l->start = sqlite3_column_double(st, 0);
-    l->end = sqlite3_column_double(st, 1);
+    l->start = ari_col_double(st, 0);
+    l->end = ari_col_double(st, 1);
     l->type = strdup(type ? type : "");
     l->value = strdup(value ? value : "");
     l->key = strdup(key ? key : "");
@@ -488,12 +488,12 @@ static void link_free(ari_sq_link *l)
     " LEFT JOIN workers wa ON wa.trace_id = l.trace_id AND wa.container_id = l.start_container_id"               \
     " LEFT JOIN containers b ON b.trace_id = l.trace_id AND b.id = l.end_container_id"                           \
     " LEFT JOIN workers wb ON wb.trace_id = l.trace_id AND wb.container_id = l.end_container_id" LINK_WHERE      \
-    " ORDER BY l.start LIMIT ?4"
+    " ORDER BY l.start, l.rowid LIMIT ?4" /* links_by_start's order, on both backends */
 
 /* 1 when the trace is an event trace (its links are its messages), 0, -1. */
 static int has_messages(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT EXISTS (SELECT 1 FROM ev_locations WHERE trace_id = ?1)", id, err);
     int64_t any = 0;
     if (!st || ari_store_query_int64(s, st, &any, "checking the trace's messages", err) < 0)
@@ -518,17 +518,17 @@ typedef struct message_links {
 static int message_end(message_links *m, int64_t container, ari_sq_end *e)
 {
     ari_arg args[] = {ari_arg_int(m->id), ari_arg_int(container)};
-    sqlite3_stmt *st = ari_store_bound(m->s, "SELECT id, name FROM containers WHERE trace_id = ?1 AND id = ?2", args,
+    ari_stmt *st = ari_store_bound(m->s, "SELECT id, name FROM containers WHERE trace_id = ?1 AND id = ?2", args,
                                        ARI_NARGS(args), m->err);
     int rc = st ? ari_store_step_row(m->s, st, "reading a link's container", m->err) : -1;
     if (rc < 0)
         return -1;
-    const char *name = rc == 0 ? (const char *)sqlite3_column_text(st, 1) : NULL;
-    e->container_id = rc == 0 ? sqlite3_column_int64(st, 0) : 0;
+    const char *name = rc == 0 ? (const char *)ari_col_text(st, 1) : NULL;
+    e->container_id = rc == 0 ? ari_col_int64(st, 0) : 0;
     e->name = strdup(name ? name : "");
     e->worker_id = e->node = -1;
     if (rc == 0)
-        sqlite3_reset(st);
+        ari_reset(st);
     return e->name ? 0 : nomem(m->err);
 }
 
@@ -569,7 +569,7 @@ static int message_links_load(ari_store *s, int64_t id, double t0, double t1, in
     ari_mc_filter f = {-HUGE_VAL, isnan(t1) ? HUGE_VAL : nextafter(t1, -HUGE_VAL), isnan(t0) ? -HUGE_VAL : t0};
     if (ari_message_chunks_each(s, id, &f, 0, 0, count_link, &out->total, err) < 0)
         return -1;
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s, "SELECT name FROM entity_types WHERE trace_id = ?1 AND nature = 'link' AND alias = 'M'", id, err);
     char *type = NULL;
     if (!st || ari_store_query_string(s, st, "", &type, "reading the message type", err) < 0)
@@ -598,17 +598,17 @@ int ari_sq_links_load(ari_store *s, int64_t id, double t0, double t1, int64_t li
         return message_links_load(s, id, t0, t1, limit, out, err);
     ari_arg args[] = {ari_arg_int(id), isnan(t0) ? ari_arg_null() : ari_arg_real(t0),
                       isnan(t1) ? ari_arg_null() : ari_arg_real(t1), ari_arg_int(limit)};
-    sqlite3_stmt *st = ari_store_bound(s, "SELECT count(*) FROM links l" LINK_WHERE, args, 3, err);
+    ari_stmt *st = ari_store_bound(s, "SELECT count(*) FROM links l" LINK_WHERE, args, 3, err);
     if (!st || ari_store_query_int64(s, st, &out->total, "counting links", err) < 0)
         return -1;
     st = ari_store_bound(s, PAJE_LINKS, args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (ari_vec_reserve((void **)&out->links, &cap, (size_t)out->n + 1, sizeof *out->links) < 0 ||
             read_link(st, &out->links[out->n++]) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             ari_sq_links_free(out);
             return nomem(err);
         }

@@ -1,5 +1,7 @@
-/* store.c: opening the database, its pragmas, schema migrations, the
- * prepared-statement cache and transactions. */
+/* store.c: opening the database (an SQLite file, or a PostgreSQL one
+ * through pg_backend.c), its pragmas, schema migrations, the
+ * prepared-statement cache and transactions. What differs between the two
+ * backends at the connection level is decided here, once per operation. */
 #include "store/store_internal.h"
 
 #include <stdint.h>
@@ -7,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/pg_backend.h"
 #include "store/staging.h"
 #include "store/store_text.h"
 #include "util/embedded.h"
@@ -24,35 +27,54 @@ void ari_store_set_default_busy_timeout(int ms)
 
 void ari_store_set_busy_timeout(ari_store *s, int ms)
 {
-    sqlite3_busy_timeout(s->db, ms < 0 ? busy_timeout_ms : ms);
+    if (s->pg)
+        ari_pg_set_busy_timeout(s->pg, ms < 0 ? busy_timeout_ms : ms);
+    else
+        sqlite3_busy_timeout(s->db, ms < 0 ? busy_timeout_ms : ms);
 }
 
 int ari_store_fail(ari_store *s, ari_error *err, const char *what)
 {
+    if (s->pg) {
+        int code = ari_pg_errcode(s->pg);
+        const char *ecode = code == ARI_BUSY ? ARI_E_BUSY : code == ARI_NOMEM ? ARI_E_NOMEM : ARI_E_DB;
+        return ari_error_set(err, ecode, "%s: %s", what, ari_pg_errmsg(s->pg));
+    }
     int code = sqlite3_errcode(s->db);
     const char *ecode = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? ARI_E_BUSY : ARI_E_DB;
     return ari_error_set(err, ecode, "%s: %s", what, sqlite3_errmsg(s->db));
 }
 
-int ari_store_write(ari_store *s, sqlite3_stmt *st, const char *what, ari_error *err)
+int ari_store_write(ari_store *s, ari_stmt *st, const char *what, ari_error *err)
 {
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    int rc = ari_step(st);
+    if (rc != ARI_DONE && rc != ARI_ROW)
         ari_store_fail(s, err, what);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+    ari_reset(st);
+    return rc == ARI_DONE || rc == ARI_ROW ? 0 : -1;
 }
 
 void ari_store_settle(ari_store *s)
 {
-    for (sqlite3_stmt *st = sqlite3_next_stmt(s->db, NULL); st; st = sqlite3_next_stmt(s->db, st))
-        if (sqlite3_stmt_busy(st))
-            sqlite3_reset(st);
+    if (s->pg) {
+        for (size_t i = 0; i < s->ncache; i++)
+            ari_reset(s->cache[i].stmt);
+    } else {
+        for (sqlite3_stmt *st = sqlite3_next_stmt(s->db, NULL); st; st = sqlite3_next_stmt(s->db, st))
+            if (sqlite3_stmt_busy(st))
+                sqlite3_reset(st);
+    }
     ari_store_rollback(s);
 }
 
 int ari_store_exec(ari_store *s, const char *sql, ari_error *err)
 {
+    if (s->pg) {
+        if (ari_pg_exec(s->pg, sql) == ARI_OK)
+            return 0;
+        int code = ari_pg_errcode(s->pg);
+        return ari_error_set(err, code == ARI_BUSY ? ARI_E_BUSY : ARI_E_DB, "%s", ari_pg_errmsg(s->pg));
+    }
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
         int code = sqlite3_errcode(s->db);
@@ -63,17 +85,63 @@ int ari_store_exec(ari_store *s, const char *sql, ari_error *err)
     return 0;
 }
 
-static sqlite3_stmt *reuse(ari_store *s, int i, int *hint)
+/* A new statement (persistent: kept in the cache for the connection's
+ * life), or NULL with err set. */
+static ari_stmt *prepare(ari_store *s, const char *sql, int persistent, ari_error *err)
+{
+    ari_stmt *st = calloc(1, sizeof *st);
+    if (!st) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    int ok = s->pg ? (st->pg = ari_pg_prepare(s->pg, sql)) != NULL
+                   : sqlite3_prepare_v3(s->db, sql, -1, persistent ? SQLITE_PREPARE_PERSISTENT : 0, &st->lite,
+                                        NULL) == SQLITE_OK;
+    if (!ok) {
+        ari_store_fail(s, err, "prepare");
+        ari_stmt_finalize(st);
+        return NULL;
+    }
+    return st;
+}
+
+ari_stmt *ari_store_prepare(ari_store *s, const char *sql, ari_error *err)
+{
+    return prepare(s, sql, 0, err);
+}
+
+void ari_stmt_finalize(ari_stmt *st)
+{
+    if (!st)
+        return;
+    if (st->pg)
+        ari_pg_finalize(st->pg);
+    else
+        sqlite3_finalize(st->lite);
+    free(st);
+}
+
+int64_t ari_store_last_insert_id(ari_store *s)
+{
+    return s->pg ? ari_pg_last_insert_id(s->pg) : sqlite3_last_insert_rowid(s->db);
+}
+
+int64_t ari_store_changes(ari_store *s)
+{
+    return s->pg ? ari_pg_changes(s->pg) : sqlite3_changes(s->db);
+}
+
+static ari_stmt *reuse(ari_store *s, int i, int *hint)
 {
     *hint = i + 1;
-    sqlite3_reset(s->cache[i].stmt);
-    sqlite3_clear_bindings(s->cache[i].stmt);
+    ari_reset(s->cache[i].stmt);
+    ari_clear_bindings(s->cache[i].stmt);
     return s->cache[i].stmt;
 }
 
 /* Imports call a few statements millions of times: the hint finds them
  * in one comparison; a miss falls back to a scan. */
-sqlite3_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err)
+ari_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err)
 {
     int *hint = &s->hint[((uintptr_t)sql >> 3) & 255];
     if (*hint > 0 && s->cache[*hint - 1].sql == sql)
@@ -85,54 +153,52 @@ sqlite3_stmt *ari_store_stmt(ari_store *s, const char *sql, ari_error *err)
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return NULL;
     }
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-        ari_store_fail(s, err, "prepare");
+    ari_stmt *st = prepare(s, sql, 1, err);
+    if (!st)
         return NULL;
-    }
     s->cache[s->ncache].sql = sql;
     s->cache[s->ncache].stmt = st;
     *hint = (int)++s->ncache;
     return st;
 }
 
-static int bind_arg(sqlite3_stmt *st, int i, const ari_arg *a)
+static int bind_arg(ari_stmt *st, int i, const ari_arg *a)
 {
     switch (a->type) {
-    case SQLITE_INTEGER:
-        return sqlite3_bind_int64(st, i, a->i);
-    case SQLITE_FLOAT:
-        return sqlite3_bind_double(st, i, a->r);
-    case SQLITE_TEXT:
+    case ARI_INTEGER:
+        return ari_bind_int64(st, i, a->i);
+    case ARI_FLOAT:
+        return ari_bind_double(st, i, a->r);
+    case ARI_TEXT:
         if (a->raw)
-            return sqlite3_bind_text(st, i, a->p, -1, SQLITE_TRANSIENT);
+            return ari_bind_text_copy(st, i, a->p, -1);
         return ari_store_bind_text(st, i, a->p, -1);
-    case SQLITE_BLOB:
-        return sqlite3_bind_blob64(st, i, a->p, (sqlite3_uint64)a->i, SQLITE_STATIC);
+    case ARI_BLOB:
+        return ari_bind_blob(st, i, a->p, a->i);
     default:
-        return sqlite3_bind_null(st, i);
+        return ari_bind_null(st, i);
     }
 }
 
-int ari_store_bind_args(ari_store *s, sqlite3_stmt *st, const ari_arg *args, int n, ari_error *err)
+int ari_store_bind_args(ari_store *s, ari_stmt *st, const ari_arg *args, int n, ari_error *err)
 {
     for (int i = 0; i < n; i++) {
         int rc = bind_arg(st, i + 1, &args[i]);
-        if (rc == SQLITE_NOMEM)
+        if (rc == ARI_NOMEM)
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        if (rc != SQLITE_OK)
+        if (rc != ARI_OK)
             return ari_store_fail(s, err, "bind");
     }
     return 0;
 }
 
-sqlite3_stmt *ari_store_bound(ari_store *s, const char *sql, const ari_arg *args, int n, ari_error *err)
+ari_stmt *ari_store_bound(ari_store *s, const char *sql, const ari_arg *args, int n, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, sql, err);
+    ari_stmt *st = ari_store_stmt(s, sql, err);
     return st && ari_store_bind_args(s, st, args, n, err) == 0 ? st : NULL;
 }
 
-sqlite3_stmt *ari_store_stmt_id(ari_store *s, const char *sql, int64_t id, ari_error *err)
+ari_stmt *ari_store_stmt_id(ari_store *s, const char *sql, int64_t id, ari_error *err)
 {
     ari_arg arg = ari_arg_int(id);
     return ari_store_bound(s, sql, &arg, 1, err);
@@ -141,78 +207,78 @@ sqlite3_stmt *ari_store_stmt_id(ari_store *s, const char *sql, int64_t id, ari_e
 int ari_store_run(ari_store *s, const char *sql, const ari_arg *args, int n, const char *what,
                   ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_bound(s, sql, args, n, err);
+    ari_stmt *st = ari_store_bound(s, sql, args, n, err);
     return st ? ari_store_write(s, st, what, err) : -1;
 }
 
-int ari_store_write_changed(ari_store *s, sqlite3_stmt *st, const char *what, ari_error *err)
+int ari_store_write_changed(ari_store *s, ari_stmt *st, const char *what, ari_error *err)
 {
     if (ari_store_write(s, st, what, err) < 0)
         return -1;
-    return sqlite3_changes(s->db) ? 0 : 1;
+    return ari_store_changes(s) ? 0 : 1;
 }
 
-int ari_store_step_row(ari_store *s, sqlite3_stmt *st, const char *what, ari_error *err)
+int ari_store_step_row(ari_store *s, ari_stmt *st, const char *what, ari_error *err)
 {
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    int rc = ari_step(st);
+    if (rc == ARI_ROW)
         return 0;
-    if (rc != SQLITE_DONE)
+    if (rc != ARI_DONE)
         ari_store_fail(s, err, what);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 1 : -1;
+    ari_reset(st);
+    return rc == ARI_DONE ? 1 : -1;
 }
 
-int ari_store_rows_end(ari_store *s, sqlite3_stmt *st, int rc, const char *what, ari_error *err)
+int ari_store_rows_end(ari_store *s, ari_stmt *st, int rc, const char *what, ari_error *err)
 {
-    if (rc != SQLITE_DONE)
+    if (rc != ARI_DONE)
         ari_store_fail(s, err, what);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    ari_reset(st);
+    return rc == ARI_DONE ? 0 : -1;
 }
 
-int ari_store_query_int64(ari_store *s, sqlite3_stmt *st, int64_t *out, const char *what, ari_error *err)
+int ari_store_query_int64(ari_store *s, ari_stmt *st, int64_t *out, const char *what, ari_error *err)
 {
     int rc = ari_store_step_row(s, st, what, err);
     if (rc != 0)
         return rc;
-    *out = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+    *out = ari_col_int64(st, 0);
+    ari_reset(st);
     return 0;
 }
 
-int ari_store_query_string(ari_store *s, sqlite3_stmt *st, const char *if_null, char **out, const char *what,
+int ari_store_query_string(ari_store *s, ari_stmt *st, const char *if_null, char **out, const char *what,
                            ari_error *err)
 {
     int rc = ari_store_step_row(s, st, what, err);
     if (rc != 0)
         return rc;
-    const char *text = (const char *)sqlite3_column_text(st, 0);
+    const char *text = (const char *)ari_col_text(st, 0);
     *out = strdup(text ? text : if_null);
-    sqlite3_reset(st);
+    ari_reset(st);
     return *out ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
 
-int ari_store_query_text(ari_store *s, sqlite3_stmt *st, char **out, ari_error *err)
+int ari_store_query_text(ari_store *s, ari_stmt *st, char **out, ari_error *err)
 {
     return ari_store_query_string(s, st, "null", out, "query", err);
 }
 
-int ari_store_read_rows(ari_store *s, sqlite3_stmt *st, void **items, size_t *n, size_t size,
+int ari_store_read_rows(ari_store *s, ari_stmt *st, void **items, size_t *n, size_t size,
                         ari_row_reader read, const void *ctx, const char *what, ari_error *err)
 {
     size_t cap = *n;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (ari_vec_reserve(items, &cap, *n + 1, size) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
         void *item = (char *)*items + *n * size;
         memset(item, 0, size);
         ++*n;
         if (read(st, item, ctx) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     }
@@ -229,8 +295,20 @@ int ari_store_latest_schema_version(void)
     return ari_migrations_count ? migration_number(&ari_migrations[ari_migrations_count - 1]) : 0;
 }
 
+/* PostgreSQL keeps the version in a table of one row (SQLite: PRAGMA
+ * user_version), made before the first migration. */
+static int pg_schema_version(ari_store *s)
+{
+    ari_stmt *st = ari_store_prepare(s, "SELECT version FROM ariadne_schema", NULL);
+    int version = st && ari_step(st) == ARI_ROW ? ari_col_int(st, 0) : -1;
+    ari_stmt_finalize(st);
+    return version;
+}
+
 int ari_store_schema_version(ari_store *s)
 {
+    if (s->pg)
+        return pg_schema_version(s);
     sqlite3_stmt *st = NULL;
     int version = -1;
     if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
@@ -300,6 +378,18 @@ static int migrate(ari_store *s, ari_error *err)
 {
     if (ari_store_begin(s, err) < 0)
         return -1;
+    /* PostgreSQL: one migrating replica at a time (a lock held until the
+     * transaction ends), and the version's table made if this is a new
+     * database. */
+    if (s->pg && (ari_store_exec(s, "SELECT pg_advisory_xact_lock(7402577)", err) < 0 ||
+                  ari_store_exec(s, "CREATE TABLE IF NOT EXISTS ariadne_schema(version integer NOT NULL);"
+                                    "INSERT INTO ariadne_schema SELECT 0 WHERE NOT EXISTS"
+                                    " (SELECT 1 FROM ariadne_schema)", err) < 0)) {
+        ari_store_rollback(s);
+        return -1;
+    }
+    const ari_embedded *migrations = s->pg ? ari_pg_migrations : ari_migrations;
+    size_t count = s->pg ? ari_pg_migrations_count : ari_migrations_count;
     int version = ari_store_schema_version(s);
     int latest = ari_store_latest_schema_version();
     if (version > latest) {
@@ -308,14 +398,20 @@ static int migrate(ari_store *s, ari_error *err)
                              "%s: database schema version %d is newer than this ariadned knows (%d)",
                              s->path, version, latest);
     }
-    for (size_t i = 0; i < ari_migrations_count; i++) {
-        const ari_embedded *m = &ari_migrations[i];
+    if (s->pg && count != ari_migrations_count) {
+        ari_store_rollback(s);
+        return ari_error_set(err, ARI_E_DB, "this ariadned has %zu PostgreSQL migrations for %zu SQLite ones",
+                             count, ari_migrations_count);
+    }
+    for (size_t i = 0; i < count; i++) {
+        const ari_embedded *m = &migrations[i];
         int n = migration_number(m);
         if (n <= version)
             continue;
         char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", n);
-        if (ari_store_exec(s, m->data, err) < 0 || (n == 16 && widen_trace_kinds(s, err) < 0) ||
+        snprintf(pragma, sizeof pragma, s->pg ? "UPDATE ariadne_schema SET version = %d" : "PRAGMA user_version = %d",
+                 n);
+        if (ari_store_exec(s, m->data, err) < 0 || (n == 16 && !s->pg && widen_trace_kinds(s, err) < 0) ||
             ari_store_exec(s, pragma, err) < 0) {
             char what[sizeof err->message];
             snprintf(what, sizeof what, "%s", err ? err->message : "");
@@ -324,7 +420,53 @@ static int migrate(ari_store *s, ari_error *err)
         }
         ari_log(ARI_LOG_DEBUG, "%s: applied migration %s", s->path, m->name);
     }
+    /* SQLite's functions that the shared SQL calls, re-created by every
+     * start so that a new release's versions replace the old ones. */
+    if (s->pg && ari_store_exec(s, ari_pg_functions[0].data, err) < 0) {
+        char what[sizeof err->message];
+        snprintf(what, sizeof what, "%s", err ? err->message : "");
+        ari_store_rollback(s);
+        return ari_error_set(err, ARI_E_DB, "sql/pg/functions.sql: %s", what);
+    }
     return ari_store_commit(s, err);
+}
+
+/* The password of a postgresql:// URL is not kept (the path names the
+ * database in messages and logs). */
+static char *url_without_password(const char *url)
+{
+    const char *scheme_end = strstr(url, "://");
+    const char *at = scheme_end ? strchr(scheme_end + 3, '@') : NULL;
+    const char *colon = at ? memchr(scheme_end + 3, ':', (size_t)(at - scheme_end - 3)) : NULL;
+    char *out = NULL;
+    if (!colon)
+        return strdup(url);
+    if (asprintf(&out, "%.*s%s", (int)(colon - url), url, at) < 0)
+        return NULL;
+    return out;
+}
+
+static ari_store *open_pg(const char *url, ari_error *err)
+{
+    ari_store *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = url_without_password(url))) {
+        free(s);
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (!(s->pg = ari_pg_open(url, err))) {
+        ari_store_close(s);
+        return NULL;
+    }
+    ari_pg_set_busy_timeout(s->pg, busy_timeout_ms);
+    if (migrate(s, err) < 0) {
+        ari_store_close(s);
+        return NULL;
+    }
+    int swept = ari_staging_sweep_tmp();
+    if (swept)
+        ari_log(ARI_LOG_INFO, "removed %d staging file(s) of imports killed before they ended", swept);
+    return s;
 }
 
 static ari_store *open_with(const char *path, const char *pragmas, ari_error *err)
@@ -350,8 +492,25 @@ static ari_store *open_with(const char *path, const char *pragmas, ari_error *er
     return s;
 }
 
+int ari_store_is_url(const char *db)
+{
+    return ari_pg_is_url(db);
+}
+
+char *ari_store_redacted(const char *db)
+{
+    return ari_pg_is_url(db) ? url_without_password(db) : strdup(db);
+}
+
+int ari_store_is_pg(const ari_store *s)
+{
+    return s->pg != NULL;
+}
+
 ari_store *ari_store_open(const char *path, ari_error *err)
 {
+    if (ari_pg_is_url(path))
+        return open_pg(path, err);
     ari_store *s = open_with(path, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                                    "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;", err);
     int swept = s ? ari_staging_sweep(path) : 0;
@@ -368,6 +527,8 @@ ari_store *ari_store_open(const char *path, ari_error *err)
  * resident memory. */
 int ari_store_map(ari_store *s, ari_error *err)
 {
+    if (s->pg)
+        return 0; /* a PostgreSQL server reads its own pages */
     return ari_store_exec(s, "PRAGMA mmap_size = 2147418112", err);
 }
 
@@ -392,8 +553,9 @@ void ari_store_close(ari_store *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->ncache; i++)
-        sqlite3_finalize(s->cache[i].stmt);
+        ari_stmt_finalize(s->cache[i].stmt);
     free(s->cache);
+    ari_pg_close(s->pg);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK)
         ari_log(ARI_LOG_WARN, "closing %s: %s", s->path, sqlite3_errmsg(s->db));
     free(s->path);
@@ -402,6 +564,12 @@ void ari_store_close(ari_store *s)
 
 char *ari_store_check(ari_store *s)
 {
+    if (s->pg) { /* the server checks its own pages: a connection that answers is ok */
+        ari_stmt *st = ari_store_prepare(s, "SELECT 'ok'", NULL);
+        char *result = strdup(st && ari_step(st) == ARI_ROW ? (const char *)ari_col_text(st, 0) : ari_pg_errmsg(s->pg));
+        ari_stmt_finalize(st);
+        return result;
+    }
     sqlite3_stmt *st = NULL;
     char *result = NULL;
     if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK &&
@@ -415,7 +583,7 @@ char *ari_store_check(ari_store *s)
 
 int ari_store_begin(ari_store *s, ari_error *err)
 {
-    return ari_store_exec(s, "BEGIN IMMEDIATE", err);
+    return ari_store_exec(s, s->pg ? "BEGIN" : "BEGIN IMMEDIATE", err);
 }
 
 int ari_store_commit(ari_store *s, ari_error *err)
@@ -425,6 +593,10 @@ int ari_store_commit(ari_store *s, ari_error *err)
 
 void ari_store_rollback(ari_store *s)
 {
-    if (!sqlite3_get_autocommit(s->db))
+    if (s->pg) {
+        if (ari_pg_in_transaction(s->pg))
+            ari_pg_exec(s->pg, "ROLLBACK");
+    } else if (!sqlite3_get_autocommit(s->db)) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    }
 }

@@ -15,8 +15,17 @@
 typedef struct ari_store ari_store;
 
 /* Opens (creating if needed) the database at `path`, sets WAL, foreign keys
- * and a busy timeout, and applies pending migrations from sql/. */
+ * and a busy timeout, and applies pending migrations from sql/. A path
+ * that is a postgresql:// (or postgres://) URL opens that PostgreSQL
+ * database instead, migrated with sql/pg/. */
 ari_store *ari_store_open(const char *path, ari_error *err);
+/* 1 when `db` is a PostgreSQL URL rather than an SQLite file. */
+int ari_store_is_url(const char *db);
+/* A malloc'd copy of `db` fit for logs and messages: a URL without its
+ * password. NULL when out of memory. */
+char *ari_store_redacted(const char *db);
+/* 1 when s is a PostgreSQL database. */
+int ari_store_is_pg(const ari_store *s);
 /* A private scratch database with the same schema, for staging imports
  * (see staging.h): no fsync. */
 ari_store *ari_store_open_scratch(const char *path, ari_error *err);

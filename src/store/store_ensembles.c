@@ -39,7 +39,7 @@ static int check_text(const char *what, const char *text, size_t max, ari_error 
 static int ensemble_exists(ari_store *s, int64_t id, ari_error *err)
 {
     int64_t one = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT 1 FROM ensembles WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT 1 FROM ensembles WHERE id = ?1", id, err);
     int rc = st ? ari_store_query_int64(s, st, &one, "find ensemble", err) : -1;
     if (rc == 1)
         return ari_error_set(err, ARI_E_NOT_FOUND, "no ensemble %lld", (long long)id);
@@ -51,7 +51,7 @@ static int is_member(ari_store *s, int64_t id, int64_t trace_id, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(trace_id)};
     int64_t one = 0;
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "SELECT 1 FROM ensemble_members WHERE ensemble_id = ?1 AND trace_id = ?2", args, 2, err);
     return st ? ari_store_query_int64(s, st, &one, "find member", err) : -1;
 }
@@ -60,7 +60,7 @@ static int is_member(ari_store *s, int64_t id, int64_t trace_id, ari_error *err)
 static int check_joinable(ari_store *s, int64_t id, int64_t trace_id, ari_error *err)
 {
     char *kind = NULL;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", trace_id, err);
     int rc = st ? ari_store_query_string(s, st, "", &kind, "read trace kind", err) : -1;
     if (rc == 1)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER,
@@ -104,6 +104,18 @@ static const char insert_meta_sql[] =
     " WHERE k NOT LIKE 'spot.%' AND k NOT LIKE 'cali.%' AND length(k) BETWEEN 1 AND 128"
     " AND length(CAST(v AS BLOB)) <= 512";
 
+/* PostgreSQL: json_each's values are text (functions.sql) and it has no
+ * printf; ari_real_text gives "%.15g" when exact, as META_TEXT does. */
+#define META_TEXT_PG                                                                                         \
+    "CASE ty WHEN 'real' THEN ari_real_text(CAST(val AS REAL))"                                               \
+    " WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(val AS TEXT) END"
+
+static const char insert_meta_sql_pg[] =
+    "INSERT OR IGNORE INTO ensemble_params (ensemble_id, trace_id, key, value, source)"
+    " SELECT ?1, ?2, k, v, 'metadata' FROM (SELECT k, " META_TEXT_PG " AS v FROM (" META_SCALARS "))"
+    " WHERE k NOT LIKE 'spot.%' AND k NOT LIKE 'cali.%' AND length(k) BETWEEN 1 AND 128"
+    " AND length(CAST(v AS BLOB)) <= 512";
+
 static const char insert_ranks_sql[] =
     "INSERT OR IGNORE INTO ensemble_params (ensemble_id, trace_id, key, value, source)"
     " SELECT ?1, ?2, 'ranks', CAST(count(DISTINCT rank) AS TEXT), 'metadata' FROM profile_procs"
@@ -123,7 +135,8 @@ static int add_member(ari_store *s, int64_t id, int64_t trace_id, ari_error *err
                       " FROM traces t WHERE t.id = ?2",
                       args, 2, "add member", err) < 0)
         return -1;
-    if (ari_store_run(s, insert_meta_sql, args, 2, "read member metadata", err) < 0)
+    const char *meta_sql = s->pg ? insert_meta_sql_pg : insert_meta_sql;
+    if (ari_store_run(s, meta_sql, args, 2, "read member metadata", err) < 0)
         return -1;
     return ari_store_run(s, insert_ranks_sql, args, 2, "count member ranks", err);
 }
@@ -170,7 +183,7 @@ static int create_body(ari_store *s, const void *ctx, ari_error *err)
     if (ari_store_run(s, "INSERT INTO ensembles (name) VALUES (?1)", &name, 1, "create ensemble", err) < 0)
         return -1;
     members_ctx with_id = *c;
-    with_id.id = sqlite3_last_insert_rowid(s->db);
+    with_id.id = ari_store_last_insert_id(s);
     *c->id_out = with_id.id;
     return add_members_body(s, &with_id, err);
 }
@@ -213,7 +226,7 @@ int ari_ensemble_rename(ari_store *s, int64_t id, const char *name, ari_error *e
     if (check_text("the ensemble's name", name, ARI_ENSEMBLE_NAME_MAX, err) < 0)
         return -1;
     ari_arg args[] = {ari_arg_int(id), ari_arg_text(name)};
-    sqlite3_stmt *st = ari_store_bound(s, "UPDATE ensembles SET name = ?2 WHERE id = ?1", args, 2, err);
+    ari_stmt *st = ari_store_bound(s, "UPDATE ensembles SET name = ?2 WHERE id = ?1", args, 2, err);
     int rc = st ? ari_store_write_changed(s, st, "rename ensemble", err) : -1;
     if (rc == 1)
         return ari_error_set(err, ARI_E_NOT_FOUND, "no ensemble %lld", (long long)id);
@@ -222,7 +235,7 @@ int ari_ensemble_rename(ari_store *s, int64_t id, const char *name, ari_error *e
 
 int ari_ensemble_delete(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "DELETE FROM ensembles WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "DELETE FROM ensembles WHERE id = ?1", id, err);
     return st ? ari_store_write_changed(s, st, "delete ensemble", err) : -1;
 }
 
@@ -232,7 +245,7 @@ static int remove_body(ari_store *s, const void *ctx, ari_error *err)
     if (ensemble_exists(s, c->id, err) < 0)
         return -1;
     ari_arg args[] = {ari_arg_int(c->id), ari_arg_int(c->trace_ids[0])};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s, "DELETE FROM ensemble_members WHERE ensemble_id = ?1 AND trace_id = ?2", args, 2, err);
     int rc = st ? ari_store_write_changed(s, st, "remove member", err) : -1;
     if (rc == 1)
@@ -328,15 +341,15 @@ int ari_ensemble_update(ari_store *s, int64_t id, const ari_ensemble_patch *u, a
 
 /* ---- reading ---- */
 
-static char *column_dup(sqlite3_stmt *st, int i)
+static char *column_dup(ari_stmt *st, int i)
 {
-    const char *t = (const char *)sqlite3_column_text(st, i);
+    const char *t = (const char *)ari_col_text(st, i);
     return strdup(t ? t : "");
 }
 
 static int read_header(ari_store *s, int64_t id, ari_ensemble *out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT name, created_at FROM ensembles WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT name, created_at FROM ensembles WHERE id = ?1", id, err);
     int rc = st ? ari_store_step_row(s, st, "read ensemble", err) : -1;
     if (rc == 1)
         return ari_error_set(err, ARI_E_NOT_FOUND, "no ensemble %lld", (long long)id);
@@ -345,25 +358,25 @@ static int read_header(ari_store *s, int64_t id, ari_ensemble *out, ari_error *e
     out->id = id;
     out->name = column_dup(st, 0);
     out->created_at = column_dup(st, 1);
-    sqlite3_reset(st);
+    ari_reset(st);
     return out->name && out->created_at ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
 
-static int read_member(sqlite3_stmt *st, void *item, const void *ctx)
+static int read_member(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_ensemble_member *m = item;
-    m->trace_id = sqlite3_column_int64(st, 0);
-    m->position = sqlite3_column_int64(st, 2);
+    m->trace_id = ari_col_int64(st, 0);
+    m->position = ari_col_int64(st, 2);
     m->name = column_dup(st, 1);
-    const char *stamp = (const char *)sqlite3_column_text(st, 3);
+    const char *stamp = (const char *)ari_col_text(st, 3);
     snprintf(m->trace_stamp, sizeof m->trace_stamp, "%s", stamp ? stamp : "");
     return m->name ? 0 : -1;
 }
 
 static int read_members(ari_store *s, int64_t id, ari_ensemble *out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
                                          "SELECT m.trace_id, m.name, m.position, t.created_at || ' ' ||"
                                          " coalesce(t.sha256, '') FROM ensemble_members m JOIN traces t"
                                          " ON t.id = m.trace_id WHERE m.ensemble_id = ?1 ORDER BY m.position",
@@ -379,7 +392,7 @@ static int read_members(ari_store *s, int64_t id, ari_ensemble *out, ari_error *
 }
 
 /* Appends one parameter to m (arrays grown one at a time: few per member). */
-static int push_param(ari_ensemble_member *m, sqlite3_stmt *st)
+static int push_param(ari_ensemble_member *m, ari_stmt *st)
 {
     size_t k = (size_t)m->nparams + 1;
     char **keys = realloc(m->param_keys, k * sizeof *keys);
@@ -413,17 +426,17 @@ static ari_ensemble_member *member_of(ari_ensemble *e, int64_t trace_id, int *hi
 
 static int read_params(ari_store *s, int64_t id, ari_ensemble *out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
                                          "SELECT trace_id, key, value, source FROM ensemble_params"
                                          " WHERE ensemble_id = ?1 ORDER BY trace_id, key",
                                          id, err);
     if (!st)
         return -1;
     int rc, hint = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        ari_ensemble_member *m = member_of(out, sqlite3_column_int64(st, 0), &hint);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        ari_ensemble_member *m = member_of(out, ari_col_int64(st, 0), &hint);
         if (m && push_param(m, st) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
     }
@@ -531,12 +544,12 @@ int ari_ensemble_param_keys(const ari_ensemble *e, const char ***keys, int *n, a
 
 /* ---- listing ---- */
 
-static int read_info(sqlite3_stmt *st, void *item, const void *ctx)
+static int read_info(ari_stmt *st, void *item, const void *ctx)
 {
     (void)ctx;
     ari_ensemble_info *e = item;
-    e->id = sqlite3_column_int64(st, 0);
-    e->nmembers = sqlite3_column_int64(st, 3);
+    e->id = ari_col_int64(st, 0);
+    e->nmembers = ari_col_int64(st, 3);
     e->name = column_dup(st, 1);
     e->created_at = column_dup(st, 2);
     return e->name && e->created_at ? 0 : -1;
@@ -544,7 +557,7 @@ static int read_info(sqlite3_stmt *st, void *item, const void *ctx)
 
 int ari_ensembles_list(ari_store *s, ari_ensemble_info **out, size_t *n, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_stmt *st = ari_store_stmt(s,
                                       "SELECT e.id, e.name, e.created_at, (SELECT count(*) FROM"
                                       " ensemble_members m WHERE m.ensemble_id = e.id)"
                                       " FROM ensembles e ORDER BY e.id DESC",

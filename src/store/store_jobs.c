@@ -20,11 +20,11 @@
     "'warnings', json((SELECT json_group_array(json_object('trace_id', t.id," \
     "  'code', json_extract(w.value, '$.code'), 'message', json_extract(w.value, '$.message')))" \
     "  FROM traces t, json_each(t.warnings_json) w" \
-    "  WHERE t.id IN (SELECT value FROM json_each(jobs.trace_ids))))," \
+    "  WHERE t.id IN (SELECT CAST(value AS INTEGER) FROM json_each(jobs.trace_ids))))," \
     "'error', CASE WHEN error_code IS NULL THEN NULL" \
     "  ELSE json_object('code', error_code, 'message', error_message) END," \
     "'skipped', json(skipped_json), 'duplicate_of', json(duplicates_json)," \
-    "'ensemble_id', json_extract(params_json, '$.ensemble_id')"
+    "'ensemble_id', CAST(json_extract(params_json, '$.ensemble_id') AS INTEGER)"
 
 static char own_key_text[128];
 
@@ -63,13 +63,13 @@ int ari_jobs_create(ari_store *s, const char *kind, const char *params_json,
                          " VALUES (?1, 'queued', ?2, ?3, ?4)",
                       args, ARI_NARGS(args), "create job", err) < 0)
         return -1;
-    *id_out = sqlite3_last_insert_rowid(s->db);
+    *id_out = ari_store_last_insert_id(s);
     return 0;
 }
 
 int ari_jobs_set_running(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "UPDATE jobs SET status = 'running' WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "UPDATE jobs SET status = 'running' WHERE id = ?1", id, err);
     return st ? ari_store_write(s, st, "update job", err) : -1;
 }
 
@@ -89,7 +89,7 @@ int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_i
 
 int ari_jobs_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT json_object(" JOB_FIELDS ") FROM jobs WHERE id = ?1", id, err);
     return st ? ari_store_query_text(s, st, json_out, err) : -1;
 }
@@ -97,7 +97,7 @@ int ari_jobs_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 int ari_jobs_list(ari_store *s, int64_t limit, int64_t offset, char **json_out,
                   int64_t *total, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM jobs", err);
+    ari_stmt *st = ari_store_stmt(s, "SELECT count(*) FROM jobs", err);
     if (!st || ari_store_query_int64(s, st, total, "count jobs", err) < 0)
         return -1;
     ari_arg args[] = {ari_arg_int(limit), ari_arg_int(offset)};
@@ -110,20 +110,20 @@ int ari_jobs_list(ari_store *s, int64_t limit, int64_t offset, char **json_out,
 /* The queued or running jobs whose owner process is gone. */
 static int orphans(ari_store *s, int64_t **ids, size_t *n, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_stmt *st = ari_store_stmt(s,
         "SELECT id, owner_pid, owner_key FROM jobs WHERE status IN ('queued', 'running')", err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (owner_alive(sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2)))
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        if (owner_alive(ari_col_int64(st, 1), (const char *)ari_col_text(st, 2)))
             continue;
         if (ari_vec_reserve((void **)ids, &cap, *n + 1, sizeof **ids) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
-        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+        (*ids)[(*n)++] = ari_col_int64(st, 0);
     }
     return ari_store_rows_end(s, st, rc, "list jobs", err);
 }

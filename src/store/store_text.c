@@ -9,30 +9,32 @@
 #include "util/utf8.h"
 #include "util/vec.h"
 
-static int bind_text(sqlite3_stmt *st, int i, const char *s, int n, void (*keep)(void *))
+static int bind_text(ari_stmt *st, int i, const char *s, int n, int copy)
 {
     if (!s)
-        return sqlite3_bind_null(st, i);
+        return ari_bind_null(st, i);
     size_t len = n < 0 ? strlen(s) : (size_t)n;
     if (ari_utf8_valid(s, len))
-        return sqlite3_bind_text(st, i, s, (int)len, keep);
+        return copy ? ari_bind_text_copy(st, i, s, (int)len) : ari_bind_text_static(st, i, s, (int)len);
     size_t fixed_len;
     char *fixed = ari_utf8_fix(s, len, &fixed_len);
     if (!fixed || fixed_len > 0x7fffffff) {
         free(fixed);
-        return SQLITE_NOMEM;
+        return ARI_NOMEM;
     }
-    return sqlite3_bind_text(st, i, fixed, (int)fixed_len, free);
+    int rc = ari_bind_text_copy(st, i, fixed, (int)fixed_len);
+    free(fixed);
+    return rc;
 }
 
-int ari_store_bind_text(sqlite3_stmt *st, int i, const char *s, int n)
+int ari_store_bind_text(ari_stmt *st, int i, const char *s, int n)
 {
-    return bind_text(st, i, s, n, SQLITE_TRANSIENT);
+    return bind_text(st, i, s, n, 1);
 }
 
-int ari_store_bind_text_static(sqlite3_stmt *st, int i, const char *s, int n)
+int ari_store_bind_text_static(ari_stmt *st, int i, const char *s, int n)
 {
-    return bind_text(st, i, s, n, SQLITE_STATIC);
+    return bind_text(st, i, s, n, 0);
 }
 
 int ari_text_init(ari_text *t, const char *s)

@@ -10,16 +10,16 @@
 #ifndef ARIADNE_STORE_TEXT_H
 #define ARIADNE_STORE_TEXT_H
 
-#include <sqlite3.h>
+#include "store/store_stmt.h"
 #include <stddef.h>
 
-/* Binds s[0..n) (n < 0: up to its NUL) to parameter i; SQLite copies it.
- * A NULL s binds NULL. Returns SQLite's result code. */
-int ari_store_bind_text(sqlite3_stmt *st, int i, const char *s, int n);
+/* Binds s[0..n) (n < 0: up to its NUL) to parameter i; the backend copies it.
+ * A NULL s binds NULL. Returns ARI_OK or an error code. */
+int ari_store_bind_text(ari_stmt *st, int i, const char *s, int n);
 
 /* The same for a string that stays unchanged until the statement is
- * stepped or rebound (SQLITE_STATIC): valid text is not copied. */
-int ari_store_bind_text_static(sqlite3_stmt *st, int i, const char *s, int n);
+ * stepped or rebound : valid text is not copied. */
+int ari_store_bind_text_static(ari_stmt *st, int i, const char *s, int n);
 
 /* The valid UTF-8 form of a string, for map keys and copies: the caller's
  * string itself when it is valid (nothing copied), else a repaired copy

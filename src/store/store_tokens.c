@@ -13,7 +13,7 @@
 #define TOKEN_FIELDS \
     "'id', id, 'name', name, 'scope', scope, 'created_at', created_at," \
     "'last_used_at', last_used_at, 'revoked', json(CASE WHEN revoked_at IS NULL THEN 'false' ELSE 'true' END)," \
-    "'created_without_auth', json(CASE WHEN created_without_auth THEN 'true' ELSE 'false' END)"
+    "'created_without_auth', json(CASE WHEN created_without_auth <> 0 THEN 'true' ELSE 'false' END)"
 
 static const char *scope_names[] = {"none", "read", "write", "admin"};
 
@@ -61,7 +61,7 @@ static int create_token(ari_store *s, const char *name, ari_scope scope, int wit
     if (ari_store_run(s,
                       "INSERT INTO tokens(name, scope, hash, created_without_auth) VALUES (?1, ?2, ?3, ?4)", args, ARI_NARGS(args), "create token", err) < 0)
         return -1;
-    *id_out = sqlite3_last_insert_rowid(s->db);
+    *id_out = ari_store_last_insert_id(s);
     return 0;
 }
 
@@ -91,16 +91,16 @@ int ari_tokens_lookup_origin(ari_store *s, const char *secret, ari_scope *scope_
     char hash[ARI_SHA256_HEX];
     ari_sha256_hex(secret, strlen(secret), hash);
     ari_arg arg = ari_arg_raw_text(hash);
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
         "SELECT id, scope, created_without_auth FROM tokens WHERE hash = ?1 AND revoked_at IS NULL", &arg, 1,
         err);
     int rc = st ? ari_store_step_row(s, st, "look up token", err) : -1;
     if (rc != 0)
         return rc;
-    *id_out = sqlite3_column_int64(st, 0);
-    *without_auth_out = sqlite3_column_int(st, 2) != 0;
-    int parsed = ari_scope_parse((const char *)sqlite3_column_text(st, 1), scope_out);
-    sqlite3_reset(st);
+    *id_out = ari_col_int64(st, 0);
+    *without_auth_out = ari_col_int(st, 2) != 0;
+    int parsed = ari_scope_parse((const char *)ari_col_text(st, 1), scope_out);
+    ari_reset(st);
     return parsed < 0 ? 1 : 0;
 }
 
@@ -109,7 +109,7 @@ int ari_tokens_lookup_origin(ari_store *s, const char *secret, ari_scope *scope_
 int ari_tokens_touch(ari_store *s, int64_t id)
 {
     ari_store_set_busy_timeout(s, 0);
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "UPDATE tokens SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1"
         " AND (last_used_at IS NULL OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
         id, NULL);
@@ -120,7 +120,7 @@ int ari_tokens_touch(ari_store *s, int64_t id)
 
 int ari_tokens_list(ari_store *s, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_stmt *st = ari_store_stmt(s,
         "SELECT json_group_array(json(obj)) FROM (SELECT json_object(" TOKEN_FIELDS ") AS obj"
         " FROM tokens ORDER BY id)", err);
     return st ? ari_store_query_text(s, st, json_out, err) : -1;
@@ -128,14 +128,14 @@ int ari_tokens_list(ari_store *s, char **json_out, ari_error *err)
 
 int ari_tokens_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s, "SELECT json_object(" TOKEN_FIELDS ") FROM tokens WHERE id = ?1", id, err);
     return st ? ari_store_query_text(s, st, json_out, err) : -1;
 }
 
 int ari_tokens_revoke(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "UPDATE tokens SET revoked_at = coalesce(revoked_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
         " WHERE id = ?1", id, err);
     return st ? ari_store_write_changed(s, st, "revoke token", err) : -1;

@@ -9,17 +9,20 @@
 #include <string.h>
 
 #include "util/utf8.h"
+#include "util/vec.h"
 
 #define TRACE_FIELDS \
     "'id', id, 'name', name, 'kind', kind, 'format', format, 'created_at', created_at," \
     "'bytes', bytes, 'sha256', sha256, 'time_unit', time_unit, 'description', description," \
     "'counts', json(counts_json)"
 
+/* By name: lower() folds ASCII case and compares bytes, SQLite's NOCASE
+ * order, on both backends (PostgreSQL's text columns are COLLATE "C"). */
 static const char *order_by(const char *sort)
 {
     static const struct { const char *key, *sql; } orders[] = {
         {"created_at", "created_at ASC, id ASC"}, {"-created_at", "created_at DESC, id DESC"},
-        {"name", "name COLLATE NOCASE ASC, id ASC"}, {"-name", "name COLLATE NOCASE DESC, id DESC"},
+        {"name", "lower(name) ASC, id ASC"}, {"-name", "lower(name) DESC, id DESC"},
         {"bytes", "bytes ASC, id ASC"}, {"-bytes", "bytes DESC, id DESC"},
     };
     if (!sort)
@@ -45,7 +48,7 @@ static const ari_arg *filter_args(const ari_trace_filter *f, ari_arg args[4])
 static int count_traces(ari_store *s, const ari_trace_filter *f, int64_t *total, ari_error *err)
 {
     ari_arg args[4];
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(s, "SELECT count(*) FROM traces" FILTER_SQL, filter_args(f, args), 2, err);
     return st ? ari_store_query_int64(s, st, total, "count traces", err) : -1;
 }
@@ -62,20 +65,20 @@ int ari_traces_list(ari_store *s, const ari_trace_filter *f, char **json_out,
     snprintf(sql, sizeof sql,
              "SELECT json_group_array(json(obj)) FROM (SELECT json_object(" TRACE_FIELDS
              ") AS obj FROM traces" FILTER_SQL " ORDER BY %s LIMIT ?3 OFFSET ?4)", order);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return ari_store_fail(s, err, "list traces");
+    ari_stmt *st = ari_store_prepare(s, sql, err);
+    if (!st)
+        return -1;
     ari_arg args[4];
     int rc = ari_store_bind_args(s, st, filter_args(f, args), 4, err);
     if (rc == 0)
         rc = ari_store_query_text(s, st, json_out, err);
-    sqlite3_finalize(st);
+    ari_stmt_finalize(st);
     return rc;
 }
 
 int ari_traces_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT json_object(" TRACE_FIELDS ", 'time_unit_source', CASE WHEN time_unit_source = ''"
         "   THEN 'format: the unit of the ' || format || ' format' ELSE time_unit_source END,"
         " 'warnings', json(warnings_json), 'meta', json(meta_json), 'summary', json(summary_json),"
@@ -89,7 +92,7 @@ int ari_traces_update(ari_store *s, int64_t id, const char *name,
                       const char *description, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_raw_text(name), ari_arg_raw_text(description)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
         "UPDATE traces SET name = coalesce(?2, name), description = coalesce(?3, description)"
         " WHERE id = ?1", args, ARI_NARGS(args), err);
     return st ? ari_store_write_changed(s, st, "update trace", err) : -1;
@@ -99,7 +102,7 @@ int ari_traces_update(ari_store *s, int64_t id, const char *name,
 static int not_settable(ari_store *s, int64_t id, ari_error *err)
 {
     char *kind = NULL;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT kind FROM traces WHERE id = ?1", id, err);
     int rc = st ? ari_store_query_string(s, st, "", &kind, "read trace", err) : -1;
     if (rc == 0)
         rc = ari_error_set(err, ARI_E_INVALID_PARAMETER,
@@ -113,7 +116,7 @@ static int not_settable(ari_store *s, int64_t id, ari_error *err)
 static int set_time_unit(ari_store *s, int64_t id, const char *unit, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_text(unit)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "UPDATE traces SET time_unit = ?2, time_unit_source = 'set by the user',"
         " summary_json = CASE WHEN json_type(summary_json, '$.time_unit') IS NULL THEN summary_json"
@@ -140,21 +143,72 @@ int ari_traces_set_time_unit(ari_store *s, int64_t id, const char *unit, ari_err
     return rc;
 }
 
+/* PostgreSQL: a trace's partitions (pg_publish.c: "<table>_t<id>") are
+ * dropped rather than emptied row by row; ON DELETE CASCADE then removes
+ * what the default partitions hold. */
+static int drop_partitions(ari_store *s, int64_t id, ari_error *err)
+{
+    ari_stmt *st = ari_store_stmt_id(s,
+        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+        " JOIN pg_class p ON p.oid = i.inhparent WHERE c.relname = p.relname || '_t' || CAST(?1 AS TEXT)",
+        id, err);
+    if (!st)
+        return -1;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int step, rc = 0;
+    while (rc == 0 && (step = ari_step(st)) == ARI_ROW) {
+        char *name = strdup((const char *)ari_col_text(st, 0));
+        if (!name || ari_vec_reserve((void **)&names, &cap, n + 1, sizeof *names) < 0) {
+            free(name);
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        } else {
+            names[n++] = name;
+        }
+    }
+    if (rc == 0 && step != ARI_DONE)
+        rc = ari_store_fail(s, err, "trace partitions");
+    ari_reset(st);
+    for (size_t i = 0; i < n; i++) {
+        char sql[200];
+        snprintf(sql, sizeof sql, "DROP TABLE \"%s\"", names[i]);
+        if (rc == 0)
+            rc = ari_store_exec(s, sql, err);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
 int ari_traces_delete(ari_store *s, int64_t id, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "DELETE FROM traces WHERE id = ?1", id, err);
+    if (ari_store_is_pg(s)) {
+        if (ari_store_begin(s, err) < 0)
+            return -1;
+        ari_stmt *st = NULL;
+        int rc = drop_partitions(s, id, err);
+        if (rc == 0 && !(st = ari_store_stmt_id(s, "DELETE FROM traces WHERE id = ?1", id, err)))
+            rc = -1;
+        if (rc == 0)
+            rc = ari_store_write_changed(s, st, "delete trace", err);
+        if (rc >= 0 && ari_store_commit(s, err) < 0)
+            rc = -1;
+        ari_store_rollback(s);
+        return rc;
+    }
+    ari_stmt *st = ari_store_stmt_id(s, "DELETE FROM traces WHERE id = ?1", id, err);
     return st ? ari_store_write_changed(s, st, "delete trace", err) : -1;
 }
 
 int ari_traces_digest(ari_store *s, int64_t id, char out[65], ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT sha256 FROM traces WHERE id = ?1", id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT sha256 FROM traces WHERE id = ?1", id, err);
     int rc = st ? ari_store_step_row(s, st, "read trace digest", err) : -1;
     if (rc != 0)
         return rc;
-    const char *text = (const char *)sqlite3_column_text(st, 0);
+    const char *text = (const char *)ari_col_text(st, 0);
     snprintf(out, 65, "%s", text ? text : "");
-    sqlite3_reset(st);
+    ari_reset(st);
     return 0;
 }
 
@@ -162,15 +216,15 @@ int ari_traces_find_digest(ari_store *s, const char *digest, int64_t *id, char *
                            size_t name_size, ari_error *err)
 {
     ari_arg args[] = {ari_arg_text(digest)};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
         "SELECT id, name FROM traces WHERE sha256 = ?1 AND sha256 <> '' ORDER BY id LIMIT 1",
         args, ARI_NARGS(args), err);
     int rc = st ? ari_store_step_row(s, st, "find trace by digest", err) : -1;
     if (rc != 0)
         return rc;
-    *id = sqlite3_column_int64(st, 0);
-    const char *text = (const char *)sqlite3_column_text(st, 1);
+    *id = ari_col_int64(st, 0);
+    const char *text = (const char *)ari_col_text(st, 1);
     ari_utf8_copy(name, name_size, text ? text : "");
-    sqlite3_reset(st);
+    ari_reset(st);
     return 0;
 }

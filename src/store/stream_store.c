@@ -52,7 +52,7 @@ int ari_stream_create(ari_store *s, const char *name, const char *description, i
                            " VALUES (?1, 'pdes', 'stream', ?2, '', '{\"live\":\"open\"}')",
                            t, ARI_NARGS(t), "create the live run", err);
     if (rc == 0) {
-        *trace_id = sqlite3_last_insert_rowid(s->db);
+        *trace_id = ari_store_last_insert_id(s);
         ari_arg a[] = {ari_arg_int(*trace_id), ari_arg_raw_text(hash), ari_arg_int(kps_per_pe > 0 ? kps_per_pe : 0)};
         rc = ari_store_run(s, "INSERT INTO mt_streams(trace_id, token_hash, kps_per_pe) VALUES (?1, ?2, ?3)", a,
                            ARI_NARGS(a), "create the live run", err);
@@ -70,7 +70,7 @@ int ari_stream_check_token(ari_store *s, int64_t trace_id, const char *token, ar
     if (!token || strlen(token) != ARI_STREAM_TOKEN_HEX)
         return 1;
     ari_sha256_hex(token, strlen(token), hash);
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT token_hash FROM mt_streams WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT token_hash FROM mt_streams WHERE trace_id = ?1", trace_id, err);
     int rc = st ? ari_store_query_string(s, st, "", &stored, "check the stream token", err) : -1;
     if (rc != 0)
         return rc;
@@ -91,29 +91,29 @@ int ari_stream_check_token(ari_store *s, int64_t trace_id, const char *token, ar
 int ari_stream_status_get(ari_store *s, int64_t trace_id, ari_stream_status *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st = ari_store_stmt_id(s, STATUS_SQL, trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, STATUS_SQL, trace_id, err);
     if (!st)
         return -1;
     int rc = ari_store_step_row(s, st, "read the live run", err);
     if (rc != 0)
         return rc;
     out->trace_id = trace_id;
-    out->open = sqlite3_column_int(st, 0);
-    out->n_points = sqlite3_column_int64(st, 1);
-    out->n_records = sqlite3_column_int64(st, 2);
-    out->last_key = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
-    out->domain = sqlite3_column_int(st, 4);
-    out->kps_per_pe = sqlite3_column_int(st, 5);
-    out->n_entities = sqlite3_column_int64(st, 6);
-    out->n_metrics = sqlite3_column_int64(st, 7);
-    sqlite3_reset(st);
+    out->open = ari_col_int(st, 0);
+    out->n_points = ari_col_int64(st, 1);
+    out->n_records = ari_col_int64(st, 2);
+    out->last_key = ari_col_type(st, 3) == ARI_NULL ? NAN : ari_col_double(st, 3);
+    out->domain = ari_col_int(st, 4);
+    out->kps_per_pe = ari_col_int(st, 5);
+    out->n_entities = ari_col_int64(st, 6);
+    out->n_metrics = ari_col_int64(st, 7);
+    ari_reset(st);
     return 0;
 }
 
 int ari_stream_is_open(ari_store *s, int64_t trace_id, ari_error *err)
 {
     int64_t open = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT state = 'open' FROM mt_streams WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT state = 'open' FROM mt_streams WHERE trace_id = ?1", trace_id, err);
     int rc = st ? ari_store_query_int64(s, st, &open, "read the live run", err) : -1;
     return rc < 0 ? -1 : rc == 1 ? 0 : (int)open;
 }
@@ -135,7 +135,7 @@ typedef struct appender {
 static int64_t find_entity(appender *a, const ari_stream_entity *e, int64_t *parent)
 {
     ari_arg args[] = {ari_arg_int(a->trace_id), ari_arg_raw_text(e->level), ari_arg_raw_text(e->name)};
-    sqlite3_stmt *st = ari_store_bound(a->s,
+    ari_stmt *st = ari_store_bound(a->s,
         "SELECT entity_id, coalesce(parent_id, -1) FROM mt_entities INDEXED BY mt_entities_by_name"
         " WHERE trace_id = ?1 AND level = ?2 AND name = ?3",
         args, ARI_NARGS(args), a->err);
@@ -144,9 +144,9 @@ static int64_t find_entity(appender *a, const ari_stream_entity *e, int64_t *par
     int rc = ari_store_step_row(a->s, st, "find an entity", a->err);
     if (rc != 0)
         return rc < 0 ? -2 : -1;
-    int64_t id = sqlite3_column_int64(st, 0);
-    *parent = sqlite3_column_int64(st, 1);
-    sqlite3_reset(st);
+    int64_t id = ari_col_int64(st, 0);
+    *parent = ari_col_int64(st, 1);
+    ari_reset(st);
     return id;
 }
 
@@ -185,7 +185,7 @@ static int map_metrics(appender *a)
     const ari_stream_batch *b = a->b;
     for (size_t i = 0; i < b->nmetrics; i++) {
         ari_arg args[] = {ari_arg_int(a->trace_id), ari_arg_raw_text(b->metrics[i].name)};
-        sqlite3_stmt *st = ari_store_bound(a->s, "SELECT metric_id FROM mt_metrics WHERE trace_id = ?1 AND name = ?2",
+        ari_stmt *st = ari_store_bound(a->s, "SELECT metric_id FROM mt_metrics WHERE trace_id = ?1 AND name = ?2",
                                            args, ARI_NARGS(args), a->err);
         int64_t id = -1;
         int rc = st ? ari_store_query_int64(a->s, st, &id, "find a metric", a->err) : -1;
@@ -261,7 +261,7 @@ static int pack_record(appender *a, const ari_stream_record *r, size_t *cells_by
 static int key_known(appender *a, double key)
 {
     ari_arg args[] = {ari_arg_int(a->trace_id), ari_arg_real(key)};
-    sqlite3_stmt *st = ari_store_bound(a->s, "SELECT 1 FROM mt_stream_points WHERE trace_id = ?1 AND key = ?2 LIMIT 1",
+    ari_stmt *st = ari_store_bound(a->s, "SELECT 1 FROM mt_stream_points WHERE trace_id = ?1 AND key = ?2 LIMIT 1",
                                        args, ARI_NARGS(args), a->err);
     int64_t one = 0;
     int rc = st ? ari_store_query_int64(a->s, st, &one, "find a time point", a->err) : -1;
@@ -390,25 +390,25 @@ static double get64(const unsigned char *p)
 
 static int each_record(ari_store *s, int64_t trace_id, record_fn fn, void *ctx, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT seq, key, domains, cells, comm FROM mt_stream_points WHERE trace_id = ?1 ORDER BY seq", trace_id, err);
     if (!st)
         return -1;
     int rc, out = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        record_view r = {.seq = sqlite3_column_int64(st, 0), .key = sqlite3_column_double(st, 1),
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        record_view r = {.seq = ari_col_int64(st, 0), .key = ari_col_double(st, 1),
                          .domains = {NAN, NAN, NAN, NAN}};
-        if ((size_t)sqlite3_column_bytes(st, 2) == sizeof r.domains)
-            memcpy(r.domains, sqlite3_column_blob(st, 2), sizeof r.domains);
-        r.cells = sqlite3_column_blob(st, 3);
-        r.ncells = (size_t)sqlite3_column_bytes(st, 3) / 16;
-        r.comm = sqlite3_column_blob(st, 4);
-        r.comm_bytes = (size_t)sqlite3_column_bytes(st, 4);
+        if ((size_t)ari_col_bytes(st, 2) == sizeof r.domains)
+            memcpy(r.domains, ari_col_blob(st, 2), sizeof r.domains);
+        r.cells = ari_col_blob(st, 3);
+        r.ncells = (size_t)ari_col_bytes(st, 3) / 16;
+        r.comm = ari_col_blob(st, 4);
+        r.comm_bytes = (size_t)ari_col_bytes(st, 4);
         if ((out = fn(ctx, &r, err)) < 0)
             break;
     }
     if (out < 0) {
-        sqlite3_reset(st);
+        ari_reset(st);
         return -1;
     }
     return ari_store_rows_end(s, st, rc, "read the live run's records", err);
@@ -461,23 +461,23 @@ typedef struct loader {
 
 static int load_names(ari_store *s, int64_t trace_id, loader *l, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT level, name, coalesce(parent_id, -1) FROM mt_entities WHERE trace_id = ?1 ORDER BY entity_id",
         trace_id, err);
     if (!st)
         return -1;
     int rc;
     ari_stream_batch *b = &l->b;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *lv = (const char *)sqlite3_column_text(st, 0), *nm = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *lv = (const char *)ari_col_text(st, 0), *nm = (const char *)ari_col_text(st, 1);
         char *lvc = ari_strpool_intern(l->pool, lv ? lv : "", lv ? strlen(lv) : 0);
         char *nmc = ari_strpool_copy(l->pool, nm ? nm : "", nm ? strlen(nm) : 0);
         if (!lvc || !nmc ||
             ari_vec_reserve((void **)&b->entities, &b->cap_entities, b->nentities + 1, sizeof *b->entities) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
-        b->entities[b->nentities++] = (ari_stream_entity){lvc, nmc, (int32_t)sqlite3_column_int64(st, 2)};
+        b->entities[b->nentities++] = (ari_stream_entity){lvc, nmc, (int32_t)ari_col_int64(st, 2)};
     }
     if (ari_store_rows_end(s, st, rc, "read the run's entities", err) < 0)
         return -1;
@@ -485,14 +485,14 @@ static int load_names(ari_store *s, int64_t trace_id, loader *l, ari_error *err)
                            trace_id, err);
     if (!st)
         return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *nm = (const char *)sqlite3_column_text(st, 0);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *nm = (const char *)ari_col_text(st, 0);
         char *nmc = ari_strpool_copy(l->pool, nm ? nm : "", nm ? strlen(nm) : 0);
         if (!nmc || ari_vec_reserve((void **)&b->metrics, &b->cap_metrics, b->nmetrics + 1, sizeof *b->metrics) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
-        b->metrics[b->nmetrics++] = (ari_stream_metric){nmc, sqlite3_column_int(st, 1)};
+        b->metrics[b->nmetrics++] = (ari_stream_metric){nmc, ari_col_int(st, 1)};
     }
     l->nent = (int64_t)b->nentities;
     l->nmet = (int64_t)b->nmetrics;
@@ -579,16 +579,16 @@ static int load_open(ari_store *s, int64_t trace_id, ari_live_data *ld, ari_erro
 
 static int load_offline_entities(ari_store *s, int64_t trace_id, const ari_metrics_sink *k, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT level, name, coalesce(parent_id, -1) FROM mt_entities WHERE trace_id = ?1 ORDER BY entity_id",
         trace_id, err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (k->entity(k->ctx, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
-                      sqlite3_column_int64(st, 2)) < 0) {
-            sqlite3_reset(st);
+    while ((rc = ari_step(st)) == ARI_ROW)
+        if (k->entity(k->ctx, (const char *)ari_col_text(st, 0), (const char *)ari_col_text(st, 1),
+                      ari_col_int64(st, 2)) < 0) {
+            ari_reset(st);
             return -1;
         }
     if (ari_store_rows_end(s, st, rc, "read the entities", err) < 0)
@@ -597,9 +597,9 @@ static int load_offline_entities(ari_store *s, int64_t trace_id, const ari_metri
                            trace_id, err);
     if (!st)
         return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (k->metric(k->ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int(st, 1)) < 0) {
-            sqlite3_reset(st);
+    while ((rc = ari_step(st)) == ARI_ROW)
+        if (k->metric(k->ctx, (const char *)ari_col_text(st, 0), ari_col_int(st, 1)) < 0) {
+            ari_reset(st);
             return -1;
         }
     return ari_store_rows_end(s, st, rc, "read the metrics", err);
@@ -608,15 +608,15 @@ static int load_offline_entities(ari_store *s, int64_t trace_id, const ari_metri
 /* The time points: domain blobs into keys (domain 0 or 3) and others. */
 static int load_offline_times(ari_store *s, int64_t trace_id, const ari_metrics_sink *k, size_t *nt, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT domain_id, times FROM mt_domains WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT domain_id, times FROM mt_domains WHERE trace_id = ?1", trace_id, err);
     if (!st)
         return -1;
     double *dom[ARI_MT_NDOMAINS] = {NULL};
     size_t n = 0;
     int rc, key = -1, out = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int d = sqlite3_column_int(st, 0);
-        size_t len = (size_t)sqlite3_column_bytes(st, 1) / 8;
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int d = ari_col_int(st, 0);
+        size_t len = (size_t)ari_col_bytes(st, 1) / 8;
         if (d < 0 || d >= ARI_MT_NDOMAINS || dom[d])
             continue;
         if (key < 0 || d == ARI_MT_LASTGVT)
@@ -627,10 +627,10 @@ static int load_offline_times(ari_store *s, int64_t trace_id, const ari_metrics_
             break;
         }
         if (len)
-            memcpy(dom[d], sqlite3_column_blob(st, 1), len * 8);
+            memcpy(dom[d], ari_col_blob(st, 1), len * 8);
     }
     if (out < 0)
-        sqlite3_reset(st);
+        ari_reset(st);
     else
         out = ari_store_rows_end(s, st, rc, "read the time points", err);
     for (size_t t = 0; out == 0 && key >= 0 && t < n; t++) {
@@ -648,20 +648,20 @@ static int load_offline_times(ari_store *s, int64_t trace_id, const ari_metrics_
 
 static int load_offline_values(ari_store *s, int64_t trace_id, const ari_metrics_sink *k, size_t nt, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT metric_id, entity_id, vals FROM mt_values WHERE trace_id = ?1 ORDER BY metric_id, entity_id",
         trace_id, err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t m = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
-        const unsigned char *v = sqlite3_column_blob(st, 2);
-        size_t len = (size_t)sqlite3_column_bytes(st, 2) / 8;
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int64_t m = ari_col_int64(st, 0), e = ari_col_int64(st, 1);
+        const unsigned char *v = ari_col_blob(st, 2);
+        size_t len = (size_t)ari_col_bytes(st, 2) / 8;
         for (size_t t = 0; t < len && t < nt; t++) {
             double x = get64(v + 8 * t);
             if (!isnan(x) && k->value(k->ctx, m, e, (int64_t)t, x) < 0) {
-                sqlite3_reset(st);
+                ari_reset(st);
                 return -1;
             }
         }
@@ -671,17 +671,17 @@ static int load_offline_values(ari_store *s, int64_t trace_id, const ari_metrics
 
 static int load_offline_comm(ari_store *s, int64_t trace_id, const ari_metrics_sink *k, size_t nt, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT time_idx, triples FROM mt_comm WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT time_idx, triples FROM mt_comm WHERE trace_id = ?1", trace_id, err);
     if (!st)
         return -1;
     int64_t *dst = NULL;
     double *count = NULL;
     size_t cap_d = 0, cap_c = 0;
     int rc, out = 0;
-    while (out == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t t = sqlite3_column_int64(st, 0);
-        const unsigned char *p = sqlite3_column_blob(st, 1);
-        size_t n = (size_t)sqlite3_column_bytes(st, 1) / 16;
+    while (out == 0 && (rc = ari_step(st)) == ARI_ROW) {
+        int64_t t = ari_col_int64(st, 0);
+        const unsigned char *p = ari_col_blob(st, 1);
+        size_t n = (size_t)ari_col_bytes(st, 1) / 16;
         if (t < 0 || (size_t)t >= nt)
             continue;
         for (size_t i = 0; out == 0 && i < n;) { /* triples sorted by (src, dst): one row per src */
@@ -704,7 +704,7 @@ static int load_offline_comm(ari_store *s, int64_t trace_id, const ari_metrics_s
     free(dst);
     free(count);
     if (out < 0) {
-        sqlite3_reset(st);
+        ari_reset(st);
         return -1;
     }
     return ari_store_rows_end(s, st, rc, "read the communication", err);
@@ -859,7 +859,7 @@ int ari_stream_close(ari_store *s, int64_t trace_id, ari_error *err)
 
 int ari_streams_list_json(ari_store *s, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt(s,
+    ari_stmt *st = ari_store_stmt(s,
         "SELECT coalesce(json_group_array(json(obj)), '[]') FROM (SELECT json_object(" STREAM_FIELDS ") AS obj"
         " FROM mt_streams m JOIN traces t ON t.id = m.trace_id ORDER BY m.trace_id DESC LIMIT 1000)", err);
     return st ? ari_store_query_text(s, st, json_out, err) : -1;
@@ -867,7 +867,7 @@ int ari_streams_list_json(ari_store *s, char **json_out, ari_error *err)
 
 int ari_stream_get_json(ari_store *s, int64_t trace_id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT json_object(" STREAM_FIELDS ", 'kps_per_pe', m.kps_per_pe,"
         " 'domain', CASE m.key_domain WHEN 0 THEN 'LastGvt' WHEN 3 THEN 'time' ELSE NULL END,"
         " 'entities', (SELECT coalesce(json_group_object(level, n), json('{}')) FROM"
@@ -881,14 +881,14 @@ int ari_stream_get_json(ari_store *s, int64_t trace_id, char **json_out, ari_err
 
 int ari_stream_controls_get(ari_store *s, int64_t trace_id, char **json_out, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT controls FROM mt_streams WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT controls FROM mt_streams WHERE trace_id = ?1", trace_id, err);
     return st ? ari_store_query_string(s, st, "{}", json_out, "read the controls", err) : -1;
 }
 
 int ari_stream_controls_set(ari_store *s, int64_t trace_id, const char *json, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_raw_text(json)};
-    sqlite3_stmt *st = ari_store_bound(s, "UPDATE mt_streams SET controls = json(?2) WHERE trace_id = ?1", args,
+    ari_stmt *st = ari_store_bound(s, "UPDATE mt_streams SET controls = json(?2) WHERE trace_id = ?1", args,
                                        ARI_NARGS(args), err);
     return st ? ari_store_write_changed(s, st, "store the controls", err) : -1;
 }

@@ -29,9 +29,9 @@ static int nomem(ari_error *err)
     return ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }
 
-static char *dup_text(sqlite3_stmt *st, int col)
+static char *dup_text(ari_stmt *st, int col)
 {
-    const char *t = (const char *)sqlite3_column_text(st, col);
+    const char *t = (const char *)ari_col_text(st, col);
     return strdup(t ? t : "");
 }
 
@@ -75,7 +75,7 @@ int64_t ari_tq_node_of_name(const char *name)
 int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_stmt_id(s,
                           "SELECT name, kind, time_unit, created_at, sha256,"
                           " EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1),"
@@ -86,13 +86,13 @@ int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err
         return rc;
     out->id = id;
     out->name = dup_text(st, 0);
-    snprintf(out->kind, sizeof out->kind, "%s", (const char *)sqlite3_column_text(st, 1));
-    snprintf(out->time_unit, sizeof out->time_unit, "%s", (const char *)sqlite3_column_text(st, 2));
+    snprintf(out->kind, sizeof out->kind, "%s", (const char *)ari_col_text(st, 1));
+    snprintf(out->time_unit, sizeof out->time_unit, "%s", (const char *)ari_col_text(st, 2));
     snprintf(out->key, sizeof out->key, "%lld/%s/%s", (long long)id,
-             (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 4));
-    out->has_tasks = sqlite3_column_int(st, 5);
-    out->time_origin = sqlite3_column_type(st, 6) == SQLITE_NULL ? 0 : sqlite3_column_double(st, 6);
-    sqlite3_reset(st);
+             (const char *)ari_col_text(st, 3), (const char *)ari_col_text(st, 4));
+    out->has_tasks = ari_col_int(st, 5);
+    out->time_origin = ari_col_type(st, 6) == ARI_NULL ? 0 : ari_col_double(st, 6);
+    ari_reset(st);
     if (!out->name)
         return nomem(err);
     return 0;
@@ -178,28 +178,29 @@ static int add_node(int64_t **nodes, int *n, size_t *cap, int64_t node)
 static int load_workers(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_strmap *seen,
                         size_t *restype_cap, size_t *node_cap, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
-        s, "SELECT container_id, node, resource_type, resource, name FROM workers WHERE trace_id = ?1",
+    ari_stmt *st = ari_store_stmt_id(
+        s, "SELECT container_id, node, resource_type, resource, name FROM workers WHERE trace_id = ?1"
+        " ORDER BY container_id",
         trace_id, err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (ari_vec_reserve((void **)&m->workers, &cap, (size_t)m->nworkers + 1, sizeof *m->workers) < 0)
             return nomem(err);
         ari_tq_worker *w = &m->workers[m->nworkers];
         memset(w, 0, sizeof *w);
         m->nworkers++;
-        w->id = sqlite3_column_int64(st, 0);
-        w->node = sqlite3_column_int64(st, 1);
+        w->id = ari_col_int64(st, 0);
+        w->node = ari_col_int64(st, 1);
         w->resource_type = dup_text(st, 2);
         w->resource = dup_text(st, 3);
         w->name = dup_text(st, 4);
         if (!w->resource_type || !w->resource || !w->name ||
             add_name(seen, &m->restypes, &m->nrestypes, restype_cap, w->resource_type) < 0 ||
             add_node(&m->nodes, &m->nnodes, node_cap, w->node) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
     }
@@ -211,7 +212,7 @@ static int load_workers(ari_store *s, int64_t trace_id, ari_tq_meta *m, ari_strm
 static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size_t *node_cap,
                             ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
         "SELECT worker_id, type, node, count(*), min(start), max(end), max(end - start)"
         " FROM tasks WHERE trace_id = ?1 AND worker_id IS NOT NULL GROUP BY worker_id, type, node",
@@ -223,17 +224,17 @@ static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size
         return nomem(err);
     size_t type_cap = 0;
     int rc, failed = 0;
-    while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int wi = ari_tq_worker_index(m, sqlite3_column_int64(st, 0));
+    while (!failed && (rc = ari_step(st)) == ARI_ROW) {
+        int wi = ari_tq_worker_index(m, ari_col_int64(st, 0));
         if (wi < 0)
             continue; /* not a known worker: ignored */
         ari_tq_worker *w = &m->workers[wi];
-        const char *type = (const char *)sqlite3_column_text(st, 1);
-        int64_t count = sqlite3_column_int64(st, 3);
-        double first = sqlite3_column_double(st, 4), last = sqlite3_column_double(st, 5);
-        double longest = sqlite3_column_double(st, 6);
+        const char *type = (const char *)ari_col_text(st, 1);
+        int64_t count = ari_col_int64(st, 3);
+        double first = ari_col_double(st, 4), last = ari_col_double(st, 5);
+        double longest = ari_col_double(st, 6);
         if (add_name(seen, &m->types, &m->ntypes, &type_cap, type ? type : "") < 0 ||
-            add_node(&m->nodes, &m->nnodes, node_cap, sqlite3_column_int64(st, 2)) < 0) {
+            add_node(&m->nodes, &m->nnodes, node_cap, ari_col_int64(st, 2)) < 0) {
             failed = 1;
             break;
         }
@@ -247,7 +248,7 @@ static int scan_task_groups(ari_store *s, int64_t trace_id, ari_tq_meta *m, size
     }
     ari_strmap_free(seen);
     if (failed) {
-        sqlite3_reset(st);
+        ari_reset(st);
         return nomem(err);
     }
     return ari_store_rows_end(s, st, rc, "scan tasks", err);
@@ -384,7 +385,7 @@ static int meta_text_shape(ari_store *s, const char *text)
 {
     ari_error err = {0};
     ari_arg arg = ari_arg_raw_text(text);
-    sqlite3_stmt *st =
+    ari_stmt *st =
         ari_store_bound(s,
                         "SELECT json_type(?1, '$.types') = 'array' AND json_type(?1, '$.restypes') = 'array'"
                         " AND json_type(?1, '$.nodes') = 'array' AND json_type(?1, '$.workers') = 'array'",
@@ -393,19 +394,21 @@ static int meta_text_shape(ari_store *s, const char *text)
     return st && ari_store_query_int64(s, st, &ok, "cached metadata", &err) == 0 && ok == 1 ? 0 : -1;
 }
 
-/* The strings of one array member (path "$.types" or "$.restypes"). */
+/* The strings of one array member (path "$.types" or "$.restypes"). The
+ * elements come in order of json_each's id (SQLite's key is an integer,
+ * PostgreSQL's json_each of functions.sql gives it as text). */
 static int strings_from_text(ari_store *s, const char *text, const char *path, char ***list, int *n)
 {
     ari_error err = {0};
     ari_arg args[] = {ari_arg_raw_text(text), ari_arg_raw_text(path)};
-    sqlite3_stmt *st =
-        ari_store_bound(s, "SELECT type, value FROM json_each(?1, ?2) ORDER BY key", args, 2, &err);
+    ari_stmt *st =
+        ari_store_bound(s, "SELECT type, value FROM json_each(?1, ?2) ORDER BY id", args, 2, &err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc, ok = 1;
-    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *type = (const char *)sqlite3_column_text(st, 0);
+    while (ok && (rc = ari_step(st)) == ARI_ROW) {
+        const char *type = (const char *)ari_col_text(st, 0);
         char *v = type && strcmp(type, "text") == 0 ? dup_text(st, 1) : NULL;
         ok = v && ari_vec_reserve((void **)list, &cap, (size_t)*n + 2, sizeof **list) == 0;
         if (ok)
@@ -413,36 +416,36 @@ static int strings_from_text(ari_store *s, const char *text, const char *path, c
         else
             free(v);
     }
-    sqlite3_reset(st);
-    return ok && rc == SQLITE_DONE ? 0 : -1;
+    ari_reset(st);
+    return ok && rc == ARI_DONE ? 0 : -1;
 }
 
 static int nodes_from_text(ari_store *s, const char *text, ari_tq_meta *m)
 {
     ari_error err = {0};
     ari_arg arg = ari_arg_raw_text(text);
-    sqlite3_stmt *st =
-        ari_store_bound(s, "SELECT type, value FROM json_each(?1, '$.nodes') ORDER BY key", &arg, 1, &err);
+    ari_stmt *st =
+        ari_store_bound(s, "SELECT type, value FROM json_each(?1, '$.nodes') ORDER BY id", &arg, 1, &err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc, ok = 1;
-    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *type = (const char *)sqlite3_column_text(st, 0);
+    while (ok && (rc = ari_step(st)) == ARI_ROW) {
+        const char *type = (const char *)ari_col_text(st, 0);
         ok = type && strcmp(type, "integer") == 0 &&
              ari_vec_reserve((void **)&m->nodes, &cap, (size_t)m->nnodes + 2, sizeof *m->nodes) == 0;
         if (ok)
-            m->nodes[m->nnodes++] = sqlite3_column_int64(st, 1);
+            m->nodes[m->nnodes++] = ari_col_int64(st, 1);
     }
-    sqlite3_reset(st);
-    return ok && rc == SQLITE_DONE ? 0 : -1;
+    ari_reset(st);
+    return ok && rc == ARI_DONE ? 0 : -1;
 }
 
 /* A number of the cached text, from its JSON token (SQLite's "->" keeps
  * the token as written) converted by strtod as jansson did. */
-static int real_token(sqlite3_stmt *st, int col, double *out)
+static int real_token(ari_stmt *st, int col, double *out)
 {
-    const char *t = (const char *)sqlite3_column_text(st, col);
+    const char *t = (const char *)ari_col_text(st, col);
     char *end;
     if (!t || !*t)
         return -1;
@@ -460,18 +463,18 @@ static int real_token(sqlite3_stmt *st, int col, double *out)
     " AND json_type(value, '$[7]') IN ('integer', 'real') AND json_type(value, '$[8]') IN ('integer', 'real'),"   \
     " value ->> '$[0]', value ->> '$[1]', value ->> '$[2]', value ->> '$[3]', value ->> '$[4]',"     \
     " value ->> '$[5]', value -> '$[6]', value -> '$[7]', value -> '$[8]'"                           \
-    " FROM json_each(?1, '$.workers') ORDER BY key"
+    " FROM json_each(?1, '$.workers') ORDER BY id"
 
-static int worker_from_row(sqlite3_stmt *st, ari_tq_worker *w)
+static int worker_from_row(ari_stmt *st, ari_tq_worker *w)
 {
-    if (sqlite3_column_int(st, 1) != 1)
+    if (ari_col_int(st, 1) != 1)
         return -1;
-    w->id = sqlite3_column_int64(st, 2);
-    w->node = sqlite3_column_int64(st, 3);
+    w->id = ari_col_int64(st, 2);
+    w->node = ari_col_int64(st, 3);
     w->name = dup_text(st, 4);
     w->resource_type = dup_text(st, 5);
     w->resource = dup_text(st, 6);
-    w->ntasks = sqlite3_column_int64(st, 7);
+    w->ntasks = ari_col_int64(st, 7);
     if (!w->name || !w->resource_type || !w->resource)
         return -1;
     if (real_token(st, 8, &w->first_start) < 0 || real_token(st, 9, &w->last_end) < 0 ||
@@ -484,12 +487,12 @@ static int workers_from_text(ari_store *s, const char *text, ari_tq_meta *m)
 {
     ari_error err = {0};
     ari_arg arg = ari_arg_raw_text(text);
-    sqlite3_stmt *st = ari_store_bound(s, WORKERS_FROM_TEXT, &arg, 1, &err);
+    ari_stmt *st = ari_store_bound(s, WORKERS_FROM_TEXT, &arg, 1, &err);
     if (!st)
         return -1;
     size_t cap = 0;
     int rc, ok = 1;
-    while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (ok && (rc = ari_step(st)) == ARI_ROW) {
         ok = ari_vec_reserve((void **)&m->workers, &cap, (size_t)m->nworkers + 2, sizeof *m->workers) == 0;
         if (!ok)
             break;
@@ -497,8 +500,8 @@ static int workers_from_text(ari_store *s, const char *text, ari_tq_meta *m)
         memset(w, 0, sizeof *w);
         ok = worker_from_row(st, w) == 0;
     }
-    sqlite3_reset(st);
-    return ok && rc == SQLITE_DONE ? 0 : -1;
+    ari_reset(st);
+    return ok && rc == ARI_DONE ? 0 : -1;
 }
 
 /* Parses the cached text; NULL when it is not what meta_to_text wrote. */
@@ -654,7 +657,7 @@ static int grow_columns(ari_tq_tasks *t, size_t cap)
     return 0;
 }
 
-static int append_task(loader *L, sqlite3_stmt *st, int type, int wi, const ari_tq_meta *m)
+static int append_task(loader *L, ari_stmt *st, int type, int wi, const ari_tq_meta *m)
 {
     ari_tq_tasks *t = L->t;
     if ((size_t)t->n + 1 > L->cap) {
@@ -663,7 +666,7 @@ static int append_task(loader *L, sqlite3_stmt *st, int type, int wi, const ari_
             return -1;
         L->cap = cap;
     }
-    const char *job = (const char *)sqlite3_column_text(st, 0);
+    const char *job = (const char *)ari_col_text(st, 0);
     size_t len = strlen(job ? job : "");
     if (ari_vec_reserve((void **)&t->ids, &L->ids_cap, L->ids_len + len + 1, 1) < 0)
         return -1;
@@ -674,12 +677,12 @@ static int append_task(loader *L, sqlite3_stmt *st, int type, int wi, const ari_
     t->type[i] = type;
     t->worker[i] = wi;
     t->restype[i] = m->workers[wi].restype;
-    t->node[i] = sqlite3_column_int64(st, 3);
-    t->start[i] = sqlite3_column_double(st, 4);
-    t->end[i] = sqlite3_column_double(st, 5);
-    t->gflop[i] = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
-    t->iteration[i] = sqlite3_column_type(st, 7) == SQLITE_NULL ? ARI_TQ_NO_ITERATION
-                                                                : sqlite3_column_int64(st, 7);
+    t->node[i] = ari_col_int64(st, 3);
+    t->start[i] = ari_col_double(st, 4);
+    t->end[i] = ari_col_double(st, 5);
+    t->gflop[i] = ari_col_type(st, 6) == ARI_NULL ? NAN : ari_col_double(st, 6);
+    t->iteration[i] = ari_col_type(st, 7) == ARI_NULL ? ARI_TQ_NO_ITERATION
+                                                                : ari_col_int64(st, 7);
     t->n++;
     if (L->map && !ari_strmap_put(L->map, job ? job : "", len, (void *)(intptr_t)(i + 1)))
         return -1;
@@ -696,31 +699,32 @@ static int worker_of(const loader *L, int64_t id)
 static int scan_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m,
                       const ari_task_filter *f, loader *L, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(
+    ari_stmt *st = ari_store_stmt_id(
         s,
-        "SELECT job_id, type, worker_id, node, start, end, gflop, iteration FROM tasks WHERE trace_id = ?1",
+        "SELECT job_id, type, worker_id, node, start, end, gflop, iteration FROM tasks WHERE trace_id = ?1"
+        " ORDER BY job_id, rowid", /* tasks_by_job's order: the same on both backends */
         trace_id, err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int wi = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : worker_of(L, sqlite3_column_int64(st, 2));
-        const char *type_name = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int wi = ari_col_type(st, 2) == ARI_NULL ? -1 : worker_of(L, ari_col_int64(st, 2));
+        const char *type_name = (const char *)ari_col_text(st, 1);
         int type = ari_tq_type_id(m, type_name);
         int keep = wi >= 0 && type >= 0 &&
                    ari_task_filter_pass(f, type_name, m->workers[wi].resource_type,
-                                        sqlite3_column_int64(st, 3), sqlite3_column_double(st, 4),
-                                        sqlite3_column_double(st, 5));
+                                        ari_col_int64(st, 3), ari_col_double(st, 4),
+                                        ari_col_double(st, 5));
         if (keep) {
             if (append_task(L, st, type, wi, m) < 0) {
-                sqlite3_reset(st);
+                ari_reset(st);
                 return nomem(err);
             }
         } else if (L->map) {
-            const char *job = (const char *)sqlite3_column_text(st, 0);
+            const char *job = (const char *)ari_col_text(st, 0);
             if (job && !ari_strmap_get(L->map, job, strlen(job)) &&
                 !ari_strmap_put(L->map, job, strlen(job), EXCLUDED)) {
-                sqlite3_reset(st);
+                ari_reset(st);
                 return nomem(err);
             }
         }
@@ -754,24 +758,25 @@ static int64_t node_of(loader *L, raw_graph *g, const char *name)
 
 static int read_edges(ari_store *s, int64_t trace_id, loader *L, raw_graph *g, ari_error *err)
 {
-    sqlite3_stmt *st =
-        ari_store_stmt_id(s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st =
+        ari_store_stmt_id(s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1 ORDER BY job_id, depends_on",
+                          trace_id, err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *a = (const char *)sqlite3_column_text(st, 0);
-        const char *b = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *a = (const char *)ari_col_text(st, 0);
+        const char *b = (const char *)ari_col_text(st, 1);
         int64_t succ = node_of(L, g, a ? a : ""), pred = node_of(L, g, b ? b : "");
         if (succ == -2 || pred == -2) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
         if (succ < 0 || pred < 0 || succ == pred)
             continue;
         if (ari_vec_reserve((void **)&g->succ, &g->succ_cap, (size_t)g->nedges + 1, sizeof *g->succ) < 0 ||
             ari_vec_reserve((void **)&g->pred, &g->pred_cap, (size_t)g->nedges + 1, sizeof *g->pred) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
         g->succ[g->nedges] = succ;
@@ -924,25 +929,25 @@ int ari_tq_worker_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
                         double lo, double hi, ari_tq_detail_fn fn, void *ctx, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(worker_id), ari_arg_real(lo), ari_arg_real(hi)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT job_id, type, start, end, gflop, iteration FROM tasks"
-        " WHERE trace_id = ?1 AND worker_id = ?2 AND start >= ?3 AND start < ?4 ORDER BY start, end",
+        " WHERE trace_id = ?1 AND worker_id = ?2 AND start >= ?3 AND start < ?4 ORDER BY start, end, rowid",
         args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *job = (const char *)sqlite3_column_text(st, 0);
-        int type = ari_tq_type_id(meta, (const char *)sqlite3_column_text(st, 1));
-        double gflop = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
-        int64_t it = sqlite3_column_type(st, 5) == SQLITE_NULL ? ARI_TQ_NO_ITERATION
-                                                               : sqlite3_column_int64(st, 5);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *job = (const char *)ari_col_text(st, 0);
+        int type = ari_tq_type_id(meta, (const char *)ari_col_text(st, 1));
+        double gflop = ari_col_type(st, 4) == ARI_NULL ? NAN : ari_col_double(st, 4);
+        int64_t it = ari_col_type(st, 5) == ARI_NULL ? ARI_TQ_NO_ITERATION
+                                                               : ari_col_int64(st, 5);
         if (type < 0)
             continue;
-        if (fn(ctx, job ? job : "", type, sqlite3_column_double(st, 2), sqlite3_column_double(st, 3),
+        if (fn(ctx, job ? job : "", type, ari_col_double(st, 2), ari_col_double(st, 3),
                gflop, it) != 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
     }
@@ -1005,7 +1010,7 @@ static int state_names(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, 
         return nomem(err);
     for (int v = 0; v < out->nvalues; v++) {
         ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(ids[v])};
-        sqlite3_stmt *st = ari_store_bound(s, "SELECT name FROM names WHERE trace_id = ?1 AND id = ?2", args,
+        ari_stmt *st = ari_store_bound(s, "SELECT name FROM names WHERE trace_id = ?1 AND id = ?2", args,
                                            ARI_NARGS(args), err);
         int rc = st ? ari_store_query_string(s, st, "", &out->names[v], "read state names", err) : -1;
         if (rc < 0)
@@ -1022,22 +1027,22 @@ int ari_tq_worker_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
 {
     memset(out, 0, sizeof *out);
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(worker_id), ari_arg_real(t0), ari_arg_real(t1)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT value_id, start, end, depth FROM states"
-        " WHERE trace_id = ?1 AND container_id = ?2 AND start < ?4 AND end > ?3 ORDER BY start, depth",
+        " WHERE trace_id = ?1 AND container_id = ?2 AND start < ?4 AND end > ?3 ORDER BY start, depth, rowid",
         args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     int64_t *ids = NULL;
     int cap_ids = 0, rc;
     size_t cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int v = state_value_id(&ids, &out->nvalues, &cap_ids, sqlite3_column_int64(st, 0));
-        ari_gantt_state state = {.value = v, .depth = sqlite3_column_int(st, 3),
-                                 .start = sqlite3_column_double(st, 1), .end = sqlite3_column_double(st, 2)};
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int v = state_value_id(&ids, &out->nvalues, &cap_ids, ari_col_int64(st, 0));
+        ari_gantt_state state = {.value = v, .depth = ari_col_int(st, 3),
+                                 .start = ari_col_double(st, 1), .end = ari_col_double(st, 2)};
         if (v < 0 || append_state(out, &cap, state) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             free(ids);
             ari_tq_states_free(out);
             return nomem(err);
@@ -1071,7 +1076,7 @@ static int series_points(ari_store *s, int64_t trace_id, int64_t type_id, double
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(out->container_id), ari_arg_int(type_id),
                       ari_arg_real(t0), ari_arg_real(t1)};
-    sqlite3_stmt *st = ari_store_bound(
+    ari_stmt *st = ari_store_bound(
         s,
         "SELECT start, value FROM variables WHERE trace_id = ?1 AND container_id = ?2 AND type_id = ?3"
         " AND start >= coalesce((SELECT max(start) FROM variables WHERE trace_id = ?1"
@@ -1082,14 +1087,14 @@ static int series_points(ari_store *s, int64_t trace_id, int64_t type_id, double
         return -1;
     size_t cap = 0, cap2 = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (ari_vec_reserve((void **)&out->times, &cap, (size_t)out->n + 1, sizeof *out->times) < 0 ||
             ari_vec_reserve((void **)&out->values, &cap2, (size_t)out->n + 1, sizeof *out->values) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
-        out->times[out->n] = sqlite3_column_double(st, 0);
-        out->values[out->n] = sqlite3_column_double(st, 1);
+        out->times[out->n] = ari_col_double(st, 0);
+        out->values[out->n] = ari_col_double(st, 1);
         out->n++;
     }
     return ari_store_rows_end(s, st, rc, "read variables", err);
@@ -1106,7 +1111,7 @@ static int series_containers(ari_store *s, int64_t trace_id, ari_tq_variable whi
     };
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_raw_text(names[which][0]),
                       ari_arg_raw_text(names[which][1]), ari_arg_raw_text(names[which][2])};
-    sqlite3_stmt *st = ari_store_bound(s,
+    ari_stmt *st = ari_store_bound(s,
                                        "SELECT c.id, c.name, v.id FROM entity_types v JOIN containers c"
                                        " ON c.trace_id = v.trace_id AND c.type_id = v.parent_id"
                                        " WHERE v.trace_id = ?1 AND v.nature = 'variable'"
@@ -1116,20 +1121,20 @@ static int series_containers(ari_store *s, int64_t trace_id, ari_tq_variable whi
         return -1;
     size_t cap = 0, cap2 = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *name = (const char *)ari_col_text(st, 1);
         int64_t node = ari_tq_node_of_name(name ? name : "");
         if (!ari_task_filter_node(f, node))
             continue;
         if (ari_vec_reserve((void **)out, &cap, (size_t)*n + 1, sizeof **out) < 0 ||
             ari_vec_reserve((void **)types_out, &cap2, (size_t)*n + 1, sizeof **types_out) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
         memset(&(*out)[*n], 0, sizeof **out);
-        (*out)[*n].container_id = sqlite3_column_int64(st, 0);
+        (*out)[*n].container_id = ari_col_int64(st, 0);
         (*out)[*n].node = node;
-        (*types_out)[*n] = sqlite3_column_int64(st, 2);
+        (*types_out)[*n] = ari_col_int64(st, 2);
         (*n)++;
     }
     return ari_store_rows_end(s, st, rc, "find variables", err);

@@ -208,7 +208,7 @@ static int on_task_info(void *ctx, const ari_task_info *info, int *matched)
             " gflop = " JOINED_GFLOP("?13") " WHERE trace_id = ?1 AND job_id = ?2",
             args, ARI_NARGS(args), "update task") < 0)
         return -1;
-    *matched = sqlite3_changes(w->store->db) > 0;
+    *matched = ari_store_changes(w->store) > 0;
     return 0;
 }
 
@@ -219,7 +219,7 @@ static int on_dep(void *ctx, const char *job_id, const char *depends_on, const c
     return run(t,
                "INSERT INTO deps(trace_id, job_id, depends_on, label) VALUES (?1, ?2, ?3, ?4)"
                " ON CONFLICT(trace_id, job_id, depends_on)"
-               " DO UPDATE SET label = coalesce(label, excluded.label)",
+               " DO UPDATE SET label = coalesce(deps.label, excluded.label)",
                args, ARI_NARGS(args), "insert dependency");
 }
 
@@ -242,8 +242,8 @@ static int on_tree_node(void *ctx, int64_t node, int64_t parent, const char *lab
     t->has_tree = 1;
     return run(t,
                "INSERT INTO atree(trace_id, node, parent, label) VALUES (?1, ?2, ?3, ?4)"
-               " ON CONFLICT(trace_id, node) DO UPDATE SET parent = coalesce(excluded.parent, parent),"
-               " label = coalesce(excluded.label, label)",
+               " ON CONFLICT(trace_id, node) DO UPDATE SET parent = coalesce(excluded.parent, atree.parent),"
+               " label = coalesce(excluded.label, atree.label)",
                args, ARI_NARGS(args), "insert tree node");
 }
 
@@ -296,7 +296,7 @@ const ari_task_sink *ari_trace_writer_task_sink(ari_trace_writer *w, ari_error *
 /* Depth of every tree node (roots 0), bounded so that a cyclic tree ends. */
 static int finish_tree(ari_trace_writer *w, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(w->store,
+    ari_stmt *st = ari_store_stmt_id(w->store,
         "WITH RECURSIVE d(node, depth) AS ("
         "  SELECT node, 0 FROM atree WHERE trace_id = ?1 AND parent IS NULL"
         "  UNION ALL SELECT a.node, d.depth + 1 FROM atree a JOIN d ON a.parent = d.node"
@@ -341,10 +341,10 @@ static int finish_summary(ari_trace_writer *w, struct ari_task_writer *t, ari_er
     if (rc < 0)
         return -1;
     /* The trace list shows counts: add the task-level ones. */
-    sqlite3_stmt *st = ari_store_stmt_id(w->store,
+    ari_stmt *st = ari_store_stmt_id(w->store,
         "UPDATE traces SET counts_json = json_patch(counts_json, json_object("
-        " 'tasks', json_extract(summary_json, '$.tasks'),"
-        " 'dependencies', json_extract(summary_json, '$.dependencies'))) WHERE id = ?1", w->id, err);
+        " 'tasks', CAST(json_extract(summary_json, '$.tasks') AS INTEGER),"
+        " 'dependencies', CAST(json_extract(summary_json, '$.dependencies') AS INTEGER))) WHERE id = ?1", w->id, err);
     return st ? ari_store_write(w->store, st, "task counts", err) : -1;
 }
 

@@ -298,7 +298,7 @@ static int pack_event(ari_trace_writer *w, int64_t container, int64_t type, int6
 {
     if (value > INT32_MAX || type > INT32_MAX)
         return ari_error_set(&w->error, ARI_E_TOO_LARGE, "more than %d event values or types", INT32_MAX);
-    const char *text = fields->type == SQLITE_NULL ? NULL : w->buf;
+    const char *text = fields->type == ARI_NULL ? NULL : w->buf;
     ari_packed_event pe = {w->counts.events, container, (int32_t)type, (int32_t)value, time, text,
                            text ? strlen(text) : 0};
     w->counts.events++;
@@ -339,7 +339,7 @@ static void on_progress(void *ctx, double done, double total)
  * variables of the whole platform may live. */
 static int add_root(ari_trace_writer *w, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(w->store,
+    ari_stmt *st = ari_store_stmt_id(w->store,
         "INSERT INTO containers(trace_id, id, parent_id, type_id, alias, name, start, end)"
         " VALUES (?1, 1, NULL, NULL, '0', '0', 0, 0)", w->id, err);
     if (!st || ari_store_write(w->store, st, "insert root container", err) < 0)

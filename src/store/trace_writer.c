@@ -31,7 +31,7 @@ ari_trace_writer *ari_trace_writer_begin(ari_store *s, const char *name, const c
         free(w);
         return NULL;
     }
-    w->id = sqlite3_last_insert_rowid(s->db);
+    w->id = ari_store_last_insert_id(s);
     if (ari_trace_sink_init(w, err) < 0) {
         ari_trace_writer_free(w);
         return NULL;
@@ -133,19 +133,19 @@ const char *ari_trace_writer_warnings(const ari_trace_writer *w)
  * the SHA-256 of its files' digests in sorted order. */
 static int finish_files(ari_trace_writer *w, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(w->store,
+    ari_stmt *st = ari_store_stmt_id(w->store,
         "SELECT count(*), coalesce(sum(bytes), 0), coalesce(group_concat(sha256, ''), '')"
         " FROM (SELECT bytes, sha256 FROM trace_files WHERE trace_id = ?1 ORDER BY sha256)", w->id, err);
     if (!st || ari_store_step_row(w->store, st, "trace files", err) != 0)
         return -1;
-    int64_t nfiles = sqlite3_column_int64(st, 0), bytes = sqlite3_column_int64(st, 1);
-    const char *digests = (const char *)sqlite3_column_text(st, 2);
+    int64_t nfiles = ari_col_int64(st, 0), bytes = ari_col_int64(st, 1);
+    const char *digests = (const char *)ari_col_text(st, 2);
     char digest[ARI_SHA256_HEX];
     if (nfiles == 1)
         snprintf(digest, sizeof digest, "%s", digests);
     else
         ari_sha256_hex(digests, strlen(digests), digest);
-    sqlite3_reset(st);
+    ari_reset(st);
     ari_arg args[] = {ari_arg_int(w->id), ari_arg_int(bytes), ari_arg_text(digest)};
     return ari_store_run(w->store, "UPDATE traces SET bytes = ?2, sha256 = ?3 WHERE id = ?1", args,
                          ARI_NARGS(args), "update trace", err);

@@ -18,26 +18,26 @@ static int nomem(ari_error *err)
 int64_t ari_tree_count(ari_store *s, int64_t trace_id, ari_error *err)
 {
     int64_t n = 0;
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT count(*) FROM atree WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT count(*) FROM atree WHERE trace_id = ?1", trace_id, err);
     return st && ari_store_query_int64(s, st, &n, "count the tree nodes", err) >= 0 ? n : -1;
 }
 
 static int load_nodes(ari_store *s, int64_t trace_id, ari_tree_data *d, ari_error *err)
 {
-    sqlite3_stmt *st = ari_store_stmt_id(s, "SELECT node, parent FROM atree WHERE trace_id = ?1 ORDER BY node",
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT node, parent FROM atree WHERE trace_id = ?1 ORDER BY node",
                                          trace_id, err);
     if (!st)
         return -1;
     size_t cap1 = 0, cap2 = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = ari_step(st)) == ARI_ROW) {
         if (ari_vec_reserve((void **)&d->node, &cap1, d->nnodes + 1, sizeof *d->node) < 0 ||
             ari_vec_reserve((void **)&d->parent, &cap2, d->nnodes + 1, sizeof *d->parent) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             return nomem(err);
         }
-        d->node[d->nnodes] = sqlite3_column_int64(st, 0);
-        d->parent[d->nnodes] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+        d->node[d->nnodes] = ari_col_int64(st, 0);
+        d->parent[d->nnodes] = ari_col_type(st, 1) == ARI_NULL ? -1 : ari_col_int64(st, 1);
         d->nnodes++;
     }
     return ari_store_rows_end(s, st, rc, "read the elimination tree", err);
@@ -48,10 +48,10 @@ typedef struct task_loader {
     unsigned char *seen_worker; /* [nworkers] */
 } task_loader;
 
-static int append_task(ari_tree_data *d, task_loader *L, sqlite3_stmt *st, int type, int restype)
+static int append_task(ari_tree_data *d, task_loader *L, ari_stmt *st, int type, int restype)
 {
     size_t n = d->ntasks;
-    const char *job = (const char *)sqlite3_column_text(st, 0);
+    const char *job = (const char *)ari_col_text(st, 0);
     size_t len = job ? strlen(job) : 0;
     if (ari_vec_reserve((void **)&d->tasks, &L->cap_tasks, n + 1, sizeof *d->tasks) < 0 ||
         ari_vec_reserve((void **)&d->restype, &L->cap_restype, n + 1, sizeof *d->restype) < 0 ||
@@ -61,15 +61,15 @@ static int append_task(ari_tree_data *d, task_loader *L, sqlite3_stmt *st, int t
     memcpy(d->ids + L->ids_len, job ? job : "", len + 1);
     d->id_off[n] = L->ids_len;
     L->ids_len += len + 1;
-    const char *type_name = (const char *)sqlite3_column_text(st, 1);
+    const char *type_name = (const char *)ari_col_text(st, 1);
     d->tasks[n] = (ari_et_task){
-        .anode = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7),
+        .anode = ari_col_type(st, 7) == ARI_NULL ? -1 : ari_col_int64(st, 7),
         .kind = (int)ari_et_kind_of(type_name),
         .type = type,
-        .start = sqlite3_column_double(st, 4),
-        .end = sqlite3_column_double(st, 5),
-        .gflop = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6),
-        .submit_order = sqlite3_column_type(st, 8) == SQLITE_NULL ? ARI_ET_NO_ORDER : sqlite3_column_int64(st, 8),
+        .start = ari_col_double(st, 4),
+        .end = ari_col_double(st, 5),
+        .gflop = ari_col_type(st, 6) == ARI_NULL ? NAN : ari_col_double(st, 6),
+        .submit_order = ari_col_type(st, 8) == ARI_NULL ? ARI_ET_NO_ORDER : ari_col_int64(st, 8),
     };
     d->restype[n] = restype;
     d->ntasks++;
@@ -83,24 +83,24 @@ static int load_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m, cons
     L.seen_worker = calloc((size_t)m->nworkers + 1, 1);
     if (!L.seen_worker)
         return nomem(err);
-    sqlite3_stmt *st = ari_store_stmt_id(s,
+    ari_stmt *st = ari_store_stmt_id(s,
         "SELECT job_id, type, worker_id, node, start, end, gflop, anode, submit_order FROM tasks"
-        " WHERE trace_id = ?1", trace_id, err);
+        " WHERE trace_id = ?1 ORDER BY job_id, rowid", trace_id, err);
     if (!st) {
         free(L.seen_worker);
         return -1;
     }
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int wi = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : ari_tq_worker_index(m, sqlite3_column_int64(st, 2));
-        const char *type_name = (const char *)sqlite3_column_text(st, 1);
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int wi = ari_col_type(st, 2) == ARI_NULL ? -1 : ari_tq_worker_index(m, ari_col_int64(st, 2));
+        const char *type_name = (const char *)ari_col_text(st, 1);
         int type = ari_tq_type_id(m, type_name);
         if (wi < 0 || type < 0 ||
-            !ari_task_filter_pass(f, type_name, m->workers[wi].resource_type, sqlite3_column_int64(st, 3),
-                                  sqlite3_column_double(st, 4), sqlite3_column_double(st, 5)))
+            !ari_task_filter_pass(f, type_name, m->workers[wi].resource_type, ari_col_int64(st, 3),
+                                  ari_col_double(st, 4), ari_col_double(st, 5)))
             continue;
         if (append_task(d, &L, st, type, m->workers[wi].restype) < 0) {
-            sqlite3_reset(st);
+            ari_reset(st);
             free(L.seen_worker);
             return nomem(err);
         }

@@ -13,6 +13,10 @@ typedef struct ari_embedded {
 
 extern const ari_embedded ari_migrations[]; /* sorted by name */
 extern const size_t ari_migrations_count;
+extern const ari_embedded ari_pg_migrations[]; /* the same, for PostgreSQL (sql/pg/) */
+extern const size_t ari_pg_migrations_count;
+extern const ari_embedded ari_pg_functions[]; /* one entry: sql/pg/functions.sql */
+extern const size_t ari_pg_functions_count;
 extern const ari_embedded ari_openapi[];     /* one entry: openapi.json */
 extern const size_t ari_openapi_count;
 

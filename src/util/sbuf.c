@@ -144,8 +144,8 @@ const char *ari_sbuf_text(const ari_sbuf *b)
 
 char *ari_sbuf_take(ari_sbuf *b)
 {
-    if (!b->failed && !b->p)
-        reserve(b, 0);
+    if (!b->failed && !b->p && reserve(b, 0) == 0)
+        b->p[0] = '\0'; /* nothing was added: the empty text */
     char *p = b->failed ? NULL : b->p;
     if (b->failed)
         free(b->p);

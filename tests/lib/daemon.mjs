@@ -7,9 +7,14 @@
 //
 // The binary comes from $ARIADNED (CTest sets it), the dashboard from
 // $ARIADNE_STATIC. stop() sends SIGTERM and waits for a clean exit.
+//
+// With $ARIADNE_TEST_PG (a PostgreSQL base URL) or $ARIADNE_TEST_PG_FILE (a
+// file holding it: CTest's api_pg.* tests, tests/lib/pg_cluster.sh) each
+// daemon gets a fresh PostgreSQL database instead of a SQLite file: d.db is
+// then its URL. backendName() says which ('sqlite' or 'postgresql').
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createServer } from 'node:net';
@@ -21,6 +26,75 @@ export const sourceDir = process.env.ARIADNE_SOURCE_DIR || join(here, '..', '..'
 export const ariadned = process.env.ARIADNED || join(sourceDir, 'build', 'ariadned');
 export const staticDir = process.env.ARIADNE_STATIC || join(sourceDir, 'static');
 export const sharedData = join(sourceDir, '..', 'shared', 'data');
+
+// The PostgreSQL cluster the tests run against, or null for SQLite.
+function pgBaseUrl() {
+  if (process.env.ARIADNE_TEST_PG) return process.env.ARIADNE_TEST_PG.trim();
+  const file = process.env.ARIADNE_TEST_PG_FILE;
+  if (!file) return null;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    throw new Error(`ARIADNE_TEST_PG_FILE=${file}: ${e.message} (is the CTest fixture pg.start running?)`);
+  }
+}
+const pgBase = pgBaseUrl();
+
+export function backendName() {
+  return pgBase ? 'postgresql' : 'sqlite';
+}
+
+// A fresh PostgreSQL database's URL (dropped when the test process exits),
+// for `ariadned import --db URL` before a daemon serves it; null without a cluster.
+export function newPgDatabase() {
+  return pgBase ? pgUrl(pgDatabaseFor(null)) : null;
+}
+
+// Runs one SQL command on the cluster's maintenance database with psql.
+function pgAdmin(sql) {
+  try {
+    execFileSync(process.env.ARIADNE_PSQL || 'psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', pgBase, '-c', sql],
+      { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (e) {
+    throw new Error(`psql ${pgBase} -c '${sql}': ${(e.stderr || e.message).trim()}`);
+  }
+}
+
+// Databases made here and not dropped yet; a caller's dir -> its database, so
+// that daemons started on one dir share one database as they share test.db.
+const pgDatabases = new Set();
+const pgByDir = new Map();
+let pgCount = 0;
+
+function pgDatabaseFor(dir) {
+  if (dir && pgByDir.has(dir)) return pgByDir.get(dir);
+  const name = `ariadne_test_${process.pid}_${++pgCount}`;
+  pgAdmin(`CREATE DATABASE ${name}`);
+  pgDatabases.add(name);
+  if (dir) pgByDir.set(dir, name);
+  return name;
+}
+
+function pgUrl(name) {
+  const u = new URL(pgBase);
+  u.pathname = '/' + name;
+  return u.toString();
+}
+
+function pgDrop(name) {
+  pgDatabases.delete(name);
+  for (const [dir, db] of pgByDir) if (db === name) pgByDir.delete(dir);
+  pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+// Databases of a caller's dir, and of daemons not stopped with stop(), go at exit.
+if (pgBase) {
+  process.on('exit', () => {
+    for (const name of [...pgDatabases]) {
+      try { pgDrop(name); } catch (e) { process.stderr.write(`daemon.mjs: ${e.message}\n`); }
+    }
+  });
+}
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -46,9 +120,15 @@ export function runCli(args, opts = {}) {
 
 // `host` is the address to listen on (default 127.0.0.1; the tests still
 // reach the daemon through 127.0.0.1, so it must accept there: 0.0.0.0).
-export async function startDaemon({ args = [], dir = null, env = {}, host = '127.0.0.1' } = {}) {
+// `backend: 'sqlite'` keeps a daemon on SQLite under $ARIADNE_TEST_PG (a test
+// comparing the two backends); `db` serves an existing database (a file or a
+// URL from newPgDatabase) instead of a fresh one.
+export async function startDaemon({ args = [], dir = null, env = {}, host = '127.0.0.1', backend = null,
+  db: givenDb = null } = {}) {
   const workDir = dir || mkdtempSync(join(tmpdir(), 'ariadne-test-'));
-  const db = join(workDir, 'test.db');
+  const usePg = pgBase && backend !== 'sqlite' && !givenDb;
+  const pgName = usePg ? pgDatabaseFor(dir) : null;
+  const db = givenDb || (usePg ? pgUrl(pgName) : join(workDir, 'test.db'));
   const port = await freePort();
   // --idle-timeout 900: tests block their event loop in synchronous CLI
   // imports (runCli) for a minute or more under ASan; a keep-alive connection
@@ -83,6 +163,7 @@ export async function startDaemon({ args = [], dir = null, env = {}, host = '127
       clearTimeout(timer);
       if (!res) { child.kill('SIGKILL'); await exitPromise; throw new Error('ariadned did not stop on SIGTERM'); }
       if (!keep && !dir) rmSync(workDir, { recursive: true, force: true });
+      if (pgName && !keep && !dir) pgDrop(pgName);
       return res;
     },
   };

@@ -35,11 +35,10 @@ int main(int argc, char **argv)
     }
     int64_t id = argc > 2 ? strtoll(argv[2], NULL, 10) : 0;
     if (!id) {
-        sqlite3_stmt *st;
-        sqlite3_prepare_v2(s->db, "SELECT max(id) FROM traces WHERE kind = 'profile'", -1, &st, NULL);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            id = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
+        ari_stmt *st = ari_store_prepare(s, "SELECT max(id) FROM traces WHERE kind = 'profile'", NULL);
+        if (st && ari_step(st) == ARI_ROW)
+            id = ari_col_int64(st, 0);
+        ari_stmt_finalize(st);
     }
     double t0 = now();
     ari_cct c;

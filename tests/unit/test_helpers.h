@@ -61,6 +61,26 @@ static inline int64_t test_query_int(const char *db_path, const char *sql)
 
 /* A fresh database in a fresh directory (with a "work" subdirectory for
  * imports), for cmocka setup/teardown: *state becomes a test_db. */
+/* The PostgreSQL cluster the tests may use: $ARIADNE_TEST_PG, or the URL in
+ * the file $ARIADNE_TEST_PG_FILE names (CTest's fixture `pg`); NULL when
+ * neither is given (the PostgreSQL tests then skip). Kept in buf. */
+static inline const char *test_pg_base(char *buf, size_t size)
+{
+    const char *url = getenv("ARIADNE_TEST_PG");
+    if (url && *url) {
+        snprintf(buf, size, "%s", url);
+        return buf;
+    }
+    const char *file = getenv("ARIADNE_TEST_PG_FILE");
+    FILE *f = file ? fopen(file, "r") : NULL;
+    if (!f)
+        return NULL;
+    int ok = fgets(buf, (int)size, f) != NULL;
+    fclose(f);
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return ok && *buf ? buf : NULL;
+}
+
 typedef struct test_db {
     char *dir, *db_path, *work;
     ari_store *s;

@@ -33,11 +33,11 @@ static void assert_clean(ari_store *s)
 static int64_t add_trace(ari_store *s, const char *name)
 {
     ari_error err = {0};
-    sqlite3_stmt *st = ari_store_stmt(s, "INSERT INTO traces(name, kind, format) VALUES (?1, 'tasks', 'paje')", &err);
+    ari_stmt *st = ari_store_stmt(s, "INSERT INTO traces(name, kind, format) VALUES (?1, 'tasks', 'paje')", &err);
     assert_non_null(st);
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    ari_bind_text_copy(st, 1, name, -1);
     assert_int_equal(ari_store_write(s, st, "add trace", &err), 0);
-    return sqlite3_last_insert_rowid(s->db);
+    return ari_store_last_insert_id(s);
 }
 
 static void test_busy_writes_then_durable(void **state)
@@ -93,14 +93,14 @@ static void test_settle_drops_snapshots(void **state)
     add_trace(f->s, "a");
     add_trace(f->s, "b");
     ari_store *reader = ari_store_open(f->db_path, &err);
-    sqlite3_stmt *st = ari_store_stmt(reader, "SELECT id FROM traces ORDER BY id", &err);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW); /* and stop there */
+    ari_stmt *st = ari_store_stmt(reader, "SELECT id FROM traces ORDER BY id", &err);
+    assert_int_equal(ari_step(st), ARI_ROW); /* and stop there */
     add_trace(f->s, "c");
     ari_store_settle(reader);
     assert_clean(reader);
-    sqlite3_stmt *count = ari_store_stmt(reader, "SELECT count(*) FROM traces", &err);
-    assert_int_equal(sqlite3_step(count), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int64(count, 0), 3);
+    ari_stmt *count = ari_store_stmt(reader, "SELECT count(*) FROM traces", &err);
+    assert_int_equal(ari_step(count), ARI_ROW);
+    assert_int_equal(ari_col_int64(count, 0), 3);
     ari_store_settle(reader);
     ari_store_close(reader);
 }
