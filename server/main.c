@@ -15,6 +15,8 @@ static const char usage[] =
     "  serve      run the HTTP server (dashboard and REST API)\n"
     "  import     import traces into the database without a server\n"
     "  token      create, list or revoke API tokens\n"
+    "  migrate    apply pending migrations to a database (a file or a postgresql:// URL)\n"
+    "  copy       copy a whole database into an empty one (SQLite <-> PostgreSQL)\n"
     "  generate   write a simulated StarPU Cholesky trace (example data)\n"
     "  replay     stream a metrics trace to a server as a live run\n"
     "\n"
@@ -43,6 +45,10 @@ int main(int argc, char **argv)
         return cmd_import(argc - 1, argv + 1);
     if (strcmp(cmd, "token") == 0)
         return cmd_token(argc - 1, argv + 1);
+    if (strcmp(cmd, "migrate") == 0)
+        return cmd_migrate(argc - 1, argv + 1);
+    if (strcmp(cmd, "copy") == 0)
+        return cmd_copy(argc - 1, argv + 1);
     if (strcmp(cmd, "generate") == 0)
         return cmd_generate(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0)
