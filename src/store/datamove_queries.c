@@ -575,8 +575,9 @@ int ari_dm_clock_load(ari_store *s, int64_t id, int nsectors, double sector_widt
     double *sec = calloc((size_t)nsectors * ARI_DM_NCAT, sizeof *sec);
     if (!sec)
         return nomem(err);
-    ari_stmt *st =
-        ari_store_stmt_id(s, "SELECT category, start, dur FROM dm_events WHERE trace_id = ?1", id, err);
+    /* the key's order: the sectors' sums come out the same on both backends */
+    ari_stmt *st = ari_store_stmt_id(
+        s, "SELECT category, start, dur FROM dm_events WHERE trace_id = ?1 ORDER BY event_id", id, err);
     int rc = ARI_DONE;
     if (st) {
         while ((rc = ari_step(st)) == ARI_ROW)

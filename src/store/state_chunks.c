@@ -191,7 +191,8 @@ static int read_filtered(ari_store *s, int64_t trace_id, int64_t container, int6
                       ari_arg_real(f->t0),   ari_arg_real(f->b < f->t1 ? f->b : f->t1)};
     ari_stmt *st = ari_store_bound(s,
                                        "SELECT n, data FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2"
-                                       " AND type_id = ?3 AND min_start <= ?5 AND max_end >= ?4",
+                                       " AND type_id = ?3 AND min_start <= ?5 AND max_end >= ?4"
+                                       " ORDER BY chunk",
                                        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
@@ -357,7 +358,8 @@ int ari_state_chunks_at(ari_store *s, int64_t trace_id, int64_t container, int64
 
 int ari_state_chunks_values(ari_store *s, int64_t trace_id, unsigned char *seen, int64_t nseen, ari_error *err)
 {
-    ari_stmt *st = ari_store_stmt_id(s, "SELECT n, data FROM state_chunks WHERE trace_id = ?1", trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT n, data FROM state_chunks WHERE trace_id = ?1"
+                                        " ORDER BY container_id, chunk", trace_id, err);
     if (!st)
         return -1;
     int rc;

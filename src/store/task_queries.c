@@ -758,9 +758,8 @@ static int64_t node_of(loader *L, raw_graph *g, const char *name)
 
 static int read_edges(ari_store *s, int64_t trace_id, loader *L, raw_graph *g, ari_error *err)
 {
-    ari_stmt *st =
-        ari_store_stmt_id(s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1 ORDER BY job_id, depends_on",
-                          trace_id, err);
+    ari_stmt *st = ari_store_stmt_id(
+        s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1 ORDER BY job_id, depends_on", trace_id, err);
     if (!st)
         return -1;
     int rc;
