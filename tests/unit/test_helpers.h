@@ -59,8 +59,6 @@ static inline int64_t test_query_int(const char *db_path, const char *sql)
     return v;
 }
 
-/* A fresh database in a fresh directory (with a "work" subdirectory for
- * imports), for cmocka setup/teardown: *state becomes a test_db. */
 /* The PostgreSQL cluster the tests may use: $ARIADNE_TEST_PG, or the URL in
  * the file $ARIADNE_TEST_PG_FILE names (CTest's fixture `pg`); NULL when
  * neither is given (the PostgreSQL tests then skip). Kept in buf. */
@@ -81,6 +79,8 @@ static inline const char *test_pg_base(char *buf, size_t size)
     return ok && *buf ? buf : NULL;
 }
 
+/* A fresh database in a fresh directory (with a "work" subdirectory for
+ * imports), for cmocka setup/teardown: *state becomes a test_db. */
 typedef struct test_db {
     char *dir, *db_path, *work;
     ari_store *s;

@@ -634,6 +634,7 @@ static void check_import(const char *path, int64_t nodes)
     ari_cct_free(&c);
     ari_import_result_free(&res);
     ari_store_close(s);
+    ari_remove_tree(dir);
     free(dir);
 }
 
