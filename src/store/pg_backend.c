@@ -7,7 +7,8 @@
  * reads them, as it does with SQLite; the queries that would return a
  * trace's millions of rows aggregate in SQL instead. Parameters travel as
  * text (doubles with 17 digits, which round-trip), blobs as bytes; rows
- * come back binary. The session prints doubles with 15 significant digits
+ * come back binary. Statements run by ari_pg_exec are PostgreSQL's own and
+ * are not translated. The session prints doubles with 15 significant digits
  * (extra_float_digits = 0), as SQLite does in the JSON and text that the
  * queries build, so that both backends give the same documents. The
  * dialect of the shared SQL text is translated by pg_dialect.c. */
@@ -151,11 +152,7 @@ void ari_pg_close(ari_pg_conn *c)
 
 int ari_pg_exec(ari_pg_conn *c, const char *sql)
 {
-    char *text = ari_pg_translate(sql, NULL);
-    if (!text)
-        return fail(c, ARI_NOMEM, "%s%s", "out of memory", "");
-    PGresult *res = PQexec(c->conn, text);
-    free(text);
+    PGresult *res = PQexec(c->conn, sql);
     ExecStatusType status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     int rc = ARI_OK;
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)

@@ -24,7 +24,10 @@ void ari_pg_close(ari_pg_conn *c);
 ari_pg_stmt *ari_pg_prepare(ari_pg_conn *c, const char *sql);
 void ari_pg_finalize(ari_pg_stmt *st);
 
-/* Runs one or more statements without parameters: ARI_OK or an error code. */
+/* Runs one or more statements without parameters, written in PostgreSQL's
+ * own dialect (the migrations of sql/pg/, functions.sql, the store's
+ * partition and transaction commands): not translated. ARI_OK or an error
+ * code. */
 int ari_pg_exec(ari_pg_conn *c, const char *sql);
 
 /* The last error: ARI_BUSY (a lock or statement timeout, a serialization
