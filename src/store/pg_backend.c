@@ -11,7 +11,17 @@
  * are not translated. The session prints doubles with 15 significant digits
  * (extra_float_digits = 0), as SQLite does in the JSON and text that the
  * queries build, so that both backends give the same documents. The
- * dialect of the shared SQL text is translated by pg_dialect.c. */
+ * dialect of the shared SQL text is translated by pg_dialect.c.
+ *
+ * A connection that breaks (the server restarted, a failover, an idle
+ * connection cut by a firewall) is opened again at the next call: the
+ * statements prepared on the old session are prepared again at their next
+ * step (each remembers the session it was prepared in), and the session's
+ * settings are made again. A read that fails because the connection broke
+ * outside a transaction is run once more on the new one. A connection that
+ * broke inside a transaction refuses every statement until the store rolls
+ * back (ari_pg_in_transaction says it is in one): the transaction's work
+ * is lost, and a caller must not carry on as if the rest committed. */
 #include "store/pg_backend.h"
 
 #include <libpq-fe.h>
@@ -19,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "store/pg_dialect.h"
 
@@ -41,6 +52,10 @@ struct ari_pg_conn {
     char errmsg[512];
     int64_t changes;      /* rows changed by the last command */
     unsigned long names;  /* server-side statement names drawn: s1, s2, ... */
+    unsigned long session;/* sessions opened: 1, then one more per reconnection */
+    int in_tx;            /* a transaction was open after the last call */
+    int lost_tx;          /* the connection broke inside a transaction: refuse until ROLLBACK */
+    int lock_timeout_ms;  /* the session's lock_timeout, made again on a new session */
 };
 
 /* One parameter's value as bound: text, or bytes for a blob. */
@@ -57,6 +72,7 @@ struct ari_pg_stmt {
     int nparams;
     pg_param *params;
     char name[32];        /* the prepared statement's, "" until prepared */
+    unsigned long session;/* the connection's session it was prepared in */
     unsigned *types;      /* the parameter types it was prepared with */
     PGresult *res;        /* the rows of the current execution */
     int row, nrows;       /* row -1 before the first step */
@@ -108,6 +124,73 @@ int ari_pg_is_url(const char *db)
     return db && (strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres://", 11) == 0);
 }
 
+/* Runs sql on the session as it is (no reconnection). */
+static int run(ari_pg_conn *c, const char *sql)
+{
+    PGresult *res = PQexec(c->conn, sql);
+    ExecStatusType status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    int rc = ARI_OK;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+        c->changes = atoll(PQcmdTuples(res));
+    else
+        rc = fail_result(c, res);
+    PQclear(res);
+    return rc;
+}
+
+/* The session's settings. Quiet notices (CREATE ... IF NOT EXISTS says it
+ * skipped), UTC, doubles printed in text with 15 significant digits, like
+ * SQLite, and every execution planned for its parameters: a generic plan
+ * keeps every partition of a table (a trace each) and locks them all, so a
+ * trace's partition being attached would stall reads of other traces. */
+static int session_setup(ari_pg_conn *c)
+{
+    char sql[320];
+    snprintf(sql, sizeof sql,
+             "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET extra_float_digits = 0;"
+             " SET plan_cache_mode = force_custom_plan%s",
+             c->lock_timeout_ms > 0 ? "; SET lock_timeout = " : "");
+    if (c->lock_timeout_ms > 0)
+        snprintf(sql + strlen(sql), sizeof sql - strlen(sql), "%d", c->lock_timeout_ms);
+    return run(c, sql);
+}
+
+/* Remembers whether a transaction is open after a call, while the
+ * connection can say. */
+static void note_transaction(ari_pg_conn *c)
+{
+    if (PQstatus(c->conn) != CONNECTION_OK)
+        return;
+    PGTransactionStatusType t = PQtransactionStatus(c->conn);
+    c->in_tx = t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+}
+
+/* Opens the connection again if it broke (a new session: the statements
+ * are prepared again, the settings made again); a transaction it was in is
+ * lost (lost_tx). ARI_OK when the connection is usable. */
+static int usable(ari_pg_conn *c)
+{
+    if (PQstatus(c->conn) == CONNECTION_OK)
+        return ARI_OK;
+    if (c->in_tx)
+        c->lost_tx = 1;
+    c->in_tx = 0;
+    PQreset(c->conn);
+    if (PQstatus(c->conn) != CONNECTION_OK)
+        return fail(c, ARI_ERROR, "the connection to PostgreSQL broke and cannot be opened again: %s%s",
+                    PQerrorMessage(c->conn), "");
+    c->session++;
+    return session_setup(c);
+}
+
+/* A statement refused while a transaction lost with its connection has not
+ * been rolled back. */
+static int refuse_lost(ari_pg_conn *c)
+{
+    return fail(c, ARI_ERROR, "%s%s",
+                "the connection to PostgreSQL broke during a transaction, whose work is lost; roll back", "");
+}
+
 ari_pg_conn *ari_pg_open(const char *url, ari_error *err)
 {
     ari_pg_conn *c = calloc(1, sizeof *c);
@@ -127,14 +210,8 @@ ari_pg_conn *ari_pg_open(const char *url, ari_error *err)
         ari_pg_close(c);
         return NULL;
     }
-    /* Quiet notices (CREATE ... IF NOT EXISTS says it skipped), UTC,
-     * doubles printed in text with 15 significant digits, like SQLite, and
-     * every execution planned for its parameters: a generic plan keeps
-     * every partition of a table (a trace each) and locks them all, so a
-     * trace's partition being attached would stall reads of other traces. */
-    if (ari_pg_exec(c, "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET extra_float_digits = 0;"
-                       " SET plan_cache_mode = force_custom_plan") !=
-        ARI_OK) {
+    c->session = 1;
+    if (session_setup(c) != ARI_OK) {
         ari_error_set(err, ARI_E_DB, "PostgreSQL session set-up: %s", c->errmsg);
         ari_pg_close(c);
         return NULL;
@@ -152,14 +229,17 @@ void ari_pg_close(ari_pg_conn *c)
 
 int ari_pg_exec(ari_pg_conn *c, const char *sql)
 {
-    PGresult *res = PQexec(c->conn, sql);
-    ExecStatusType status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    int rc = ARI_OK;
-    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
-        c->changes = atoll(PQcmdTuples(res));
-    else
-        rc = fail_result(c, res);
-    PQclear(res);
+    int rc = usable(c);
+    if (rc != ARI_OK)
+        return rc;
+    if (c->lost_tx) {
+        if (strncasecmp(sql, "ROLLBACK", 8) != 0)
+            return refuse_lost(c);
+        c->lost_tx = 0; /* the new session has no transaction to roll back */
+        return ARI_OK;
+    }
+    rc = run(c, sql);
+    note_transaction(c);
     return rc;
 }
 
@@ -190,6 +270,8 @@ int64_t ari_pg_changes(const ari_pg_conn *c)
 
 int ari_pg_in_transaction(const ari_pg_conn *c)
 {
+    if (c->lost_tx)
+        return 1;
     PGTransactionStatusType t = PQtransactionStatus(c->conn);
     return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
 }
@@ -197,7 +279,8 @@ int ari_pg_in_transaction(const ari_pg_conn *c)
 void ari_pg_set_busy_timeout(ari_pg_conn *c, int ms)
 {
     char sql[64];
-    snprintf(sql, sizeof sql, "SET lock_timeout = %d", ms > 0 ? ms : 0);
+    c->lock_timeout_ms = ms > 0 ? ms : 0;
+    snprintf(sql, sizeof sql, "SET lock_timeout = %d", c->lock_timeout_ms);
     ari_pg_exec(c, sql);
 }
 
@@ -258,7 +341,7 @@ void ari_pg_finalize(ari_pg_stmt *st)
     ari_pg_reset(st);
     if (st->params)
         ari_pg_clear_bindings(st);
-    if (st->name[0] && st->c->conn && PQstatus(st->c->conn) == CONNECTION_OK) {
+    if (st->name[0] && st->session == st->c->session && st->c->conn && PQstatus(st->c->conn) == CONNECTION_OK) {
         char sql[64];
         snprintf(sql, sizeof sql, "DEALLOCATE %s", st->name);
         PQclear(PQexec(st->c->conn, sql));
@@ -371,6 +454,7 @@ static int untyped_parameter(const PGresult *res, const ari_pg_stmt *st)
 static int prepare_on_server(ari_pg_stmt *st)
 {
     snprintf(st->name, sizeof st->name, "s%lu", ++st->c->names);
+    st->session = st->c->session;
     for (int i = 0; i < st->nparams; i++)
         st->types[i] = st->params[i].type;
     PGresult *res = PQprepare(st->c->conn, st->name, st->sql, st->nparams, st->types);
@@ -414,15 +498,46 @@ static PGresult *execute(ari_pg_stmt *st)
     return PQexecParams(st->c->conn, st->sql, st->nparams, types, values, lengths, formats, 1);
 }
 
+/* 1 for a statement that only reads (run again after a reconnection). */
+static int reads_only(const char *sql)
+{
+    while (*sql == ' ' || *sql == '\n' || *sql == '(')
+        sql++;
+    return strncasecmp(sql, "SELECT", 6) == 0;
+}
+
+/* Prepares the statement on this session if it is not, and runs it. */
+static PGresult *prepare_and_execute(ari_pg_stmt *st)
+{
+    if ((!st->name[0] || st->session != st->c->session) && prepare_on_server(st) != ARI_OK)
+        return NULL;
+    return execute(st);
+}
+
 int ari_pg_step(ari_pg_stmt *st)
 {
     if (st->row < 0) {
-        if (!st->name[0] && prepare_on_server(st) != ARI_OK)
-            return st->c->errcode;
-        PGresult *res = execute(st);
+        ari_pg_conn *c = st->c;
+        if (usable(c) != ARI_OK)
+            return c->errcode;
+        if (c->lost_tx)
+            return refuse_lost(c);
+        int was_in_tx = c->in_tx;
+        PGresult *res = prepare_and_execute(st);
+        if (!res && st->name[0] == '\0' && PQstatus(c->conn) == CONNECTION_OK)
+            return c->errcode; /* the server refused to prepare it */
         ExecStatusType status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+        if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK && PQstatus(c->conn) == CONNECTION_BAD &&
+            !was_in_tx && reads_only(st->sql)) {
+            PQclear(res); /* the connection broke under a read: once more on a new one */
+            if (usable(c) != ARI_OK)
+                return c->errcode;
+            res = prepare_and_execute(st);
+            status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+        }
+        note_transaction(c);
         if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-            int rc = fail_result(st->c, res);
+            int rc = res || PQstatus(c->conn) == CONNECTION_BAD ? fail_result(c, res) : c->errcode;
             PQclear(res);
             return rc;
         }

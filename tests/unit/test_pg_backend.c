@@ -6,7 +6,9 @@
  * come back unchanged (doubles at 17 digits, infinities, NaN, blobs, UTF-8
  * text); a NULL parameter without a type is typed from its use; errors
  * name the statement's fault; a store opened on a new database migrates to
- * the latest version. */
+ * the latest version; a connection that the server cut is opened again (a
+ * prepared read runs on the new one, a transaction cut short refuses every
+ * statement until its rollback, and none of its rows stay). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -228,6 +230,65 @@ static void test_errors_and_transactions(void **state)
     ari_stmt_finalize(st);
 }
 
+/* Ends the store's server process from another connection, as a restart
+ * or a failover would, and waits until it is gone. */
+static void cut_connection(pg_fixture *p)
+{
+    ari_stmt *st = row(p->s, "SELECT pg_backend_pid()");
+    long long pid = ari_col_int64(st, 0);
+    ari_stmt_finalize(st);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(%lld, 5000)", pid);
+    PGconn *c = PQconnectdb(p->base);
+    PGresult *r = PQexec(c, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "t");
+    PQclear(r);
+    PQfinish(c);
+}
+
+static void test_reconnects(void **state)
+{
+    pg_fixture *p = *state;
+    NEED_PG(p);
+    ari_error err = {0};
+    /* a statement prepared on the first session reads on the next one */
+    ari_stmt *sum = ari_store_prepare(p->s, "SELECT ?1 + 1", &err);
+    assert_non_null(sum);
+    ari_bind_int64(sum, 1, 41);
+    assert_int_equal(ari_step(sum), ARI_ROW);
+    assert_int_equal(ari_col_int64(sum, 0), 42);
+    ari_reset(sum);
+    cut_connection(p);
+    ari_bind_int64(sum, 1, 1);
+    assert_int_equal(ari_step(sum), ARI_ROW);
+    assert_int_equal(ari_col_int64(sum, 0), 2);
+    ari_reset(sum);
+    /* a write is not run twice: it fails once, the next one works */
+    assert_int_equal(ari_store_exec(p->s, "CREATE TABLE cut_short(x bigint)", &err), 0);
+    cut_connection(p);
+    assert_int_equal(ari_store_exec(p->s, "INSERT INTO cut_short VALUES (1)", &err), -1);
+    assert_int_equal(ari_store_exec(p->s, "INSERT INTO cut_short VALUES (2)", &err), 0);
+    /* a transaction cut short: refused until rolled back, and none of it stays */
+    assert_int_equal(ari_store_begin(p->s, &err), 0);
+    assert_int_equal(ari_store_exec(p->s, "INSERT INTO cut_short VALUES (3)", &err), 0);
+    cut_connection(p);
+    assert_int_equal(ari_store_exec(p->s, "INSERT INTO cut_short VALUES (4)", &err), -1);
+    assert_int_equal(ari_store_exec(p->s, "INSERT INTO cut_short VALUES (5)", &err), -1);
+    assert_non_null(strstr(err.message, "roll back"));
+    ari_bind_int64(sum, 1, 2);
+    assert_int_not_equal(ari_step(sum), ARI_ROW);
+    ari_reset(sum);
+    ari_store_rollback(p->s);
+    ari_stmt *st = row(p->s, "SELECT string_agg(x::text, ',' ORDER BY x) FROM cut_short");
+    assert_string_equal((const char *)ari_col_text(st, 0), "2");
+    ari_stmt_finalize(st);
+    ari_bind_int64(sum, 1, 2);
+    assert_int_equal(ari_step(sum), ARI_ROW);
+    assert_int_equal(ari_col_int64(sum, 0), 3);
+    ari_stmt_finalize(sum);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_bound_values_round_trip),
         cmocka_unit_test(test_null_parameter_typed_by_use),
         cmocka_unit_test(test_errors_and_transactions),
+        cmocka_unit_test(test_reconnects), /* last: it cuts the connection */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
