@@ -166,9 +166,10 @@ int ari_jobq_progress(ari_store *s, int64_t id, double progress, const char *pha
 }
 
 /* The ids of the running jobs. */
-static int running_jobs(ari_store *s, int64_t **ids, size_t *n, ari_error *err)
+/* The integers of a one-column query's rows, appended to *ids. */
+static int query_ids(ari_store *s, const char *sql, int64_t **ids, size_t *n, const char *what, ari_error *err)
 {
-    ari_stmt *st = ari_store_stmt(s, "SELECT id FROM jobs WHERE status = 'running' ORDER BY id", err);
+    ari_stmt *st = ari_store_stmt(s, sql, err);
     if (!st)
         return -1;
     size_t cap = 0;
@@ -180,7 +181,13 @@ static int running_jobs(ari_store *s, int64_t **ids, size_t *n, ari_error *err)
         }
         (*ids)[(*n)++] = ari_col_int64(st, 0);
     }
-    return ari_store_rows_end(s, st, rc, "list running jobs", err);
+    return ari_store_rows_end(s, st, rc, what, err);
+}
+
+static int running_jobs(ari_store *s, int64_t **ids, size_t *n, ari_error *err)
+{
+    return query_ids(s, "SELECT id FROM jobs WHERE status = 'running' ORDER BY id", ids, n, "list running jobs",
+                     err);
 }
 
 /* 1 if job id's runner is gone and the job went back to the queue, 0 if
@@ -224,6 +231,23 @@ int ari_jobq_take_over(ari_store *s, int64_t **ids_out, size_t *n_out, ari_error
     }
     *ids_out = running;
     return 0;
+}
+
+int ari_jobq_held(ari_store *s, int64_t **ids_out, size_t *n_out, ari_error *err)
+{
+    *ids_out = NULL;
+    *n_out = 0;
+    int rc = need_pg(s, err) < 0 ? -1
+             : query_ids(s, "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                            " AND classid = 20 AND objsubid = 2"
+                            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                            " ORDER BY 1", ids_out, n_out, "look for the jobs' runners", err);
+    if (rc < 0) {
+        free(*ids_out);
+        *ids_out = NULL;
+        *n_out = 0;
+    }
+    return rc;
 }
 
 int ari_jobq_spool_in_use(ari_store *s, const char *spool, ari_error *err)

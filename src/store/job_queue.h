@@ -58,6 +58,12 @@ int ari_jobq_progress(ari_store *s, int64_t id, double progress, const char *pha
  * *ids_out (malloc'd) lists them. 0, or -1 with err set. */
 int ari_jobq_take_over(ari_store *s, int64_t **ids_out, size_t *n_out, ari_error *err);
 
+/* The jobs that a replica's worker holds (their advisory locks), as the
+ * low 31 bits of their ids, sorted, in *ids_out (malloc'd): 0, or -1 with
+ * err set. A job's row says how it ended before its worker lets go of it
+ * (the worker may still be making the upload's ensemble). */
+int ari_jobq_held(ari_store *s, int64_t **ids_out, size_t *n_out, ari_error *err);
+
 /* Whether a queued or running job's params_json names `spool` (a
  * directory of the shared spool) as its upload's: 1, 0, or -1 with err set. */
 int ari_jobq_spool_in_use(ari_store *s, const char *spool, ari_error *err);
