@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "store/gantt_rows.h"
+#include "store/gantt_summaries.h"
 #include "store/store_text.h"
 #include "store/task_queries.h"
 #include "store/trace_writer_internal.h"
@@ -350,14 +351,15 @@ static int finish_summary(ari_trace_writer *w, struct ari_task_writer *t, ari_er
 
 /* What the first Gantt chart needs, so that it does not wait for a scan of
  * the tasks (issue 15): the metadata (cached as a request would cache it),
- * every worker's packed rows and the server's step (the marks; gantt_rows.h). */
+ * every worker's packed rows, their summaries (gantt_summaries.h) and the
+ * server's step (the marks; gantt_rows.h). */
 static int finish_gantt(ari_trace_writer *w, ari_error *err)
 {
     ari_tq_meta *meta = NULL;
     if (ari_tq_meta_get(w->store, w->id, &meta, err) < 0)
         return -1;
     ari_tq_meta_free(meta);
-    if (ari_gantt_rows_build(w->store, w->id, err) < 0)
+    if (ari_gantt_rows_build(w->store, w->id, err) < 0 || ari_gantt_summaries_build(w->store, w->id, err) < 0)
         return -1;
     return ari_gantt_run_import_step(w->store, w->id, err);
 }
