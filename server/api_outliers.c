@@ -3,7 +3,8 @@
  * (type, resource type) group. The full result is cached per filter;
  * `limit` only caps the tasks listed in the answer. Other endpoints get
  * the result as a struct (ari_outliers_result_get), decoded here from the
- * cached answer. */
+ * cached answer. On PostgreSQL the test runs in the database
+ * (store/outlier_queries.h); SQLite keeps the in-memory path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "params.h"
 #include "handlers.h"
 #include "reply.h"
+#include "store/outlier_queries.h"
 
 #define DEFAULT_LIMIT 1000
 #define MAX_LIMIT 1000000
@@ -36,6 +38,16 @@ static json_t *groups_json(const ari_tq_meta *m, const ari_outlier_result *res)
     return list;
 }
 
+static json_t *task_json(const ari_tq_meta *m, const char *job_id, int type, int restype, int worker,
+                         double start, double end, const ari_outlier_result *res)
+{
+    size_t cell = (size_t)restype * (size_t)m->ntypes + (size_t)type;
+    return json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:o}", "job_id", job_id, "type", m->types[type],
+                     "resource_type", m->restypes[restype], "worker", m->workers[worker].name, "start", start,
+                     "end", end, "duration", ari_tq_duration(start, end), "threshold",
+                     ari_json_num(res->groups[cell].threshold));
+}
+
 static json_t *tasks_json(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_outlier_result *res)
 {
     int64_t *idx = ari_outliers_by_start(res, t->start);
@@ -44,16 +56,40 @@ static json_t *tasks_json(const ari_tq_meta *m, const ari_tq_tasks *t, const ari
     json_t *list = json_array();
     for (size_t j = 0; j < res->noutliers; j++) {
         int64_t i = idx[j];
-        size_t cell = (size_t)t->restype[i] * (size_t)m->ntypes + (size_t)t->type[i];
-        json_t *task = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:o}", "job_id", ari_tq_job_id(t, i), "type",
-                                 m->types[t->type[i]], "resource_type", m->restypes[t->restype[i]], "worker",
-                                 m->workers[t->worker[i]].name, "start", t->start[i], "end", t->end[i],
-                                 "duration", ari_tq_duration(t->start[i], t->end[i]), "threshold",
-                                 ari_json_num(res->groups[cell].threshold));
-        json_array_append_new(list, task);
+        json_array_append_new(list, task_json(m, ari_tq_job_id(t, i), t->type[i], t->restype[i], t->worker[i],
+                                              t->start[i], t->end[i], res));
     }
     free(idx);
     return list;
+}
+
+static json_t *outliers_doc(const ari_tq_meta *m, const ari_outlier_result *res, json_t *tasks)
+{
+    return tasks ? json_pack("{s:I,s:o,s:o}", "count", (json_int_t)res->noutliers, "groups", groups_json(m, res),
+                             "tasks", tasks)
+                 : NULL;
+}
+
+/* PostgreSQL (issue 20): the database ranks the durations and returns the
+ * groups and the outlier tasks only (store/outlier_queries.h), the same
+ * answer as the in-memory path below without loading the trace's tasks. */
+static json_t *compute_outliers_sql(ari_request *r, const ari_actx *ctx, const ari_task_filter *f, ari_error *err)
+{
+    const ari_tq_meta *m = ctx->meta;
+    ari_tq_outliers o;
+    if (ari_tq_outliers_sql(r->db, ctx->trace.id, m, f, &o, err) < 0)
+        return NULL;
+    json_t *list = json_array();
+    for (size_t j = 0; list && j < o.n; j++) {
+        const ari_tq_outlier *x = &o.tasks[j];
+        json_array_append_new(list, task_json(m, o.ids + x->id_off, x->type, x->restype, x->worker, x->start,
+                                              x->end, &o.res));
+    }
+    json_t *doc = outliers_doc(m, &o.res, list);
+    if (!doc)
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_tq_outliers_free(&o);
+    return doc;
 }
 
 static json_t *compute_outliers(ari_request *r, const ari_actx *ctx, const ari_task_filter *f,
@@ -61,6 +97,8 @@ static json_t *compute_outliers(ari_request *r, const ari_actx *ctx, const ari_t
 {
     (void)extra;
     const ari_tq_meta *m = ctx->meta;
+    if (ari_store_is_pg(r->db) && m->ntypes > 0 && m->nrestypes > 0)
+        return compute_outliers_sql(r, ctx, f, err);
     ari_tq_tasks t;
     if (ari_tq_tasks_load(r->db, ctx->trace.id, m, f, 0, &t, err) < 0)
         return NULL;
@@ -75,10 +113,7 @@ static json_t *compute_outliers(ari_request *r, const ari_actx *ctx, const ari_t
         ari_outlier_input in = {(size_t)t.n, duration, t.type, t.restype, m->ntypes, m->nrestypes};
         ari_outlier_result res = {0};
         if (ari_outliers_compute(&in, &res, err) == 0) {
-            json_t *tasks = tasks_json(m, &t, &res);
-            doc = tasks ? json_pack("{s:I,s:o,s:o}", "count", (json_int_t)res.noutliers, "groups",
-                                    groups_json(m, &res), "tasks", tasks)
-                        : NULL;
+            doc = outliers_doc(m, &res, tasks_json(m, &t, &res));
             if (!doc)
                 ari_error_set(err, ARI_E_NOMEM, "out of memory");
         }
