@@ -5,10 +5,17 @@
  * (Sleeping, Overhead, ...) as exclusive shares of the window, and the marks (makespan, ABE, CPE) of the same filters over the
  * whole trace.
  *
- * Cost: the trace's rows come from the row cache (store/analysis_cache.h)
- * so a request is O(log n + tasks in the window + width) per row; the
- * tasks mode then reads the row's few tasks with the (trace, worker,
- * start) index, from start - (the row's longest task) to the window's end.
+ * Cost on SQLite: the trace's rows come from the row cache
+ * (store/analysis_cache.h) so a request is O(log n + tasks in the window +
+ * width) per row. On PostgreSQL no row is loaded: one statement
+ * (store/gantt_sql.h) aggregates the shown rows' tasks in the database per
+ * (worker, type, first pixel, last pixel), reading the tasks that start in
+ * [t0 - the longest task, t1) through the (trace, worker, start) index, and
+ * the daemon holds O(types x width) groups per row; a row whose tasks
+ * overlap (none in StarPU traces), or a window whose pixels are a few ulps
+ * wide, is drawn from its tasks in the window read the same way. Either
+ * way the tasks mode then reads the row's few tasks with that index, from
+ * start - (the row's longest task) to the window's end.
  * The runtime states, asked for with states=true (the dashboard does), are
  * read from the states table (index by container and start): O(states of
  * the row starting before the window's end), which costs a whole-trace
@@ -25,6 +32,7 @@
 #include "params.h"
 #include "reply.h"
 #include "store/gantt_rows.h"
+#include "store/gantt_sql.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/lower_bound.h"
@@ -37,7 +45,10 @@
 typedef struct gantt {
     ari_request *r;
     ari_actx *ctx;
-    ari_rows *rows;
+    ari_rows *rows;          /* SQLite: the row cache */
+    ari_gantt_sql_result sql; /* PostgreSQL: the aggregation computed by the database */
+    int sql_exact;           /* the window's pixels are wide enough for it (else each row's tasks are read) */
+    unsigned char *overlaps; /* [nworkers] PostgreSQL: rows whose tasks overlap (read from their tasks) */
     double t0, t1;
     int width;
     int64_t max_tasks;
@@ -199,18 +210,90 @@ static json_t *states_json(gantt *g, const ari_tq_worker *w, ari_error *err)
     return obj;
 }
 
+/* Renders one row from its tasks (the row cache's, or those read now):
+ * filtered and collected, then ari_gantt_render_row; *idle from all of them. */
+static int render_tasks(gantt *g, const ari_tq_worker *w, const ari_row_tasks *row, ari_gantt_result *res,
+                        double *idle, ari_error *err)
+{
+    int64_t n = collect(g, row, w->max_duration);
+    if (n < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_gantt_row in = {n, g->start, g->end, g->type, g->ctx->meta->ntypes};
+    if (ari_gantt_render_row(&in, g->t0, g->t1, g->width, g->max_tasks, res, err) < 0)
+        return -1;
+    *idle = row_idle(g, row, w->max_duration);
+    return 0;
+}
+
+/* A row's tasks read from the database (PostgreSQL, where the aggregation
+ * cannot draw it: overlapping tasks, or pixels a few ulps wide). */
+typedef struct row_reader {
+    ari_row_tasks row;
+    size_t cap;
+} row_reader;
+
+static int read_task(void *arg, const char *job_id, int type, double start, double end, double gflop,
+                     int64_t iteration)
+{
+    (void)job_id, (void)gflop, (void)iteration;
+    row_reader *rd = arg;
+    ari_row_tasks *row = &rd->row;
+    if ((size_t)row->ntasks == rd->cap) {
+        size_t cap = rd->cap ? rd->cap * 2 : 256;
+        double *s = realloc(row->start, cap * sizeof *s);
+        if (s)
+            row->start = s;
+        double *e = s ? realloc(row->end, cap * sizeof *e) : NULL;
+        if (e)
+            row->end = e;
+        int *t = e ? realloc(row->type, cap * sizeof *t) : NULL;
+        if (!t)
+            return -1;
+        row->type = t;
+        rd->cap = cap;
+    }
+    row->start[row->ntasks] = start;
+    row->end[row->ntasks] = end;
+    row->type[row->ntasks++] = type;
+    return 0;
+}
+
+static int render_read(gantt *g, const ari_tq_worker *w, ari_gantt_result *res, double *idle, ari_error *err)
+{
+    row_reader rd = {.row = {.worker_id = w->id}};
+    int rc = ari_tq_worker_tasks(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0 - w->max_duration, g->t1,
+                                 read_task, &rd, err);
+    if (rc == 0)
+        rc = render_tasks(g, w, &rd.row, res, idle, err);
+    free(rd.row.start);
+    free(rd.row.end);
+    free(rd.row.type);
+    return rc;
+}
+
+/* Row i's rendering and idleness, from the row cache (SQLite) or the
+ * database's aggregation (PostgreSQL). */
+static int render_row(gantt *g, int i, ari_gantt_result *res, double *idle, ari_error *err)
+{
+    const ari_tq_worker *w = &g->ctx->meta->workers[i];
+    if (g->rows)
+        return render_tasks(g, w, &g->rows->rows[i], res, idle, err);
+    if (g->sql_exact && !g->overlaps[i]) {
+        int rc = ari_gantt_sql_render(&g->sql, i, g->max_tasks, res, err);
+        if (rc <= 0) {
+            *idle = ari_gantt_sql_idle(&g->sql, i);
+            return rc;
+        }
+    }
+    return render_read(g, w, res, idle, err);
+}
+
 static json_t *row_json(gantt *g, int i, ari_error *err)
 {
     const ari_tq_worker *w = &g->ctx->meta->workers[i];
-    const ari_row_tasks *row = &g->rows->rows[i];
-    int64_t n = collect(g, row, w->max_duration);
-    if (n < 0) {
-        ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        return NULL;
-    }
-    ari_gantt_row in = {n, g->start, g->end, g->type, g->ctx->meta->ntypes};
     ari_gantt_result res = {0};
-    if (ari_gantt_render_row(&in, g->t0, g->t1, g->width, g->max_tasks, &res, err) < 0)
+    double idle;
+    if (render_row(g, i, &res, &idle, err) < 0)
         return NULL;
     json_t *tasks = json_null(), *pixels = json_null();
     json_t *states = g->with_states ? states_json(g, w, err) : json_null();
@@ -229,7 +312,7 @@ static json_t *row_json(gantt *g, int i, ari_error *err)
     }
     return json_pack("{s:I,s:s,s:I,s:s,s:s,s:o,s:o,s:s,s:o,s:o}", "id", (json_int_t)w->id, "name", w->name,
                      "node", (json_int_t)w->node, "resource_type", w->resource_type, "resource", w->resource,
-                     "idle", ari_json_num(row_idle(g, row, w->max_duration)), "states", states, "mode",
+                     "idle", ari_json_num(idle), "states", states, "mode",
                      json_is_null(tasks) ? "pixels" : "tasks", "tasks", tasks, "pixels", pixels);
 }
 
@@ -310,6 +393,32 @@ static int type_mask(gantt *g)
     return 0;
 }
 
+/* PostgreSQL: the rows shown, aggregated by the database in one statement
+ * (store/gantt_sql.h), and the rows whose tasks overlap, which are drawn
+ * from their tasks as the row cache would draw them. */
+static int aggregate_in_sql(gantt *g, ari_error *err)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    unsigned char *shown = calloc((size_t)m->nworkers + 1, 1);
+    g->overlaps = calloc((size_t)m->nworkers + 1, 1);
+    if (!shown || !g->overlaps) {
+        free(shown);
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < m->nworkers; i++)
+        shown[i] = (unsigned char)ari_task_filter_row(&g->ctx->filter, &m->workers[i]);
+    g->sql_exact = ari_gantt_sql_exact(g->t0, g->t1, g->width);
+    int rc = ari_gantt_sql_overlaps(g->r->db, g->ctx->trace.id, m, g->overlaps, err);
+    if (rc == 0 && g->sql_exact) {
+        ari_gantt_sql_query q = {.t0 = g->t0, .t1 = g->t1, .width = g->width,
+                                 .min_duration = g->ctx->filter.min_duration, .type_ok = g->type_ok,
+                                 .shown = shown};
+        rc = ari_gantt_sql_run(g->r->db, g->ctx->trace.id, m, &q, &g->sql, err);
+    }
+    free(shown);
+    return rc;
+}
+
 /* ---- at import ---- */
 
 /* What the first Gantt of a trace computes over the whole trace and caches
@@ -381,13 +490,18 @@ enum MHD_Result api_gantt(ari_request *r)
     g.width = (int)width;
     g.with_states = with_states && strcmp(with_states, "true") == 0;
     ari_error err = {0};
+    int ready = -1;
     if (type_mask(&g) < 0)
         ari_error_set(&err, ARI_E_NOMEM, "out of memory");
+    else if (ari_store_is_pg(r->db))
+        ready = aggregate_in_sql(&g, &err);
     else
-        g.rows = ari_rows_acquire(r->db, ctx.meta, ctx.trace.key, &err);
-    json_t *doc = ari_set_time_origin(g.rows ? render(&g, &err) : NULL, ctx.trace.time_origin);
+        ready = (g.rows = ari_rows_acquire(r->db, ctx.meta, ctx.trace.key, &err)) ? 0 : -1;
+    json_t *doc = ari_set_time_origin(ready == 0 ? render(&g, &err) : NULL, ctx.trace.time_origin);
     res = doc ? ari_reply_analysis(r, doc, GANTT_DIGITS) : ari_reply_from_error(r, &err);
     ari_rows_release(g.rows);
+    ari_gantt_sql_result_free(&g.sql);
+    free(g.overlaps);
     free(g.type_ok);
     free(g.threshold);
     free(g.start);
