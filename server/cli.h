@@ -9,6 +9,7 @@ int cmd_import(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_migrate(int argc, char **argv); /* cmd_migrate.c */
 int cmd_copy(int argc, char **argv);    /* cmd_copy.c */
+int cmd_shard(int argc, char **argv);   /* cmd_shard.c */
 int cmd_generate(int argc, char **argv); /* cmd_generate.c */
 int cmd_replay(int argc, char **argv);   /* cmd_replay.c */
 int cmd_event_reader(int argc, char **argv); /* cmd_event_reader.c: internal, not in the usage */

@@ -17,6 +17,7 @@ static const char usage[] =
     "  token      create, list or revoke API tokens\n"
     "  migrate    apply pending migrations to a database (a file or a postgresql:// URL)\n"
     "  copy       copy a whole database into an empty one (SQLite <-> PostgreSQL)\n"
+    "  shard      add, list, remove, sweep or explain the shards of a PostgreSQL store\n"
     "  generate   write a simulated StarPU Cholesky trace (example data)\n"
     "  replay     stream a metrics trace to a server as a live run\n"
     "\n"
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
         return cmd_migrate(argc - 1, argv + 1);
     if (strcmp(cmd, "copy") == 0)
         return cmd_copy(argc - 1, argv + 1);
+    if (strcmp(cmd, "shard") == 0)
+        return cmd_shard(argc - 1, argv + 1);
     if (strcmp(cmd, "generate") == 0)
         return cmd_generate(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0)

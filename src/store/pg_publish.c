@@ -10,7 +10,16 @@
  * partition takes a lock that stops every reader of the table, attaching
  * one does not (measured in issue 20). Its CHECK (trace_id = id) spares
  * the attach a scan of the rows. Deleting a trace then drops its
- * partitions (store_traces.c). */
+ * partitions (store_traces.c).
+ *
+ * With shards registered (pg_shards.h), a trace's partitions of the
+ * sharded tables (placement_open: large ones read a trace at a time, with
+ * neither a unique index nor a foreign key on the parent) go to one
+ * shard, the one holding the fewest traces: created there as plain tables
+ * over a second connection, loaded with COPY, indexed and analysed, and
+ * attached on the coordinator as foreign tables. The shards commit first, the coordinator's transaction
+ * after (its caller's commit): if that fails, the shards' tables are
+ * orphans that the next publication (or `ariadned shard sweep`) drops. */
 #include "store/pg_publish.h"
 
 #include <stdio.h>
@@ -18,6 +27,7 @@
 #include <string.h>
 
 #include "store/pg_copy.h"
+#include "store/pg_shards.h"
 #include "store/store_internal.h"
 #include "util/sbuf.h"
 #include "util/vec.h"
@@ -50,8 +60,9 @@ static char *staged_columns(ari_store *stage, const char *table, int *ncols, int
     return ari_sbuf_take(&cols);
 }
 
-/* Sends the current row of st as one COPY row. */
-static int copy_row(ari_pg_copy *cp, ari_stmt *st, int ncols, int shift, int64_t offset)
+/* Sends the current row of st as one COPY row, and `serial` after its
+ * columns when it is positive (a shard's rowid: copy_shard_partition). */
+static int copy_row(ari_pg_copy *cp, ari_stmt *st, int ncols, int shift, int64_t offset, int64_t serial)
 {
     for (int i = 0; i < ncols; i++) {
         switch (ari_col_type(st, i)) {
@@ -75,18 +86,21 @@ static int copy_row(ari_pg_copy *cp, ari_stmt *st, int ncols, int shift, int64_t
             ari_pg_copy_null(cp);
         }
     }
+    if (serial > 0)
+        ari_pg_copy_int(cp, serial);
     return ari_pg_copy_row_end(cp);
 }
 
 /* COPY of the rows of a staged SELECT (positioned on its first row) into
- * `target`. */
+ * `target`; with serial > 0, the rows get serial, serial + 1, ... in one
+ * more column (cols names it). */
 static int copy_rows(ari_store *stage, ari_store *s, ari_stmt *st, const char *target, const char *cols, int ncols,
-                     int shift, int64_t offset, ari_error *err)
+                     int shift, int64_t offset, int64_t serial, ari_error *err)
 {
     ari_pg_copy *cp = ari_pg_copy_begin(s->pg, target, cols);
     int step = ARI_ROW, rc = cp ? 0 : -1;
     while (rc == 0 && step == ARI_ROW) {
-        rc = copy_row(cp, st, ncols, shift, offset) == ARI_OK ? 0 : -1;
+        rc = copy_row(cp, st, ncols, shift, offset, serial > 0 ? serial++ : 0) == ARI_OK ? 0 : -1;
         step = ari_step(st);
     }
     if (cp && ari_pg_copy_end(cp, rc == 0 && step == ARI_DONE, NULL) != ARI_OK)
@@ -98,12 +112,11 @@ static int copy_rows(ari_store *stage, ari_store *s, ari_stmt *st, const char *t
     return step != ARI_DONE ? ari_store_fail(stage, err, what) : ari_store_fail(s, err, what);
 }
 
-/* The names of the tables partitioned by trace, one per line between
- * newlines ("\nstates\ntasks\n"), to look a name up with strstr. */
-static char *partitioned_tables(ari_store *s, ari_error *err)
+/* The names a query gives, one per line between newlines
+ * ("\nstates\ntasks\n"), to look a name up with strstr. */
+static char *name_list(ari_store *s, const char *sql, ari_error *err)
 {
-    ari_stmt *st = ari_store_prepare(s, "SELECT c.relname FROM pg_partitioned_table p"
-                                        " JOIN pg_class c ON c.oid = p.partrelid", err);
+    ari_stmt *st = ari_store_prepare(s, sql, err);
     if (!st)
         return NULL;
     ari_sbuf names = {0};
@@ -120,6 +133,12 @@ static char *partitioned_tables(ari_store *s, ari_error *err)
         return NULL;
     }
     return ari_sbuf_take(&names);
+}
+
+/* The tables partitioned by trace. */
+static char *partitioned_tables(ari_store *s, ari_error *err)
+{
+    return name_list(s, "SELECT c.relname FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid", err);
 }
 
 static int is_partitioned(const char *names, const char *table)
@@ -160,7 +179,7 @@ static int copy_partition(ari_store *stage, ari_store *s, const char *table, con
         } else if (step != ARI_ROW) {
             rc = ari_store_fail(stage, err, "read the staged rows");
         } else if (ari_store_exec(s, create, err) == 0 &&
-                   copy_rows(stage, s, st, part, cols, ncols, shift, offset, err) == 0) {
+                   copy_rows(stage, s, st, part, cols, ncols, shift, offset, 0, err) == 0) {
             char *alter = NULL;
             if (asprintf(&alter, "ALTER TABLE \"%s\" ATTACH PARTITION \"%s\" FOR VALUES IN (%lld)", table, part,
                          (long long)id) < 0 ||
@@ -177,6 +196,224 @@ static int copy_partition(ari_store *stage, ari_store *s, const char *table, con
     free(sql);
     free(create);
     free(part);
+    return rc;
+}
+
+/* ---- placement on shards ---- */
+
+/* Where an import's traces go: the shards, the tables that can be sharded
+ * (PostgreSQL attaches no foreign table under a unique index or a foreign
+ * key), and each staged trace's shard, picked at its first sharded table
+ * (a trace without rows there, a profile say, takes no shard). */
+typedef struct placement {
+    ari_pg_shards shards;
+    char *shardable;
+    int64_t *staged;
+    ari_pg_shard **to;
+    size_t n, cap;
+} placement;
+
+static ari_pg_shard *shard_of(placement *pl, int64_t staged, ari_error *err)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->staged[i] == staged)
+            return pl->to[i];
+    size_t cap = pl->cap;
+    if (ari_vec_reserve((void **)&pl->staged, &cap, pl->n + 1, sizeof *pl->staged) < 0 ||
+        ari_vec_reserve((void **)&pl->to, &pl->cap, pl->n + 1, sizeof *pl->to) < 0) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    pl->staged[pl->n] = staged;
+    pl->to[pl->n] = ari_pg_shards_pick(&pl->shards);
+    return pl->to[pl->n++];
+}
+
+static void placement_free(placement *pl)
+{
+    ari_pg_shards_close(&pl->shards);
+    free(pl->shardable);
+    free(pl->staged);
+    free(pl->to);
+}
+
+/* One text from the coordinator's catalogue for ?1 = a (and ?2 = b):
+ * malloc'd, or NULL with err set. */
+static char *catalog_text(ari_store *s, const char *sql, const char *a, const char *b, const char *what,
+                          ari_error *err)
+{
+    ari_stmt *st = ari_store_prepare(s, sql, err);
+    char *out = NULL;
+    if (!st)
+        return NULL;
+    ari_bind_text_static(st, 1, a, -1);
+    if (b)
+        ari_bind_text_static(st, 2, b, -1);
+    int rc = ari_store_query_string(s, st, "", &out, what, err);
+    ari_stmt_finalize(st);
+    if (rc == 1)
+        ari_error_set(err, ARI_E_DB, "%s: no row", what);
+    return rc == 0 ? out : NULL;
+}
+
+/* The parent's columns as a table definition ("a" bigint NOT NULL, ...),
+ * for the shard's table and the coordinator's foreign table. */
+static char *column_defs(ari_store *s, const char *table, ari_error *err)
+{
+    return catalog_text(s,
+        "SELECT string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod)"
+        " || CASE WHEN a.attcollation <> 0 THEN ' COLLATE ' || quote_ident(co.collname) ELSE '' END"
+        " || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END, ', ' ORDER BY a.attnum)"
+        " FROM pg_attribute a LEFT JOIN pg_collation co ON co.oid = a.attcollation"
+        " WHERE a.attrelid = to_regclass(quote_ident(?1)) AND a.attnum > 0 AND NOT a.attisdropped",
+        table, NULL, "column definitions", err);
+}
+
+/* The parent's column numbered by a sequence that the staged columns do
+ * not have (a rowid: the local path lets the default number it), and its
+ * sequence; *col NULL if none. 0, or -1 with err set. */
+static int serial_column(ari_store *s, const char *table, const char *cols, char **col, char **seq, ari_error *err)
+{
+    ari_stmt *st = ari_store_prepare(s,
+        "SELECT a.attname, pg_get_serial_sequence(quote_ident(?1), a.attname) FROM pg_attribute a"
+        " WHERE a.attrelid = to_regclass(quote_ident(?1)) AND a.attnum > 0 AND NOT a.attisdropped"
+        " AND pg_get_serial_sequence(quote_ident(?1), a.attname) IS NOT NULL", err);
+    if (!st)
+        return -1;
+    ari_bind_text_static(st, 1, table, -1);
+    *col = *seq = NULL;
+    int step, rc = 0;
+    while (rc == 0 && (step = ari_step(st)) == ARI_ROW) {
+        char quoted[160];
+        snprintf(quoted, sizeof quoted, "\"%s\"", (const char *)ari_col_text(st, 0));
+        if (strstr(cols, quoted))
+            continue;
+        if (*col)
+            rc = ari_error_set(err, ARI_E_DB, "table %s has two numbered columns: it cannot go to a shard", table);
+        else if (!(*col = strdup((const char *)ari_col_text(st, 0))) ||
+                 !(*seq = strdup((const char *)ari_col_text(st, 1))))
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    if (rc == 0 && step != ARI_DONE)
+        rc = ari_store_fail(s, err, "numbered columns");
+    ari_stmt_finalize(st);
+    return rc;
+}
+
+/* count numbers of seq for this import (under the publication's lock):
+ * the first in *first. */
+static int reserve_serial(ari_store *s, const char *seq, int64_t count, int64_t *first, ari_error *err)
+{
+    ari_stmt *st = ari_store_prepare(s, "SELECT nextval(to_regclass(?1))", err);
+    if (!st)
+        return -1;
+    ari_bind_text_static(st, 1, seq, -1);
+    int rc = ari_store_query_int64(s, st, first, "reserve row numbers", err);
+    ari_stmt_finalize(st);
+    if (rc != 0 || count < 2)
+        return rc == 0 ? 0 : -1;
+    if (!(st = ari_store_prepare(s, "SELECT setval(to_regclass(?1), ?2)", err)))
+        return -1;
+    ari_bind_text_static(st, 1, seq, -1);
+    ari_bind_int64(st, 2, *first + count - 1);
+    int64_t last;
+    rc = ari_store_query_int64(s, st, &last, "reserve row numbers", err);
+    ari_stmt_finalize(st);
+    return rc == 0 ? 0 : -1;
+}
+
+static int staged_count(ari_store *stage, const char *table, int64_t staged, int64_t *count, ari_error *err)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\" WHERE trace_id = %lld", table, (long long)staged);
+    ari_stmt *st = ari_store_prepare(stage, sql, err);
+    int rc = st ? ari_store_query_int64(stage, st, count, "count the staged rows", err) : -1;
+    ari_stmt_finalize(st);
+    return rc == 0 ? 0 : -1;
+}
+
+/* The parent's indexes made on the shard's table, which is then analysed
+ * (the coordinator's plans ask the shard for estimates). */
+static int index_shard_table(ari_store *s, ari_store *shard, const char *table, const char *part, ari_error *err)
+{
+    ari_stmt *st = ari_store_prepare(s,
+        "SELECT regexp_replace(pg_get_indexdef(i.indexrelid), '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?\\S+ ',"
+        " 'CREATE \\1INDEX ON ' || quote_ident(?2) || ' ')"
+        " FROM pg_index i WHERE i.indrelid = to_regclass(quote_ident(?1))", err);
+    if (!st)
+        return -1;
+    ari_bind_text_static(st, 1, table, -1);
+    ari_bind_text_static(st, 2, part, -1);
+    int step, rc = 0;
+    while (rc == 0 && (step = ari_step(st)) == ARI_ROW)
+        rc = ari_store_exec(shard, (const char *)ari_col_text(st, 0), err);
+    if (rc == 0 && step != ARI_DONE)
+        rc = ari_store_fail(s, err, "the indexes of a shard's table");
+    ari_stmt_finalize(st);
+    char sql[200];
+    snprintf(sql, sizeof sql, "ANALYZE \"%s\"", part);
+    return rc == 0 ? ari_store_exec(shard, sql, err) : -1;
+}
+
+static int push_attach(attach_list *attach, const char *table, const char *part, int64_t id, ari_error *err)
+{
+    char *alter = NULL;
+    if (asprintf(&alter, "ALTER TABLE \"%s\" ATTACH PARTITION \"%s\" FOR VALUES IN (%lld)", table, part,
+                 (long long)id) < 0 ||
+        ari_vec_reserve((void **)&attach->sql, &attach->cap, attach->n + 1, sizeof *attach->sql) < 0) {
+        free(alter);
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    attach->sql[attach->n++] = alter;
+    return 0;
+}
+
+/* Rows of trace `staged` of a sharded table into a new table on shard sh,
+ * and its foreign table on the coordinator, attached at the end. */
+static int copy_shard_partition(ari_store *stage, ari_store *s, ari_pg_shard *sh, const char *table,
+                                const char *cols, int ncols, int shift, int64_t staged, int64_t offset,
+                                attach_list *attach, ari_error *err)
+{
+    int64_t id = staged + offset, count = 0, first = 0;
+    char part[160];
+    snprintf(part, sizeof part, "%s_t%lld", table, (long long)id);
+    char *defs = NULL, *col = NULL, *seq = NULL, *sql = NULL, *copy_cols = NULL, *create = NULL, *foreign = NULL;
+    ari_store *shard = NULL;
+    ari_stmt *st = NULL;
+    if (staged_count(stage, table, staged, &count, err) < 0)
+        return -1;
+    if (count == 0)
+        return 0; /* as on one server: no partition */
+    int rc = -1;
+    if (!(defs = column_defs(s, table, err)) || serial_column(s, table, cols, &col, &seq, err) < 0 ||
+        (col && reserve_serial(s, seq, count, &first, err) < 0) || !(shard = ari_pg_shard_conn(s, sh, err)))
+        goto done;
+    if (asprintf(&create, "CREATE TABLE \"%s\" (%s, CHECK (trace_id = %lld))", part, defs, (long long)id) < 0 ||
+        asprintf(&foreign, "CREATE FOREIGN TABLE \"%s\" (%s) SERVER %s OPTIONS (table_name '%s')", part, defs,
+                 sh->server, part) < 0 ||
+        (col ? asprintf(&copy_cols, "%s, \"%s\"", cols, col) : asprintf(&copy_cols, "%s", cols)) < 0 ||
+        asprintf(&sql, "SELECT %s FROM \"%s\" NOT INDEXED WHERE trace_id = %lld", cols, table, (long long)staged) < 0) {
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if (ari_store_exec(shard, create, err) < 0 || !(st = ari_store_prepare(stage, sql, err)))
+        goto done;
+    if (ari_step(st) != ARI_ROW) {
+        rc = ari_store_fail(stage, err, "read the staged rows");
+        goto done;
+    }
+    if (copy_rows(stage, shard, st, part, copy_cols, ncols, shift, offset, col ? first : 0, err) == 0 &&
+        index_shard_table(s, shard, table, part, err) == 0 && ari_store_exec(s, foreign, err) == 0)
+        rc = push_attach(attach, table, part, id, err);
+done:
+    ari_stmt_finalize(st);
+    free(defs);
+    free(col);
+    free(seq);
+    free(sql);
+    free(copy_cols);
+    free(create);
+    free(foreign);
     return rc;
 }
 
@@ -202,7 +439,8 @@ static int staged_traces(ari_store *stage, int64_t **ids, size_t *n, ari_error *
 
 /* One staged table: into its parent with COPY, or partition by partition. */
 static int copy_table(ari_store *stage, ari_store *s, const char *table, const char *partitioned,
-                      const int64_t *ids, size_t nids, int64_t offset, attach_list *attach, ari_error *err)
+                      const int64_t *ids, size_t nids, int64_t offset, attach_list *attach, placement *pl,
+                      ari_error *err)
 {
     int ncols, shift;
     char *cols = staged_columns(stage, table, &ncols, &shift, err);
@@ -210,8 +448,16 @@ static int copy_table(ari_store *stage, ari_store *s, const char *table, const c
         return -1;
     int rc = 0;
     if (shift >= 0 && strcmp(table, "traces") != 0 && is_partitioned(partitioned, table)) {
-        for (size_t i = 0; rc == 0 && i < nids; i++)
-            rc = copy_partition(stage, s, table, cols, ncols, shift, ids[i], offset, attach, err);
+        int sharded = pl && is_partitioned(pl->shardable, table);
+        for (size_t i = 0; rc == 0 && i < nids; i++) {
+            ari_pg_shard *sh = sharded ? shard_of(pl, ids[i], err) : NULL;
+            if (sharded && !sh)
+                rc = -1;
+            else if (sh)
+                rc = copy_shard_partition(stage, s, sh, table, cols, ncols, shift, ids[i], offset, attach, err);
+            else
+                rc = copy_partition(stage, s, table, cols, ncols, shift, ids[i], offset, attach, err);
+        }
         free(cols);
         return rc;
     }
@@ -226,7 +472,7 @@ static int copy_table(ari_store *stage, ari_store *s, const char *table, const c
         if (step == ARI_ROW && shift < 0)
             rc = ari_error_set(err, ARI_E_DB, "internal error: an import wrote to table %s", table);
         else if (step == ARI_ROW)
-            rc = copy_rows(stage, s, st, table, cols, ncols, shift, offset, err);
+            rc = copy_rows(stage, s, st, table, cols, ncols, shift, offset, 0, err);
         else if (step != ARI_DONE)
             rc = ari_store_fail(stage, err, "read the staged rows");
     }
@@ -236,7 +482,8 @@ static int copy_table(ari_store *stage, ari_store *s, const char *table, const c
     return rc;
 }
 
-static int copy_tables(ari_store *stage, ari_store *s, int64_t offset, attach_list *attach, ari_error *err)
+static int copy_tables(ari_store *stage, ari_store *s, int64_t offset, attach_list *attach, placement *pl,
+                       ari_error *err)
 {
     char *partitioned = partitioned_tables(s, err);
     int64_t *ids = NULL;
@@ -250,7 +497,7 @@ static int copy_tables(ari_store *stage, ari_store *s, int64_t offset, attach_li
     int step = ARI_DONE;
     while (rc == 0 && (step = ari_step(st)) == ARI_ROW) {
         char *table = strdup((const char *)ari_col_text(st, 0));
-        rc = table ? copy_table(stage, s, table, partitioned, ids, nids, offset, attach, err)
+        rc = table ? copy_table(stage, s, table, partitioned, ids, nids, offset, attach, pl, err)
                    : ari_error_set(err, ARI_E_NOMEM, "out of memory");
         free(table);
     }
@@ -274,22 +521,54 @@ static int last_trace_id(ari_store *s, int64_t *out, ari_error *err)
     return st && ari_store_query_int64(s, st, out, "largest trace id", err) == 0 ? 0 : -1;
 }
 
+/* The registered shards (their orphans dropped) and the tables that go
+ * there; pl->shards.n is 0 without shards. The large tables that queries
+ * read a trace at a time, not row by row: a table that a correlated
+ * subquery looks up once per row of another (data_handles, per link)
+ * stays local, where that costs no round trip to a shard. Of them, those
+ * PostgreSQL can attach a foreign table to: no unique index, and no
+ * foreign key on the parent (pg_shards.c moves it to the default
+ * partition). */
+static int placement_open(ari_store *s, placement *pl, ari_error *err)
+{
+    if (ari_pg_shards_open(s, &pl->shards, err) < 0)
+        return -1;
+    if (pl->shards.n == 0)
+        return 0;
+    pl->shardable = name_list(s,
+        "SELECT c.relname FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid"
+        " WHERE c.relname IN ('states', 'tasks', 'variables', 'links', 'events', 'ev_messages', 'profile_values',"
+        " 'dm_samples', 'dm_events', 'dm_movements', 'mt_stream_points', 'state_chunks', 'message_chunks',"
+        " 'event_chunks')"
+        " AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisunique)"
+        " AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'f')", err);
+    return pl->shardable ? 0 : -1;
+}
+
 int ari_pg_publish(ari_store *stage, ari_store *s, int64_t *offset_out, ari_error *err)
 {
     if (ari_store_begin(s, err) < 0)
         return -1;
     attach_list attach = {0};
+    placement pl = {0};
     int rc = ari_store_exec(s, "LOCK TABLE traces IN SHARE ROW EXCLUSIVE MODE", err);
     if (rc == 0)
         rc = last_trace_id(s, offset_out, err);
     if (rc == 0)
-        rc = copy_tables(stage, s, *offset_out, &attach, err);
+        rc = placement_open(s, &pl, err);
+    if (rc == 0)
+        rc = copy_tables(stage, s, *offset_out, &attach, pl.shards.n ? &pl : NULL, err);
     for (size_t i = 0; rc == 0 && i < attach.n; i++)
         rc = ari_store_exec(s, attach.sql[i], err);
     if (rc == 0)
         rc = ari_store_exec(s, "SELECT setval(pg_get_serial_sequence('traces', 'id'), max(id)) FROM traces"
                                " HAVING max(id) > coalesce(pg_sequence_last_value("
                                "pg_get_serial_sequence('traces', 'id')::regclass), 0)", err);
+    /* the shards commit first: the coordinator's failure after leaves
+     * orphans, which the next sweep drops */
+    if (rc == 0)
+        rc = ari_pg_shards_commit(&pl.shards, err);
+    placement_free(&pl);
     for (size_t i = 0; i < attach.n; i++)
         free(attach.sql[i]);
     free(attach.sql);

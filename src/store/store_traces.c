@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/pg_shards.h"
+#include "util/log.h"
 #include "util/utf8.h"
 #include "util/vec.h"
 
@@ -143,14 +145,75 @@ int ari_traces_set_time_unit(ari_store *s, int64_t id, const char *unit, ari_err
     return rc;
 }
 
+/* A sharded trace's partitions: foreign tables of the coordinator, each
+ * naming a table of the same name on its shard (pg_shards.h). */
+typedef struct shard_tables {
+    char **servers, **names;
+    size_t n, cap;
+} shard_tables;
+
+static int shard_tables_add(shard_tables *t, const char *server, const char *name)
+{
+    size_t cap = t->cap;
+    char *sv = strdup(server), *nm = strdup(name);
+    if (!sv || !nm || ari_vec_reserve((void **)&t->servers, &cap, t->n + 1, sizeof *t->servers) < 0 ||
+        ari_vec_reserve((void **)&t->names, &t->cap, t->n + 1, sizeof *t->names) < 0) {
+        free(sv);
+        free(nm);
+        return -1;
+    }
+    t->servers[t->n] = sv;
+    t->names[t->n++] = nm;
+    return 0;
+}
+
+static void shard_tables_free(shard_tables *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->servers[i]);
+        free(t->names[i]);
+    }
+    free(t->servers);
+    free(t->names);
+}
+
+/* After the coordinator's commit: the shards' tables dropped, a server at
+ * a time. A shard that cannot be reached keeps them as orphans for the
+ * next sweep (ari_pg_shards_sweep): a warning, not a failed deletion. */
+static void drop_shard_tables(ari_store *s, const shard_tables *t)
+{
+    char **same = malloc(t->n * sizeof *same);
+    char *done = calloc(t->n, 1);
+    for (size_t i = 0; same && done && i < t->n; i++) {
+        if (done[i])
+            continue;
+        size_t m = 0;
+        for (size_t j = i; j < t->n; j++)
+            if (!done[j] && strcmp(t->servers[j], t->servers[i]) == 0) {
+                same[m++] = t->names[j];
+                done[j] = 1;
+            }
+        ari_error err = {0};
+        if (ari_pg_shard_drop_tables(s, t->servers[i], same, m, &err) < 0)
+            ari_log(ARI_LOG_WARN, "%s: tables left for the next sweep: %s", t->servers[i], err.message);
+    }
+    if (t->n && (!same || !done))
+        ari_log(ARI_LOG_WARN, "shard tables left for the next sweep: out of memory");
+    free(same);
+    free(done);
+}
+
 /* PostgreSQL: a trace's partitions (pg_publish.c: "<table>_t<id>") are
  * dropped rather than emptied row by row; ON DELETE CASCADE then removes
- * what the default partitions hold. */
-static int drop_partitions(ari_store *s, int64_t id, ari_error *err)
+ * what the default partitions hold. Foreign partitions (a shard's) are
+ * noted in *remote, whose tables the caller drops after its commit. */
+static int drop_partitions(ari_store *s, int64_t id, shard_tables *remote, ari_error *err)
 {
     ari_stmt *st = ari_store_stmt_id(s,
-        "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
-        " JOIN pg_class p ON p.oid = i.inhparent WHERE c.relname = p.relname || '_t' || CAST(?1 AS TEXT)",
+        "SELECT c.relname, coalesce(v.srvname, '') FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+        " JOIN pg_class p ON p.oid = i.inhparent LEFT JOIN pg_foreign_table f ON f.ftrelid = c.oid"
+        " LEFT JOIN pg_foreign_server v ON v.oid = f.ftserver"
+        " WHERE c.relname = p.relname || '_t' || CAST(?1 AS TEXT)",
         id, err);
     if (!st)
         return -1;
@@ -159,7 +222,9 @@ static int drop_partitions(ari_store *s, int64_t id, ari_error *err)
     int step, rc = 0;
     while (rc == 0 && (step = ari_step(st)) == ARI_ROW) {
         char *name = strdup((const char *)ari_col_text(st, 0));
-        if (!name || ari_vec_reserve((void **)&names, &cap, n + 1, sizeof *names) < 0) {
+        const char *server = (const char *)ari_col_text(st, 1);
+        if (!name || ari_vec_reserve((void **)&names, &cap, n + 1, sizeof *names) < 0 ||
+            (*server && shard_tables_add(remote, server, name) < 0)) {
             free(name);
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
         } else {
@@ -171,7 +236,10 @@ static int drop_partitions(ari_store *s, int64_t id, ari_error *err)
     ari_reset(st);
     for (size_t i = 0; i < n; i++) {
         char sql[200];
-        snprintf(sql, sizeof sql, "DROP TABLE \"%s\"", names[i]);
+        int foreign = 0;
+        for (size_t j = 0; j < remote->n; j++)
+            foreign |= strcmp(remote->names[j], names[i]) == 0;
+        snprintf(sql, sizeof sql, "DROP %sTABLE \"%s\"", foreign ? "FOREIGN " : "", names[i]);
         if (rc == 0)
             rc = ari_store_exec(s, sql, err);
         free(names[i]);
@@ -186,7 +254,8 @@ int ari_traces_delete(ari_store *s, int64_t id, ari_error *err)
         if (ari_store_begin(s, err) < 0)
             return -1;
         ari_stmt *st = NULL;
-        int rc = drop_partitions(s, id, err);
+        shard_tables remote = {0};
+        int rc = drop_partitions(s, id, &remote, err);
         if (rc == 0 && !(st = ari_store_stmt_id(s, "DELETE FROM traces WHERE id = ?1", id, err)))
             rc = -1;
         if (rc == 0)
@@ -194,6 +263,9 @@ int ari_traces_delete(ari_store *s, int64_t id, ari_error *err)
         if (rc >= 0 && ari_store_commit(s, err) < 0)
             rc = -1;
         ari_store_rollback(s);
+        if (rc == 0)
+            drop_shard_tables(s, &remote);
+        shard_tables_free(&remote);
         return rc;
     }
     ari_stmt *st = ari_store_stmt_id(s, "DELETE FROM traces WHERE id = ?1", id, err);
