@@ -16,10 +16,17 @@
  * wide, is drawn from its tasks in the window read the same way. Either
  * way the tasks mode then reads the row's few tasks with that index, from
  * start - (the row's longest task) to the window's end.
- * The runtime states, asked for with states=true (the dashboard does), are
- * read from the states table (index by container and start): O(states of
- * the row starting before the window's end), which costs a whole-trace
- * request a few times its time without them.
+ *
+ * Large rows on either backend (store/gantt_summaries.h: 20,000+ tasks in
+ * the window, no type or duration filter, pixels mode) are drawn from the
+ * summaries written at import instead, the same on both backends: O(width)
+ * per row whatever the trace's size, each share within 1/16 of a pixel.
+ * The runtime states, asked for with states=true (the dashboard does), come
+ * from the same summaries for windows of 1/256 of the trace or more (within
+ * 1/512 of the window), else from the states table (index by container and
+ * start) from t0 - the row's longest state; rows without summaries (small
+ * ones, traces imported before them) read every state of the row starting
+ * before the window's end.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +40,7 @@
 #include "reply.h"
 #include "store/gantt_rows.h"
 #include "store/gantt_sql.h"
+#include "store/gantt_summaries.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/lower_bound.h"
@@ -49,6 +57,7 @@ typedef struct gantt {
     ari_gantt_sql_result sql; /* PostgreSQL: the aggregation computed by the database */
     int sql_exact;           /* the window's pixels are wide enough for it (else each row's tasks are read) */
     unsigned char *overlaps; /* [nworkers] PostgreSQL: rows whose tasks overlap (read from their tasks) */
+    ari_gantt_result *summary; /* [nworkers] rows drawn from the summaries (mode 0: not) */
     double t0, t1;
     int width;
     int64_t max_tasks;
@@ -191,8 +200,29 @@ static double row_idle(const gantt *g, const ari_row_tasks *row, double max_dura
 
 /* The row's runtime states (Paje states that are not tasks) as
  * {name: exclusive share of the window}, positive shares only. */
+static json_t *summary_states_json(const ari_gantt_state_totals *tot, double span)
+{
+    json_t *obj = json_object();
+    for (int v = 0; obj && v < tot->nvalues; v++)
+        if (!tot->is_task[v] && tot->time[v] > 0)
+            json_object_set_new(obj, tot->names[v], json_real(tot->time[v] / span));
+    return obj;
+}
+
 static json_t *states_json(gantt *g, const ari_tq_worker *w, ari_error *err)
 {
+    ari_gantt_state_totals tot;
+    int answered =
+        ari_gantt_summary_states(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0, g->t1, &tot, err);
+    if (answered < 0)
+        return NULL;
+    if (answered) {
+        json_t *obj = summary_states_json(&tot, g->t1 - g->t0);
+        ari_gantt_state_totals_free(&tot);
+        if (!obj)
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return obj;
+    }
     ari_tq_states st;
     if (ari_tq_worker_states(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0, g->t1, &st, err) < 0)
         return NULL;
@@ -276,6 +306,15 @@ static int render_read(gantt *g, const ari_tq_worker *w, ari_gantt_result *res, 
 static int render_row(gantt *g, int i, ari_gantt_result *res, double *idle, ari_error *err)
 {
     const ari_tq_worker *w = &g->ctx->meta->workers[i];
+    if (g->summary && g->summary[i].mode) {
+        *res = g->summary[i]; /* handed over: freed by the caller */
+        memset(&g->summary[i], 0, sizeof g->summary[i]);
+        double free_time = 0;
+        for (int p = 0; p < res->width; p++)
+            free_time += res->idle[p];
+        *idle = free_time / res->width;
+        return 0;
+    }
     if (g->rows)
         return render_tasks(g, w, &g->rows->rows[i], res, idle, err);
     if (g->sql_exact && !g->overlaps[i]) {
@@ -393,6 +432,41 @@ static int type_mask(gantt *g)
     return 0;
 }
 
+/* The shown rows that the summaries can draw (store/gantt_summaries.h):
+ * no type or duration filter, pixels mode for any row of 20,000+ tasks in
+ * the window. Sets g->summary (NULL when none is drawn so); *all says
+ * whether every shown row is. */
+static int summarise_rows(gantt *g, int *all, ari_error *err)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    const ari_task_filter *f = &g->ctx->filter;
+    *all = 0;
+    if (f->types || !isnan(f->min_duration) || g->max_tasks >= ARI_GANTT_SUMMARY_MIN_ROWS)
+        return 0;
+    if (!(g->summary = calloc((size_t)m->nworkers + 1, sizeof *g->summary)))
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int drawn = 0, shown = 0;
+    for (int i = 0; i < m->nworkers; i++) {
+        if (!ari_task_filter_row(f, &m->workers[i]))
+            continue;
+        shown++;
+        int rc = ari_gantt_summary_pixels(g->r->db, g->ctx->trace.id, m, m->workers[i].id, g->t0, g->t1, g->width,
+                                          &g->summary[i], err);
+        if (rc < 0)
+            return -1;
+        drawn += rc;
+    }
+    *all = drawn == shown;
+    return 0;
+}
+
+static void summaries_free(gantt *g)
+{
+    for (int i = 0; g->summary && i < g->ctx->meta->nworkers; i++)
+        ari_gantt_result_free(&g->summary[i]);
+    free(g->summary);
+}
+
 /* PostgreSQL: the rows shown, aggregated by the database in one statement
  * (store/gantt_sql.h), and the rows whose tasks overlap, which are drawn
  * from their tasks as the row cache would draw them. */
@@ -406,7 +480,8 @@ static int aggregate_in_sql(gantt *g, ari_error *err)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
     for (int i = 0; i < m->nworkers; i++)
-        shown[i] = (unsigned char)ari_task_filter_row(&g->ctx->filter, &m->workers[i]);
+        shown[i] = (unsigned char)(ari_task_filter_row(&g->ctx->filter, &m->workers[i]) &&
+                                   !(g->summary && g->summary[i].mode));
     g->sql_exact = ari_gantt_sql_exact(g->t0, g->t1, g->width);
     int rc = ari_gantt_sql_overlaps(g->r->db, g->ctx->trace.id, m, g->overlaps, err);
     if (rc == 0 && g->sql_exact) {
@@ -490,9 +565,13 @@ enum MHD_Result api_gantt(ari_request *r)
     g.width = (int)width;
     g.with_states = with_states && strcmp(with_states, "true") == 0;
     ari_error err = {0};
-    int ready = -1;
+    int ready = -1, all_summarised = 0;
     if (type_mask(&g) < 0)
         ari_error_set(&err, ARI_E_NOMEM, "out of memory");
+    else if (summarise_rows(&g, &all_summarised, &err) < 0)
+        ready = -1;
+    else if (all_summarised)
+        ready = 0;
     else if (ari_store_is_pg(r->db))
         ready = aggregate_in_sql(&g, &err);
     else
@@ -501,6 +580,7 @@ enum MHD_Result api_gantt(ari_request *r)
     res = doc ? ari_reply_analysis(r, doc, GANTT_DIGITS) : ari_reply_from_error(r, &err);
     ari_rows_release(g.rows);
     ari_gantt_sql_result_free(&g.sql);
+    summaries_free(&g);
     free(g.overlaps);
     free(g.type_ok);
     free(g.threshold);

@@ -107,6 +107,10 @@ int ari_gantt_sql_exact(double t0, double t1, int width)
 {
     if (!isfinite(t0) || !isfinite(t1) || !(t1 > t0) || width < 1)
         return 0;
+    /* PostgreSQL raises an error where a double overflows (SQLite gives
+     * inf): the pixel edges multiply the window's span by up to width + 1 */
+    if (!isfinite((t1 - t0) * ((double)width + 1)))
+        return 0;
     double mag = fabs(t0) > fabs(t1) ? fabs(t0) : fabs(t1);
     return (t1 - t0) / width >= 65536 * DBL_EPSILON * mag;
 }

@@ -81,7 +81,8 @@ typedef struct ari_gantt_sql_result {
 } ari_gantt_sql_result;
 
 /* 1 when the window's pixels are wide enough for the SQL's pixel
- * arithmetic to be exact (each at least 2^16 ulps of the window's times),
+ * arithmetic to be exact (each at least 2^16 ulps of the window's times, and
+ * the span times width + 1 finite: PostgreSQL refuses an overflow),
  * 0 when the caller must draw from the rows themselves. */
 int ari_gantt_sql_exact(double t0, double t1, int width);
 

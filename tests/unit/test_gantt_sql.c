@@ -429,6 +429,7 @@ static void check_overlaps_and_exactness(fixture *f)
     assert_int_equal(ari_gantt_sql_exact(1e9, 1e9 + 1e-3, 1000), 0);
     assert_int_equal(ari_gantt_sql_exact(0, 1, 1000), 1);
     assert_int_equal(ari_gantt_sql_exact(1, 1, 10), 0);
+    assert_int_equal(ari_gantt_sql_exact(-1e308, 1e3, 1000), 0); /* the pixel edges would overflow */
     ari_tq_meta_free(m);
 }
 
