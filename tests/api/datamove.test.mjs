@@ -6,15 +6,15 @@
 // topology from `lstopo --of xml` of this machine, and GET /api/v1/topology.
 // Task traces (a generated StarPU bundle, and the shared StarPU runs when
 // present) answer movements and the matrix from their Paje links, checked
-// against the links read independently with the sqlite3 shell.
+// against the links read independently with the sqlite3 shell (psql on PostgreSQL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, waitJob, runCli, sourceDir, sharedData } from '../lib/daemon.mjs';
-import { getJson, assertError, assertOkJson, uploadMultipart, acceptedJob, stopClean } from '../fixtures/api/util.mjs';
+import { startDaemon, waitJob, runCli, sourceDir, sharedData, backendName } from '../lib/daemon.mjs';
+import { getJson, assertError, assertOkJson, uploadMultipart, acceptedJob, stopClean, sqlite } from '../fixtures/api/util.mjs';
 
 const fixtures = join(sourceDir, 'tests', 'fixtures', 'datamove');
 const gemmDir = join(process.env.ARIADNE_SHARED_DATA || sharedData, 'dmvis', 'data', 'use-case-1-GEMM-fill');
@@ -167,7 +167,10 @@ test('this machine: lstopo --of xml loads, and GET /api/v1/topology answers', as
 
 // ---- task traces: StarPU links as movements ----------------------------------------
 
+// The tables are read with sqlite3, or with psql on PostgreSQL.
+const pg = backendName() === 'postgresql';
 function haveSqlite() {
+  if (pg) return true;
   try { execFileSync('sqlite3', ['-version'], { encoding: 'utf8' }); return true; } catch { return false; }
 }
 
@@ -177,18 +180,23 @@ function importDir(dir) {
   return JSON.parse(r.stdout.trim().split('\n').pop()).id;
 }
 
+// On PostgreSQL: GLOB as a regular expression, and SQLite's CAST(x AS REAL)
+// (the number x begins with, else 0) spelt out.
+const real = (x) => (pg ? `CASE WHEN ${x} IS NULL THEN NULL ELSE coalesce(CAST(substring(${x} ` +
+  `FROM '^\\s*([-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?)') AS float8), 0) END` : `CAST(${x} AS REAL)`);
+// X GLOB '*P*' (or '*P' when P ends with '$') as SQLite or PostgreSQL writes it.
+const glob = (x, p) => (pg ? `${x} ~ '${p}'` : `${x} GLOB '*${p.endsWith('$') ? p.slice(0, -1) : p + '*'}'`);
+
 // Count and summed size of the links between two memory nodes (managers)
 // and between two MPI communication threads, straight from the tables.
 function linkTotals(id) {
-  const mem = (c) => `(${c}.name GLOB '*MEMNODE[0-9]*' OR ${c}.name GLOB '*MEMMANAGER[0-9]*')`;
-  const size = "coalesce(CAST(json_extract(l.fields, '$.Size') AS REAL), CAST(n.name AS REAL))";
+  const mem = (c) => `(${glob(`${c}.name`, 'MEMNODE[0-9]')} OR ${glob(`${c}.name`, 'MEMMANAGER[0-9]')})`;
+  const size = `coalesce(${real("json_extract(l.fields, '$.Size')")}, ${real('n.name')})`;
   const from = `FROM links l JOIN containers a ON a.trace_id = l.trace_id AND a.id = l.start_container_id
     JOIN containers b ON b.trace_id = l.trace_id AND b.id = l.end_container_id
     JOIN names n ON n.trace_id = l.trace_id AND n.id = l.value_id WHERE l.trace_id = ${id}`;
-  const sql = `SELECT count(*), coalesce(sum(${size}), 0) ${from} AND ${mem('a')} AND ${mem('b')};
-    SELECT count(*), coalesce(sum(${size}), 0) ${from} AND a.name GLOB '*mpict' AND b.name GLOB '*mpict';`;
-  const rows = execFileSync('sqlite3', ['-readonly', d.db, sql], { encoding: 'utf8' }).trim().split('\n')
-    .map((line) => line.split('|').map(Number));
+  const rows = [`${mem('a')} AND ${mem('b')}`, `${glob('a.name', 'mpict$')} AND ${glob('b.name', 'mpict$')}`]
+    .map((cond) => sqlite(d.db, `SELECT count(*), coalesce(sum(${size}), 0) ${from} AND ${cond};`).split('|').map(Number));
   return { memCount: rows[0][0], memBytes: rows[0][1], mpiCount: rows[1][0], mpiBytes: rows[1][1] };
 }
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { startDaemon, runCli, sourceDir, importCli } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, importCli, scratchDb } from '../lib/daemon.mjs';
 import {
   call, getJson, sendJson, assertError, assertOkJson, smallTracePath, sqlite, stopClean,
 } from '../fixtures/api/util.mjs';
@@ -221,7 +221,7 @@ function cliImport(db, args) {
 test('ariadned import --ensemble: the imported profiles become an ensemble; a failed import makes none', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ariadne-ens-'));
   try {
-    const db = join(dir, 'e.db');
+    const db = scratchDb(dir, 'e.db');
     const r = cliImport(db, ['--ensemble', 'fixtures', ...runs.map((x) => join(fixtures, `${x}.cali`)), smallTracePath]);
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -247,13 +247,13 @@ test('RAJAPerf: import --ensemble of the 10 trials gives 10 members with size an
   { skip: !haveRaja && 'no shared data (thicket)' }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ariadne-raja-'));
     try {
-      const db = join(dir, 'test.db'); // the name startDaemon({dir}) opens
+      const db = scratchDb(dir);
       const files = Array.from({ length: 10 }, (_, i) => join(rajaDir, String(i + 1), 'Base_CUDA-block_128.cali'));
       const r = cliImport(db, ['--ensemble', 'rajaperf', ...files]);
       assert.equal(r.status, 0, r.stderr);
       const ens = JSON.parse(r.stdout.trim().split('\n').at(-1)).ensemble;
       assert.equal(ens.member_count, 10);
-      const w = await startDaemon({ dir });
+      const w = await startDaemon({ dir, db });
       try {
         const e = (await getJson(w.url, `/api/v1/ensembles/${ens.id}`)).json;
         assert.equal(e.members.length, 10);

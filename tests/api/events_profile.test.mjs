@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, importCli, sourceDir } from '../lib/daemon.mjs';
+import { startDaemon, importCli, sourceDir, scratchDb } from '../lib/daemon.mjs';
 import { getJson, assertOkJson, assertError, stopClean, smallTracePath } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
@@ -38,10 +38,10 @@ let d, dir, id, tasksId;
 before(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), 'ariadne-evprof-'));
-  const db = join(dir, 'test.db');
+  const db = scratchDb(dir);
   id = importCli(db, pingPong);
   tasksId = importCli(db, smallTracePath);
-  d = await startDaemon({ dir });
+  d = await startDaemon({ dir, db });
 });
 after(async () => {
   if (d) await stopClean(d);

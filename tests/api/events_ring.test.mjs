@@ -18,7 +18,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, scratchDb } from '../lib/daemon.mjs';
 import { getJson, assertOkJson, stopClean } from '../fixtures/api/util.mjs';
 
 const buildDir = process.env.ARIADNE_BUILD_DIR || join(sourceDir, 'build');
@@ -29,7 +29,7 @@ const GEN = join(buildDir, 'gen_otf2');
 const RING = { ranks: 8, iterations: 6, late: 3, lateNs: 7000, bytes: 4096, ranksPerNode: 4 };
 const NB = { ranks: 7, iterations: 4, late: 6, lateNs: 3000, bytes: 512, nonblocking: true };
 
-let d, dir;
+let d, dir, db;
 const traces = {};
 
 function generate(p, out) {
@@ -41,19 +41,20 @@ function generate(p, out) {
 }
 
 function importDir(path) {
-  const r = runCli(['import', '--db', join(dir, 'test.db'), '--allow-duplicate', path]);
+  const r = runCli(['import', '--db', db, '--allow-duplicate', path]);
   assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n')[0]).id;
 }
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-ring-'));
+  db = scratchDb(dir);
   for (const [key, p] of [['ring', RING], ['nb', NB]]) {
     const out = join(dir, key);
     const expect = generate(p, out);
     traces[key] = { out, expect, id: importDir(out) };
   }
-  d = await startDaemon({ dir });
+  d = await startDaemon({ dir, db });
 });
 after(async () => {
   if (d) await stopClean(d);

@@ -3,7 +3,7 @@
 // 1 - (sum of the worker's task durations, clipped to the window) / (window
 // length), the window defaulting to the trace's extent (first task start to
 // last task end). Each row's `idle` is recomputed here with the sqlite3
-// shell from the test database's own tasks and workers tables, on a
+// shell (psql on PostgreSQL) from the test database's own tasks and workers tables, on a
 // generated trace and, when /work/shared/data is present, on the real
 // StarPU 1.4.7 Cholesky runs and the 4-rank MPI run (whose workers wait in
 // `Sleeping`, not `Idle`: ariadne used to report 0 % idle there). The
@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir, importCli, getOk } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, importCli, getOk, backendName } from '../lib/daemon.mjs';
 import { sqlite, stopClean } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
@@ -45,11 +45,16 @@ after(async () => {
 
 const ok = (path) => getOk(d.url, path);
 
+// SQLite's two-argument max/min are PostgreSQL's greatest/least ("end" is
+// quoted: a reserved word there).
+const pg = backendName() === 'postgresql';
+const MAX = pg ? 'greatest' : 'max', MIN = pg ? 'least' : 'min';
+
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
 
 // The extent of a trace's tasks on known workers: [first start, last end].
 function extent(id) {
-  const [s, e] = sqlite(d.db, `SELECT min(t.start) || '|' || max(t.end) FROM tasks t JOIN workers w
+  const [s, e] = sqlite(d.db, `SELECT min(t.start) || '|' || max(t."end") FROM tasks t JOIN workers w
     ON w.trace_id = t.trace_id AND w.container_id = t.worker_id WHERE t.trace_id = ${id};`).split('|').map(Number);
   return { s, e };
 }
@@ -57,7 +62,7 @@ function extent(id) {
 // StarVZ's idleness of every worker in [s, e], from the tables alone.
 function sqlIdle(id, s, e) {
   const out = sqlite(d.db, `SELECT w.container_id || '|' ||
-      max(0, min(1, 1 - coalesce(sum(max(0, min(t.end, ${e}) - max(t.start, ${s}))), 0) / (${e} - ${s})))
+      ${MAX}(0, ${MIN}(1, 1 - coalesce(sum(${MAX}(0, ${MIN}(t."end", ${e}) - ${MAX}(t.start, ${s}))), 0) / (${e} - ${s})))
     FROM workers w LEFT JOIN tasks t ON t.trace_id = w.trace_id AND t.worker_id = w.container_id
     WHERE w.trace_id = ${id} GROUP BY w.container_id;`);
   return new Map(out.split('\n').filter(Boolean).map((l) => l.split('|').map(Number)));
@@ -107,12 +112,12 @@ test('MPI run: workers that sleep are idle, and Sleeping is reported apart', { s
   assert.ok(sleeping, 'the MPI run has Sleeping states');
   // Nothing is nested in a Sleeping state, so its exclusive time is its clipped duration.
   const nested = sqlite(d.db, `SELECT count(*) FROM states a JOIN states b ON b.trace_id = a.trace_id
-    AND b.container_id = a.container_id AND b.depth > a.depth AND b.start >= a.start AND b.start < a.end
+    AND b.container_id = a.container_id AND b.depth > a.depth AND b.start >= a.start AND b.start < a."end"
     WHERE a.trace_id = ${id} AND a.value_id = ${sleeping};`);
   assert.equal(nested, '0');
   for (const row of g.rows) {
     assert.ok(row.idle > 0.5, `${row.name}: idle ${row.idle} (StarPU 1.4.7 waits in Sleeping)`);
-    const want = Number(sqlite(d.db, `SELECT coalesce(sum(max(0, min(end, ${e}) - max(start, ${s}))), 0)
+    const want = Number(sqlite(d.db, `SELECT coalesce(sum(${MAX}(0, ${MIN}("end", ${e}) - ${MAX}(start, ${s}))), 0)
       FROM states WHERE trace_id = ${id} AND container_id = ${row.id} AND value_id = ${sleeping};`)) / (e - s);
     assert.ok(want > 0.2, `${row.name}: sleeps ${want} of the run`);
     close(row.states.Sleeping, want, 1e-9, `${row.name} Sleeping share`);

@@ -6,21 +6,23 @@
 // metric values (when /usr/bin/Rscript exists; also on a real StarPU-MPI
 // trace when /work/shared/data is there); the per-type weights of eq. 2
 // (StarVZ's by default, all_workers on request) against an independent
-// computation from the task rows with the sqlite3 shell; parameters and errors.
+// computation from the task rows with the sqlite3 shell (psql on PostgreSQL);
+// parameters and errors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sourceDir, startDaemon, runCli } from '../lib/daemon.mjs';
-import { call, assertError, assertOkJson } from '../fixtures/api/util.mjs';
+import { sourceDir, startDaemon, runCli, scratchDb, backendName } from '../lib/daemon.mjs';
+import { call, assertError, assertOkJson, sqlite } from '../fixtures/api/util.mjs';
 
 const RSCRIPT = '/usr/bin/Rscript';
 const sharedData = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
 const realTrace = join(sharedData, 'starpu', 'mpi_chol_dmdas_4ranks_N11520_nb24_slowrank1_nice2');
 const cholTrace = join(sharedData, 'starpu', 'chol_implicit_dmdas_N11520_nb24');
-const SQLITE3 = '/usr/bin/sqlite3';
+// The shell that reads the task rows: sqlite3, or psql on PostgreSQL.
+const noShell = backendName() === 'sqlite' && !existsSync('/usr/bin/sqlite3') && 'no sqlite3 shell';
 
 let dir, d, dbPath;
 const ids = {};
@@ -40,7 +42,7 @@ function importInto(db, path) {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-prog-'));
-  const db = join(dir, 'test.db');
+  const db = scratchDb(dir);
   dbPath = db;
   // The seed's LU case: 30 nodes with 4 CPUs + 2 GPUs, nodes 0 and 1 with a
   // single GPU; large tiles so that the run is compute-bound.
@@ -50,7 +52,7 @@ before(async () => {
   ids.paje = importInto(db, join(sourceDir, 'tests', 'fixtures', 'paje', 'basic.trace'));
   if (existsSync(realTrace)) ids.real = importInto(db, realTrace);
   if (existsSync(cholTrace)) ids.chol = importInto(db, cholTrace);
-  d = await startDaemon({ dir });
+  d = await startDaemon({ dir, db });
 });
 
 after(async () => {
@@ -217,15 +219,16 @@ test('a real StarPU-MPI run: 4 ranks, the slowed rank 1 lags', { skip: !existsSy
 // the type; all_workers takes the mean per resource type and sums
 // workers / mean over the node's workers of those resource types.
 function sqlWeights(id, node, type) {
-  const q = (sql) => Number(execFileSync(SQLITE3, [dbPath, sql], { encoding: 'utf8' }).trim());
+  // SQL both backends read alike ("end" quoted, every subquery named).
+  const q = (sql) => Number(sqlite(dbPath, sql));
   const where = `t.trace_id = ${id} AND t.node = ${node} AND t.type = '${type}'`;
-  const starvz = q(`SELECT 1.0 / sum(1.0 / m) FROM (SELECT avg(t.end - t.start) AS m FROM tasks t
-    WHERE ${where} GROUP BY t.worker_id)`);
-  const all = q(`SELECT 1.0 / sum(n / m) FROM (SELECT avg(t.end - t.start) AS m,
+  const starvz = q(`SELECT 1.0 / sum(1.0 / m) FROM (SELECT avg(t."end" - t.start) AS m FROM tasks t
+    WHERE ${where} GROUP BY t.worker_id) x`);
+  const all = q(`SELECT 1.0 / sum(n / m) FROM (SELECT avg(t."end" - t.start) AS m,
       (SELECT count(*) FROM workers v WHERE v.trace_id = ${id} AND v.node = ${node} AND v.resource_type = r) AS n
     FROM (SELECT t.*, COALESCE(t.resource_type, w.resource_type) AS r FROM tasks t
       LEFT JOIN workers w ON w.trace_id = t.trace_id AND w.container_id = t.worker_id WHERE ${where}) t
-    GROUP BY r)`);
+    GROUP BY r) x`);
   return { starvz, all };
 }
 
@@ -247,7 +250,7 @@ async function checkWeights(id, node, type, differ) {
 }
 
 test('eq. 2 weights: StarVZ\'s by default, all_workers on request, equal to the task rows\'',
-  { skip: !existsSync(SQLITE3) && 'no sqlite3 shell' }, async () => {
+  { skip: noShell }, async () => {
     // The generated heterogeneous LU (4 CPUs + 2 GPUs a node): dpotrf runs on
     // some of the node's workers only, so the readings differ widely.
     const lu = await checkWeights(ids.lu, 0, 'dpotrf', true);
@@ -257,7 +260,7 @@ test('eq. 2 weights: StarVZ\'s by default, all_workers on request, equal to the 
   });
 
 test('eq. 2 weights on a real StarPU run (chol_implicit_dmdas_N11520_nb24)',
-  { skip: (!existsSync(cholTrace) && 'no shared data') || (!existsSync(SQLITE3) && 'no sqlite3 shell') },
+  { skip: (!existsSync(cholTrace) && 'no shared data') || noShell },
   async () => {
     // Two CPU workers with different mean POTRF durations: StarVZ's per-worker
     // means and the per-resource-type mean give slightly different weights.

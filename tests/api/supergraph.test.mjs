@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, scratchDb } from '../lib/daemon.mjs';
 import { getJson, assertError, assertOkJson, sqlite, stopClean } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || join(sourceDir, '..', 'shared', 'data');
@@ -23,21 +23,22 @@ const MINI = join(sourceDir, 'tests', 'fixtures', 'supergraph', 'miniapp-profile
 const LULESH = join(HATCHET, 'caliper-lulesh-json', 'lulesh-annotation-profile.json');
 const CPI = join(HATCHET, 'hpctoolkit-cpi-database');
 
-let d, dir;
+let d, dir, db;
 const ids = {};
 
 function importFile(path) {
-  const r = runCli(['import', '--db', join(dir, 'test.db'), path]);
+  const r = runCli(['import', '--db', db, path]);
   assert.equal(r.status, 0, `import ${path}: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()).id;
 }
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-sg-'));
+  db = scratchDb(dir);
   ids.mini = importFile(MINI);
   if (existsSync(LULESH)) ids.lulesh = importFile(LULESH);
   if (existsSync(CPI)) ids.cpi = importFile(CPI);
-  d = await startDaemon({ dir });
+  d = await startDaemon({ dir, db });
   sqlite(d.db, "INSERT INTO traces(name,kind,format,created_at,bytes,sha256,time_unit) VALUES ('tasks','tasks','paje','2026-01-01T00:00:00Z',1,'" + 'ab'.repeat(32) + "','ms');");
   ids.tasks = Number(sqlite(d.db, "SELECT id FROM traces WHERE name = 'tasks';").trim());
 });

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, runCli, sourceDir } from '../lib/daemon.mjs';
+import { startDaemon, runCli, sourceDir, scratchDb } from '../lib/daemon.mjs';
 import { getJson, assertOkJson, stopClean } from '../fixtures/api/util.mjs';
 
 const buildDir = process.env.ARIADNE_BUILD_DIR || join(sourceDir, 'build');
@@ -27,10 +27,11 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ariadne-tlm-'));
   const out = join(dir, 'ring');
   execFileSync(GEN, ['--ranks', '6', '--iterations', '40', '--late-sender', '2', '--out', out], { encoding: 'utf8' });
-  const r = runCli(['import', '--db', join(dir, 'test.db'), out]);
+  const db = scratchDb(dir);
+  const r = runCli(['import', '--db', db, out]);
   assert.equal(r.status, 0, `import: ${r.stderr}`);
   id = JSON.parse(r.stdout.trim().split('\n')[0]).id;
-  d = await startDaemon({ dir });
+  d = await startDaemon({ dir, db });
   all = (await get('/messages?limit=100000')).messages;
   // the rows' containers and their ranks ("MPI Rank N / ...")
   const tl = await get('/timeline?limit=1000&width=10');

@@ -14,7 +14,8 @@
 // then its URL. backendName() says which ('sqlite' or 'postgresql').
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { createServer } from 'node:net';
@@ -50,14 +51,52 @@ export function newPgDatabase() {
   return pgBase ? pgUrl(pgDatabaseFor(null)) : null;
 }
 
-// Runs one SQL command on the cluster's maintenance database with psql.
+// A fresh database for `ariadned import --db` or `token create --db` before a
+// daemon serves it (startDaemon({ db })): a new PostgreSQL database under
+// $ARIADNE_TEST_PG, else the file DIR/NAME.
+export function scratchDb(dir, name = 'test.db') {
+  return newPgDatabase() ?? join(dir, name);
+}
+
+// Runs one SQL command on the cluster's maintenance database with psql;
+// returns what it prints (unaligned, tuples only).
 function pgAdmin(sql) {
   try {
-    execFileSync(process.env.ARIADNE_PSQL || 'psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', pgBase, '-c', sql],
-      { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    return execFileSync(process.env.ARIADNE_PSQL || 'psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1',
+      '-d', pgBase, '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch (e) {
     throw new Error(`psql ${pgBase} -c '${sql}': ${(e.stderr || e.message).trim()}`);
   }
+}
+
+// Test databases are copies (CREATE DATABASE ... TEMPLATE) of one that
+// `ariadned migrate` brought to the schema of sql/pg: migrating each new
+// database costs seconds under ASan. One template per cluster and sql/pg
+// contents, kept in the cluster: the first process that needs it migrates
+// a database of its own and renames it (atomic; a process that loses the
+// race drops its copy). The daemons still check the version at start.
+let pgTemplateName = null;
+
+function pgTemplate() {
+  if (pgTemplateName) return pgTemplateName;
+  const dir = join(sourceDir, 'sql', 'pg');
+  const hash = createHash('sha256');
+  for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)));
+  const name = `ariadne_template_${hash.digest('hex').slice(0, 16)}`;
+  if (pgAdmin(`SELECT count(*) FROM pg_database WHERE datname = '${name}'`) === '0') {
+    const own = `ariadne_template_${process.pid}`;
+    pgAdmin(`DROP DATABASE IF EXISTS ${own}`);
+    pgAdmin(`CREATE DATABASE ${own}`);
+    const r = runCli(['migrate', '--db', pgUrl(own)]);
+    if (r.status !== 0) throw new Error(`ariadned migrate --db ${pgUrl(own)}: ${r.stderr}`);
+    try {
+      pgAdmin(`ALTER DATABASE ${own} RENAME TO ${name}`);
+    } catch {
+      pgAdmin(`DROP DATABASE IF EXISTS ${own}`); // another process made it meanwhile
+    }
+  }
+  pgTemplateName = name;
+  return name;
 }
 
 // Databases made here and not dropped yet; a caller's dir -> its database, so
@@ -69,7 +108,7 @@ let pgCount = 0;
 function pgDatabaseFor(dir) {
   if (dir && pgByDir.has(dir)) return pgByDir.get(dir);
   const name = `ariadne_test_${process.pid}_${++pgCount}`;
-  pgAdmin(`CREATE DATABASE ${name}`);
+  pgAdmin(`CREATE DATABASE ${name} TEMPLATE ${pgTemplate()}`);
   pgDatabases.add(name);
   if (dir) pgByDir.set(dir, name);
   return name;
