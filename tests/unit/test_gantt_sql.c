@@ -15,7 +15,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <libpq-fe.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +41,7 @@ typedef struct gtask {
 typedef struct fixture {
     ari_store *s;
     char *dir;             /* SQLite */
-    char base[512], name[64]; /* PostgreSQL */
+    test_pg_db db;         /* PostgreSQL */
     int64_t trace;
     gtask *rows[NWORKERS];
     int n[NWORKERS];
@@ -64,18 +63,6 @@ static void run(ari_store *s, const char *sql, const ari_arg *args, int n)
     ari_error err = {0};
     if (ari_store_run(s, sql, args, n, "test insert", &err) < 0)
         fail_msg("%s: %s", sql, err.message);
-}
-
-static int admin(const char *base, const char *sql)
-{
-    PGconn *c = PQconnectdb(base);
-    PGresult *r = c && PQstatus(c) == CONNECTION_OK ? PQexec(c, sql) : NULL;
-    int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok)
-        fprintf(stderr, "%s: %s\n", sql, c ? PQerrorMessage(c) : "no connection");
-    PQclear(r);
-    PQfinish(c);
-    return ok ? 0 : -1;
 }
 
 static void push(fixture *f, int w, double start, double end, int type)
@@ -185,29 +172,17 @@ static int setup_lite(void **state)
 
 static int setup_pg(void **state)
 {
-    char buf[512];
-    const char *base = test_pg_base(buf, sizeof buf);
-    if (!base) {
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    if (!test_pg_db_create(&f->db, "ariadne_gantt_sql")) {
+        free(f);
         *state = NULL;
         return 0;
     }
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    snprintf(f->base, sizeof f->base, "%s", base);
-    snprintf(f->name, sizeof f->name, "ariadne_gantt_sql_%ld", (long)getpid());
-    char sql[128];
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", f->name);
-    admin(f->base, sql);
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", f->name);
-    assert_int_equal(admin(f->base, sql), 0);
-    char *slash = strrchr(f->base, '/');
-    assert_non_null(slash);
-    char url[700];
-    snprintf(url, sizeof url, "%.*s/%s", (int)(slash - f->base), f->base, f->name);
     ari_error err = {0};
-    f->s = ari_store_open(url, &err);
+    f->s = ari_store_open(f->db.url, &err);
     if (!f->s)
-        fail_msg("open %s: %s", url, err.message);
+        fail_msg("open %s: %s", f->db.url, err.message);
     generate(f);
     store_rows(f);
     *state = f;
@@ -224,9 +199,7 @@ static int teardown(void **state)
         ari_remove_tree(f->dir);
         free(f->dir);
     } else {
-        char sql[128];
-        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", f->name);
-        admin(f->base, sql);
+        test_pg_db_drop(&f->db);
     }
     for (int w = 0; w < NWORKERS; w++)
         free(f->rows[w]);

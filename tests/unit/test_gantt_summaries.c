@@ -530,27 +530,6 @@ static void test_small_rows_read_raw(void **state)
 
 /* ---- PostgreSQL: the same blobs ---- */
 
-static int psql(const char *base, const char *sql)
-{
-    char *cmd;
-    if (asprintf(&cmd, "psql -X -q -v ON_ERROR_STOP=1 -d '%s' -c '%s' >/dev/null", base, sql) < 0)
-        abort();
-    int rc = system(cmd);
-    free(cmd);
-    return rc;
-}
-
-static char *url_of(const char *base, const char *name)
-{
-    const char *scheme = strstr(base, "://");
-    const char *slash = scheme ? strchr(scheme + 3, '/') : NULL;
-    size_t keep = slash ? (size_t)(slash - base) : strlen(base);
-    char *url;
-    if (asprintf(&url, "%.*s/%s", (int)keep, base, name) < 0)
-        abort();
-    return url;
-}
-
 /* Steps both statements in lock step: same rows, same values. */
 static int64_t same_rows(ari_stmt *a, ari_stmt *b, int ncols)
 {
@@ -579,17 +558,10 @@ static int64_t same_rows(ari_stmt *a, ari_stmt *b, int ncols)
 static void test_postgresql_round_trip(void **state)
 {
     fixture *f = *state;
-    char buf[512];
-    const char *base = test_pg_base(buf, sizeof buf);
-    if (!base)
+    test_pg_db db;
+    if (!test_pg_db_create(&db, "ariadne_summaries"))
         skip();
-    char name[64], sql[128];
-    snprintf(name, sizeof name, "ariadne_summaries_%ld", (long)getpid());
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", name);
-    psql(base, sql);
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
-    assert_int_equal(psql(base, sql), 0);
-    char *url = url_of(base, name);
+    const char *url = db.url;
     ari_error err = {0};
     ari_store *pg = ari_store_open(url, &err);
     if (!pg)
@@ -639,9 +611,7 @@ static void test_postgresql_round_trip(void **state)
     }
     ari_tq_meta_free(m);
     ari_store_close(pg);
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", name);
-    psql(base, sql);
-    free(url);
+    test_pg_db_drop(&db);
 }
 
 int main(void)

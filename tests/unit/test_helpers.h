@@ -79,6 +79,53 @@ static inline const char *test_pg_base(char *buf, size_t size)
     return ok && *buf ? buf : NULL;
 }
 
+/* A throwaway database on the test cluster (test_pg_base). */
+typedef struct test_pg_db {
+    char base[512]; /* the cluster's maintenance database */
+    char name[64];  /* <prefix>_<pid> */
+    char url[640];  /* base with its database replaced by name */
+} test_pg_db;
+
+/* Runs SQL commands (one per -c) on the maintenance database with psql:
+ * psql's exit status. */
+static inline int test_pg_admin(const char *base, const char *sql)
+{
+    char *cmd;
+    if (asprintf(&cmd, "psql -X -q -v ON_ERROR_STOP=1 -d '%s' %s >/dev/null", base, sql) < 0)
+        abort();
+    int rc = system(cmd);
+    free(cmd);
+    return rc;
+}
+
+/* Creates <prefix>_<pid> (dropping one a crashed run left): 1, or 0
+ * without a cluster (the caller skips its tests). Aborts when the cluster
+ * refuses. */
+static inline int test_pg_db_create(test_pg_db *db, const char *prefix)
+{
+    if (!test_pg_base(db->base, sizeof db->base))
+        return 0;
+    snprintf(db->name, sizeof db->name, "%s_%ld", prefix, (long)getpid());
+    const char *scheme = strstr(db->base, "://");
+    const char *slash = scheme ? strchr(scheme + 3, '/') : NULL;
+    int keep = slash ? (int)(slash - db->base) : (int)strlen(db->base);
+    snprintf(db->url, sizeof db->url, "%.*s/%s", keep, db->base, db->name);
+    char sql[192];
+    snprintf(sql, sizeof sql, "-c 'DROP DATABASE IF EXISTS %s' -c 'CREATE DATABASE %s'", db->name, db->name);
+    if (test_pg_admin(db->base, sql) != 0) {
+        fprintf(stderr, "cannot create the database %s on %s\n", db->name, db->base);
+        abort();
+    }
+    return 1;
+}
+
+static inline void test_pg_db_drop(const test_pg_db *db)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "-c 'DROP DATABASE IF EXISTS %s WITH (FORCE)'", db->name);
+    test_pg_admin(db->base, sql);
+}
+
 /* A fresh database in a fresh directory (with a "work" subdirectory for
  * imports), for cmocka setup/teardown: *state becomes a test_db. */
 typedef struct test_db {

@@ -22,56 +22,24 @@
 #include "util/fs.h"
 
 typedef struct pg_fixture {
-    char base[512]; /* the cluster's maintenance database */
-    char name[64];
-    char *url;
+    test_pg_db db;
     ari_store *a, *b;
 } pg_fixture;
 
-/* Runs one SQL command on the cluster's maintenance database with psql. */
-static int psql(const char *base, const char *sql)
-{
-    char *cmd;
-    if (asprintf(&cmd, "psql -X -q -v ON_ERROR_STOP=1 -d '%s' -c '%s' >/dev/null", base, sql) < 0)
-        abort();
-    int rc = system(cmd);
-    free(cmd);
-    return rc;
-}
-
-/* base with its database replaced by name (malloc'd). */
-static char *url_of(const char *base, const char *name)
-{
-    const char *scheme = strstr(base, "://");
-    const char *slash = scheme ? strchr(scheme + 3, '/') : NULL;
-    size_t keep = slash ? (size_t)(slash - base) : strlen(base);
-    char *url;
-    if (asprintf(&url, "%.*s/%s", (int)keep, base, name) < 0)
-        abort();
-    return url;
-}
-
 static int setup(void **state)
 {
-    char buf[512];
-    const char *base = test_pg_base(buf, sizeof buf);
-    if (!base) {
+    pg_fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    if (!test_pg_db_create(&f->db, "ariadne_jobq")) {
+        free(f);
         *state = NULL;
         return 0;
     }
-    pg_fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    snprintf(f->base, sizeof f->base, "%s", base);
-    snprintf(f->name, sizeof f->name, "ariadne_jobq_%ld", (long)getpid());
-    char sql[128];
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", f->name);
-    assert_int_equal(psql(base, sql), 0);
-    f->url = url_of(base, f->name);
     ari_error err = {0};
-    f->a = ari_store_open(f->url, &err);
+    f->a = ari_store_open(f->db.url, &err);
     if (!f->a)
         fail_msg("%s", err.message);
-    f->b = ari_store_open(f->url, &err);
+    f->b = ari_store_open(f->db.url, &err);
     if (!f->b)
         fail_msg("%s", err.message);
     *state = f;
@@ -85,10 +53,7 @@ static int teardown(void **state)
         return 0;
     ari_store_close(f->a);
     ari_store_close(f->b);
-    char sql[128];
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", f->name);
-    psql(f->base, sql);
-    free(f->url);
+    test_pg_db_drop(&f->db);
     free(f);
     return 0;
 }
@@ -182,7 +147,7 @@ static void test_take_over_after_the_runner_dies(void **state)
     assert_int_equal(ari_jobq_claim(f->a, "import", &id, &params, &err), 0);
     assert_int_equal(id, j2);
     free(params);
-    f->b = ari_store_open(f->url, &err);
+    f->b = ari_store_open(f->db.url, &err);
     assert_non_null(f->b);
 }
 

@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <libpq-fe.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,24 +25,10 @@
 #include "test_helpers.h"
 
 typedef struct pg_fixture {
-    char base[512];
-    char url[600];
-    char name[64];
+    test_pg_db db;
     ari_store *s;
     int64_t trace;
 } pg_fixture;
-
-static int admin(const char *base, const char *sql)
-{
-    PGconn *c = PQconnectdb(base);
-    PGresult *r = c && PQstatus(c) == CONNECTION_OK ? PQexec(c, sql) : NULL;
-    int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok)
-        fprintf(stderr, "%s: %s\n", sql, c ? PQerrorMessage(c) : "no connection");
-    PQclear(r);
-    PQfinish(c);
-    return ok ? 0 : -1;
-}
 
 static void run(ari_store *s, const char *sql, const ari_arg *args, int n)
 {
@@ -155,28 +140,17 @@ static void generate(pg_fixture *p)
 
 static int setup(void **state)
 {
-    char buf[512];
-    const char *base = test_pg_base(buf, sizeof buf);
-    if (!base) {
+    pg_fixture *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    if (!test_pg_db_create(&p->db, "ariadne_outliers")) {
+        free(p);
         *state = NULL;
         return 0;
     }
-    pg_fixture *p = calloc(1, sizeof *p);
-    assert_non_null(p);
-    snprintf(p->base, sizeof p->base, "%s", base);
-    snprintf(p->name, sizeof p->name, "ariadne_outliers_%ld", (long)getpid());
-    char sql[128];
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", p->name);
-    admin(p->base, sql);
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", p->name);
-    assert_int_equal(admin(p->base, sql), 0);
-    char *slash = strrchr(p->base, '/');
-    assert_non_null(slash);
-    snprintf(p->url, sizeof p->url, "%.*s/%s", (int)(slash - p->base), p->base, p->name);
     ari_error err = {0};
-    p->s = ari_store_open(p->url, &err);
+    p->s = ari_store_open(p->db.url, &err);
     if (!p->s)
-        fail_msg("open %s: %s", p->url, err.message);
+        fail_msg("open %s: %s", p->db.url, err.message);
     ari_arg none[] = {ari_arg_text("generated")};
     run(p->s, "INSERT INTO traces (name, kind, format) VALUES (?1, 'tasks', 'test')", none, 1);
     p->trace = ari_store_last_insert_id(p->s);
@@ -194,9 +168,7 @@ static int teardown(void **state)
     if (!p)
         return 0;
     ari_store_close(p->s);
-    char sql[128];
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", p->name);
-    admin(p->base, sql);
+    test_pg_db_drop(&p->db);
     free(p);
     return 0;
 }

@@ -26,48 +26,23 @@
 #include "test_helpers.h"
 
 typedef struct pg_fixture {
-    char base[512];  /* the cluster's maintenance database */
-    char url[600];   /* this test's own database */
-    char name[64];
+    test_pg_db db;   /* this test's own database */
     ari_store *s;
 } pg_fixture;
 
-static int admin(const char *base, const char *sql)
-{
-    PGconn *c = PQconnectdb(base);
-    PGresult *r = c && PQstatus(c) == CONNECTION_OK ? PQexec(c, sql) : NULL;
-    int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok)
-        fprintf(stderr, "%s: %s\n", sql, c ? PQerrorMessage(c) : "no connection");
-    PQclear(r);
-    PQfinish(c);
-    return ok ? 0 : -1;
-}
-
 static int setup(void **state)
 {
-    char buf[512];
-    const char *base = test_pg_base(buf, sizeof buf);
-    if (!base) {
+    pg_fixture *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    if (!test_pg_db_create(&p->db, "ariadne_unit")) {
+        free(p);
         *state = NULL;
         return 0;
     }
-    pg_fixture *p = calloc(1, sizeof *p);
-    assert_non_null(p);
-    snprintf(p->base, sizeof p->base, "%s", base);
-    snprintf(p->name, sizeof p->name, "ariadne_unit_%ld", (long)getpid());
-    char sql[128];
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", p->name);
-    admin(p->base, sql);
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", p->name);
-    assert_int_equal(admin(p->base, sql), 0);
-    char *slash = strrchr(p->base, '/');
-    assert_non_null(slash);
-    snprintf(p->url, sizeof p->url, "%.*s/%s", (int)(slash - p->base), p->base, p->name);
     ari_error err = {0};
-    p->s = ari_store_open(p->url, &err);
+    p->s = ari_store_open(p->db.url, &err);
     if (!p->s)
-        fail_msg("open %s: %s", p->url, err.message);
+        fail_msg("open %s: %s", p->db.url, err.message);
     *state = p;
     return 0;
 }
@@ -78,9 +53,7 @@ static int teardown(void **state)
     if (!p)
         return 0;
     ari_store_close(p->s);
-    char sql[128];
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", p->name);
-    admin(p->base, sql);
+    test_pg_db_drop(&p->db);
     free(p);
     return 0;
 }
@@ -111,7 +84,7 @@ static void test_migrated(void **state)
     assert_int_equal(ari_store_schema_version(p->s), ari_store_latest_schema_version());
     /* a second open finds it migrated */
     ari_error err = {0};
-    ari_store *again = ari_store_open(p->url, &err);
+    ari_store *again = ari_store_open(p->db.url, &err);
     assert_non_null(again);
     ari_store_close(again);
 }
@@ -239,7 +212,7 @@ static void cut_connection(pg_fixture *p)
     ari_stmt_finalize(st);
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(%lld, 5000)", pid);
-    PGconn *c = PQconnectdb(p->base);
+    PGconn *c = PQconnectdb(p->db.base);
     PGresult *r = PQexec(c, sql);
     assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
     assert_string_equal(PQgetvalue(r, 0, 0), "t");
