@@ -67,39 +67,22 @@ static int nomem(ari_error *err)
     return ari_error_set(err, ARI_E_NOMEM, "outliers: out of memory");
 }
 
-/* A JSON array of the n strings, or NULL (no list) in *out; -1 on no memory. */
-static int names_json(char *const *list, size_t n, char **out)
+/* A JSON array of a filter's list, n strings (names) or integers (nodes),
+ * or NULL (no list) in *out; -1 on no memory. */
+static int list_json(char *const *names, const int64_t *nodes, size_t n, char **out)
 {
     *out = NULL;
-    if (!list)
+    if (!names && !nodes)
         return 0;
     ari_sbuf b = {0};
     ari_sbuf_add_char(&b, '[');
     for (size_t i = 0; i < n; i++) {
         if (i)
             ari_sbuf_add_char(&b, ',');
-        ari_sbuf_json_string(&b, list[i]);
-    }
-    ari_sbuf_add_char(&b, ']');
-    if (ari_sbuf_failed(&b)) {
-        ari_sbuf_free(&b);
-        return -1;
-    }
-    *out = ari_sbuf_take(&b);
-    return *out ? 0 : -1;
-}
-
-static int nodes_json(const int64_t *nodes, size_t n, char **out)
-{
-    *out = NULL;
-    if (!nodes)
-        return 0;
-    ari_sbuf b = {0};
-    ari_sbuf_add_char(&b, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            ari_sbuf_add_char(&b, ',');
-        ari_sbuf_json_int(&b, nodes[i]);
+        if (names)
+            ari_sbuf_json_string(&b, names[i]);
+        else
+            ari_sbuf_json_int(&b, nodes[i]);
     }
     ari_sbuf_add_char(&b, ']');
     if (ari_sbuf_failed(&b)) {
@@ -125,9 +108,9 @@ static ari_stmt *bind_filter(ari_store *s, const char *sql, int64_t trace_id, co
                              ari_error *err)
 {
     char *types = NULL, *restypes = NULL, *nodes = NULL;
-    if (f && (names_json(f->types, f->ntypes, &types) < 0 ||
-              names_json(f->resources, f->nresources, &restypes) < 0 ||
-              nodes_json(f->nodes, f->nnodes, &nodes) < 0)) {
+    if (f && (list_json(f->types, NULL, f->ntypes, &types) < 0 ||
+              list_json(f->resources, NULL, f->nresources, &restypes) < 0 ||
+              list_json(NULL, f->nodes, f->nnodes, &nodes) < 0)) {
         free(types), free(restypes), free(nodes);
         nomem(err);
         return NULL;
