@@ -112,27 +112,11 @@ static int copy_rows(ari_store *stage, ari_store *s, ari_stmt *st, const char *t
     return step != ARI_DONE ? ari_store_fail(stage, err, what) : ari_store_fail(s, err, what);
 }
 
-/* The names a query gives, one per line between newlines
- * ("\nstates\ntasks\n"), to look a name up with strstr. */
+/* The names a query gives (ari_pg_names). */
 static char *name_list(ari_store *s, const char *sql, ari_error *err)
 {
     ari_stmt *st = ari_store_prepare(s, sql, err);
-    if (!st)
-        return NULL;
-    ari_sbuf names = {0};
-    ari_sbuf_add_char(&names, '\n');
-    int step;
-    while ((step = ari_step(st)) == ARI_ROW)
-        ari_sbuf_printf(&names, "%s\n", (const char *)ari_col_text(st, 0));
-    int rc = step == ARI_DONE ? 0 : ari_store_fail(s, err, "partitioned tables");
-    ari_stmt_finalize(st);
-    if (rc == 0 && ari_sbuf_failed(&names))
-        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    if (rc < 0) {
-        ari_sbuf_free(&names);
-        return NULL;
-    }
-    return ari_sbuf_take(&names);
+    return st ? ari_pg_names(s, st, "list the tables", err) : NULL;
 }
 
 /* The tables partitioned by trace. */

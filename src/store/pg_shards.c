@@ -462,8 +462,25 @@ int ari_pg_shards_explain_gantt(ari_store *s, int64_t trace_id, char **plan, ari
 
 /* ---- placement ---- */
 
-/* The names of the coordinator's foreign tables on `server`, one per line
- * between newlines, for strstr. */
+char *ari_pg_names(ari_store *s, ari_stmt *st, const char *what, ari_error *err)
+{
+    ari_sbuf names = {0};
+    ari_sbuf_add_char(&names, '\n');
+    int step;
+    while ((step = ari_step(st)) == ARI_ROW)
+        ari_sbuf_printf(&names, "%s\n", (const char *)ari_col_text(st, 0));
+    int rc = step == ARI_DONE ? 0 : ari_store_fail(s, err, what);
+    ari_stmt_finalize(st);
+    if (rc == 0 && ari_sbuf_failed(&names))
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    if (rc < 0) {
+        ari_sbuf_free(&names);
+        return NULL;
+    }
+    return ari_sbuf_take(&names);
+}
+
+/* The names of the coordinator's foreign tables on `server`. */
 static char *foreign_tables(ari_store *s, const char *server, ari_error *err)
 {
     ari_stmt *st =
@@ -474,20 +491,7 @@ static char *foreign_tables(ari_store *s, const char *server, ari_error *err)
     if (!st)
         return NULL;
     ari_bind_text_static(st, 1, server, -1);
-    ari_sbuf names = {0};
-    ari_sbuf_add_char(&names, '\n');
-    int step;
-    while ((step = ari_step(st)) == ARI_ROW)
-        ari_sbuf_printf(&names, "%s\n", (const char *)ari_col_text(st, 0));
-    int rc = step == ARI_DONE ? 0 : ari_store_fail(s, err, "shard foreign tables");
-    ari_stmt_finalize(st);
-    if (rc == 0 && ari_sbuf_failed(&names))
-        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    if (rc < 0) {
-        ari_sbuf_free(&names);
-        return NULL;
-    }
-    return ari_sbuf_take(&names);
+    return ari_pg_names(s, st, "shard foreign tables", err);
 }
 
 /* Drops the shard's trace tables that no foreign table of the coordinator

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "store/store.h"
+#include "store/store_stmt.h"
 
 /* ---- administration (ariadned shard, server/cmd_shard.c) ---- */
 
@@ -74,6 +75,11 @@ ari_store *ari_pg_shard_conn(ari_store *s, ari_pg_shard *sh, ari_error *err);
 int ari_pg_shards_commit(ari_pg_shards *shards, ari_error *err);
 /* Rolls back what is open, closes the connections and frees. */
 void ari_pg_shards_close(ari_pg_shards *shards);
+
+/* The first column of a prepared statement's rows (finalized here), one
+ * per line between newlines ("\nstates\ntasks\n"), to look a name up with
+ * strstr: malloc'd, or NULL with err set (what says which list). */
+char *ari_pg_names(ari_store *s, ari_stmt *st, const char *what, ari_error *err);
 
 /* Drops tables[0..n) on the shard behind foreign server `server` (after
  * the coordinator dropped their foreign partitions and committed). 0, or
