@@ -3,7 +3,8 @@
 # side in one run (issue 20): the import into SQLite and into PostgreSQL
 # (wall time and the importing process's peak memory), then a daemon on each
 # answering GET /gantt at 1920 px at three zoom levels (the whole trace, a
-# tenth, a hundredth: first request and median of RUNS more), GET /bounds,
+# tenth, a hundredth: first request and median of RUNS more), without and with
+# the runtime states (states=true, what the dashboard asks for), GET /bounds,
 # and the daemons' resident memory after the Gantt requests.
 #
 #   tests/bench/bench_pg.sh [BUILD_DIR]                 (default: build)
@@ -26,6 +27,7 @@ command -v psql >/dev/null || { echo "psql missing: apt-get install postgresql-1
 command -v jq >/dev/null || { echo "jq missing: apt-get install jq" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time missing: apt-get install time" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/ariadne-bench-pg-XXXXXX)
+chmod 755 "$tmp" # the throwaway cluster runs as an unprivileged user
 pids=()
 cluster=
 base=${BENCH_PG:-}
@@ -86,13 +88,16 @@ read -r t0 t1 < <(curl -s "$(url "$lite_port" gantt?width=16)" | jq -r '"\(.exte
 span=$(echo "$t1 - $t0" | bc -l)
 printf '%-22s %14s %14s %16s %16s\n' "GET (1920 px)" sqlite_first sqlite_median postgresql_first postgresql_median
 worst=0
-for zoom in 1 10 100; do
-    end=$(echo "$t0 + $span / $zoom" | bc -l)
-    q="gantt?width=1920&start=$t0&end=$end"
-    lf=$(time_ms "$(url "$lite_port" "$q")"); lm=$(median_ms "$(url "$lite_port" "$q")")
-    pf=$(time_ms "$(url "$pg_port" "$q")"); pm=$(median_ms "$(url "$pg_port" "$q")")
-    printf '%-22s %14s %14s %16s %16s\n' "gantt 1/$zoom" "$lf" "$lm" "$pf" "$pm"
-    for v in "$lm" "$pm"; do [ "$v" -gt "$worst" ] && worst=$v; done
+for states in false true; do
+    for zoom in 1 10 100; do
+        end=$(echo "$t0 + $span / $zoom" | bc -l)
+        q="gantt?width=1920&start=$t0&end=$end&states=$states"
+        lf=$(time_ms "$(url "$lite_port" "$q")"); lm=$(median_ms "$(url "$lite_port" "$q")")
+        pf=$(time_ms "$(url "$pg_port" "$q")"); pm=$(median_ms "$(url "$pg_port" "$q")")
+        label="gantt 1/$zoom"; [ "$states" = true ] && label="$label +states"
+        printf '%-22s %14s %14s %16s %16s\n' "$label" "$lf" "$lm" "$pf" "$pm"
+        for v in "$lm" "$pm"; do [ "$v" -gt "$worst" ] && worst=$v; done
+    done
 done
 lb=$(median_ms "$(url "$lite_port" bounds)"); pb=$(median_ms "$(url "$pg_port" bounds)")
 printf '%-22s %14s %14s %16s %16s\n' "bounds" "" "$lb" "" "$pb"
