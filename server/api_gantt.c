@@ -79,6 +79,27 @@ static int task_ok(const gantt *g, int type, double start, double end)
     return isnan(f->min_duration) || end - start >= f->min_duration;
 }
 
+/* Makes room for n + 1 tasks in three parallel arrays of *cap: 0, or -1
+ * (out of memory; the arrays stay valid). */
+static int reserve_tasks(double **start, double **end, int **type, size_t *cap, size_t n)
+{
+    if (n + 1 <= *cap)
+        return 0;
+    size_t more = *cap ? *cap * 2 : 1024;
+    double *s = realloc(*start, more * sizeof *s);
+    if (s)
+        *start = s;
+    double *e = s ? realloc(*end, more * sizeof *e) : NULL;
+    if (e)
+        *end = e;
+    int *t = e ? realloc(*type, more * sizeof *t) : NULL;
+    if (!t)
+        return -1;
+    *type = t;
+    *cap = more;
+    return 0;
+}
+
 /* Collects the row's filtered tasks in the window into g->start/end/type,
  * ends clamped to the next start so that the renderer sees no overlap. */
 static int64_t collect(gantt *g, const ari_row_tasks *row, double max_duration)
@@ -89,20 +110,8 @@ static int64_t collect(gantt *g, const ari_row_tasks *row, double max_duration)
     for (int64_t i = lo; i < hi; i++) {
         if (!task_ok(g, row->type[i], row->start[i], row->end[i]))
             continue;
-        if ((size_t)n + 1 > g->cap) {
-            size_t cap = g->cap ? g->cap * 2 : 1024;
-            double *s = realloc(g->start, cap * sizeof *s);
-            if (s)
-                g->start = s;
-            double *e = s ? realloc(g->end, cap * sizeof *e) : NULL;
-            if (e)
-                g->end = e;
-            int *t = e ? realloc(g->type, cap * sizeof *t) : NULL;
-            if (!t)
-                return -1;
-            g->type = t;
-            g->cap = cap;
-        }
+        if (reserve_tasks(&g->start, &g->end, &g->type, &g->cap, (size_t)n) < 0)
+            return -1;
         g->start[n] = row->start[i];
         g->end[n] = row->end[i] >= row->start[i] ? row->end[i] : row->start[i];
         g->type[n] = row->type[i];
@@ -268,20 +277,8 @@ static int read_task(void *arg, const char *job_id, int type, double start, doub
     (void)job_id, (void)gflop, (void)iteration;
     row_reader *rd = arg;
     ari_row_tasks *row = &rd->row;
-    if ((size_t)row->ntasks == rd->cap) {
-        size_t cap = rd->cap ? rd->cap * 2 : 256;
-        double *s = realloc(row->start, cap * sizeof *s);
-        if (s)
-            row->start = s;
-        double *e = s ? realloc(row->end, cap * sizeof *e) : NULL;
-        if (e)
-            row->end = e;
-        int *t = e ? realloc(row->type, cap * sizeof *t) : NULL;
-        if (!t)
-            return -1;
-        row->type = t;
-        rd->cap = cap;
-    }
+    if (reserve_tasks(&row->start, &row->end, &row->type, &rd->cap, (size_t)row->ntasks) < 0)
+        return -1;
     row->start[row->ntasks] = start;
     row->end[row->ntasks] = end;
     row->type[row->ntasks++] = type;
