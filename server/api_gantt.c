@@ -17,10 +17,11 @@
  * way the tasks mode then reads the row's few tasks with that index, from
  * start - (the row's longest task) to the window's end.
  *
- * Large rows on either backend (store/gantt_summaries.h: 20,000+ tasks in
- * the window, no type or duration filter, pixels mode) are drawn from the
- * summaries written at import instead, the same on both backends: O(width)
- * per row whatever the trace's size, each share within 1/16 of a pixel.
+ * Large rows on either backend (store/gantt_summaries.h: rows summarised
+ * at import, 4,096+ tasks in the window, no type or duration filter,
+ * pixels mode) are drawn from those summaries instead, the same on both
+ * backends: O(width) per row whatever the trace's size, each share within
+ * 1/16 of a pixel.
  * The runtime states, asked for with states=true (the dashboard does), come
  * from the same summaries for windows of 1/256 of the trace or more (within
  * 1/512 of the window), else from the states table (index by container and
@@ -430,15 +431,15 @@ static int type_mask(gantt *g)
 }
 
 /* The shown rows that the summaries can draw (store/gantt_summaries.h):
- * no type or duration filter, pixels mode for any row of 20,000+ tasks in
- * the window. Sets g->summary (NULL when none is drawn so); *all says
+ * no type or duration filter, pixels mode for any summarised row of
+ * ARI_GANTT_SUMMARY_PIXEL_ROWS+ tasks in the window. Sets g->summary (NULL when none is drawn so); *all says
  * whether every shown row is. */
 static int summarise_rows(gantt *g, int *all, ari_error *err)
 {
     const ari_tq_meta *m = g->ctx->meta;
     const ari_task_filter *f = &g->ctx->filter;
     *all = 0;
-    if (f->types || !isnan(f->min_duration) || g->max_tasks >= ARI_GANTT_SUMMARY_MIN_ROWS)
+    if (f->types || !isnan(f->min_duration) || g->max_tasks >= ARI_GANTT_SUMMARY_PIXEL_ROWS)
         return 0;
     if (!(g->summary = calloc((size_t)m->nworkers + 1, sizeof *g->summary)))
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");

@@ -28,7 +28,11 @@ int ari_gs_pick_level(const ari_gs_grid *levels, int nlevels, double t0, double 
 {
     for (int i = 0; i < nlevels; i++) {
         const ari_gs_grid *g = &levels[i];
-        if (!(t0 >= g->t0 && t1 <= g->t1 && t1 > t0) || width < 1)
+        /* A window's ends printed with 12 digits (the answers' precision,
+         * which the dashboard sends back) may leave the extent by an ulp
+         * or so: up to ARI_GS_EXTENT_SLACK of it counts as inside. */
+        double slack = (g->t1 - g->t0) * ARI_GS_EXTENT_SLACK;
+        if (!(t0 >= g->t0 - slack && t1 <= g->t1 + slack && t1 > t0) || width < 1)
             return -1;
         double per_pixel = (double)g->nbuckets * ((t1 - t0) / (g->t1 - g->t0)) / width;
         if (per_pixel >= k)

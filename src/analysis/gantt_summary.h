@@ -79,7 +79,10 @@ double ari_gs_bucket_lo(const ari_gs_grid *g, int64_t b);
 
 /* The coarsest of `nlevels` grids (sorted by nbuckets, same extent) with
  * at least k buckets per pixel of [t0, t1) on `width` pixels, or -1 when
- * none has (or the window leaves the grids' extent). */
+ * none has (or the window leaves the grids' extent by more than
+ * ARI_GS_EXTENT_SLACK of it: what lies beyond is not in the cells, an
+ * error far below a bucket's). */
+#define ARI_GS_EXTENT_SLACK 1e-9
 int ari_gs_pick_level(const ari_gs_grid *levels, int nlevels, double t0, double t1, int width, double k);
 
 /* Draws [t0, t1) on width pixels from cells (sorted by bucket), keys

@@ -37,6 +37,13 @@ static int64_t min_rows(void)
     return n >= 0 ? n : ARI_GANTT_SUMMARY_MIN_ROWS;
 }
 
+/* Tasks starting in a window for its pixels to come from the summaries. */
+static int64_t pixel_rows(void)
+{
+    int64_t n = min_rows_override;
+    return n >= 0 ? n : ARI_GANTT_SUMMARY_PIXEL_ROWS;
+}
+
 static int nomem(ari_error *err)
 {
     return ari_error_set(err, ARI_E_NOMEM, "gantt summaries: out of memory");
@@ -630,7 +637,7 @@ int ari_gantt_summary_pixels(ari_store *s, int64_t trace_id, const ari_tq_meta *
         return 0;
     window_cells w;
     int rc = read_window(s, trace_id, worker_id, KIND_TASKS, t0, t1, width, ARI_GANTT_SUMMARY_PIXEL_K,
-                         min_rows(), &w, err);
+                         pixel_rows(), &w, err);
     int *map = NULL, nmap = 0;
     if (rc == 1 && type_map(s, trace_id, meta, &map, &nmap, err) < 0)
         rc = -1;

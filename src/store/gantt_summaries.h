@@ -25,8 +25,10 @@
  * tasks or states in all: small rows, hence small traces, keep the exact
  * raw path and its exact answers), the window lies inside the summarised
  * extent and a level has K buckets per pixel (per window for the states).
- * Pixels also need at least ARI_GANTT_SUMMARY_MIN_ROWS tasks starting in
- * the window (fewer are cheap in memory, and exact). The states need no
+ * Pixels also need at least ARI_GANTT_SUMMARY_PIXEL_ROWS tasks starting in
+ * the window (fewer are cheap to aggregate exactly, in memory or in SQL;
+ * more than two per pixel at 1920 px, so such a row is drawn in pixels
+ * mode by the exact path too). The states need no
  * such count: the raw read costs every state of the row starting before
  * the window's end (index on start), far more than the summary's chunks,
  * while the summary's error stays under 1/512 of the window. Pixels are
@@ -60,6 +62,7 @@
 #include "util/error.h"
 
 #define ARI_GANTT_SUMMARY_MIN_ROWS 20000 /* N: rows with fewer than this many read raw */
+#define ARI_GANTT_SUMMARY_PIXEL_ROWS 4096 /* pixels: tasks starting in the window, at least */
 #define ARI_GANTT_SUMMARY_PIXEL_K  8     /* buckets per pixel, at least */
 #define ARI_GANTT_SUMMARY_STATE_K  256   /* buckets per window for the state shares, at least */
 #define ARI_GANTT_SUMMARY_CHUNK    4096  /* buckets per stored row */
@@ -103,7 +106,8 @@ int ari_gantt_summary_levels(ari_store *s, int64_t trace_id, ari_gs_grid *levels
                              ari_error *err);
 
 /* Tests only: the row size above which rows get and use summaries
- * (default ARI_GANTT_SUMMARY_MIN_ROWS); < 0 restores the default. */
+ * (default ARI_GANTT_SUMMARY_MIN_ROWS, and ARI_GANTT_SUMMARY_PIXEL_ROWS
+ * for the pixels); < 0 restores the defaults. */
 void ari_gantt_summaries_set_min_rows(int64_t n);
 
 #endif

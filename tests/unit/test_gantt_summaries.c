@@ -275,6 +275,20 @@ static void states_check(const ari_gs_grid *g, const ari_gs_cell *cells, int64_t
                      bound);
 }
 
+/* A window whose ends were printed with 12 digits (the dashboard sends
+ * the extent back so) leaves the extent by an ulp: still drawn from the
+ * summaries; one leaving it by a bucket is not. */
+static void test_level_at_the_extent(void **state)
+{
+    (void)state;
+    ari_gs_grid levels[2] = {{-7.8846216689999995, 269943.814814422, 1024},
+                             {-7.8846216689999995, 269943.814814422, 65536}};
+    assert_int_equal(ari_gs_pick_level(levels, 2, -7.884621669, 269943.814814, 1920, 8), 1);
+    assert_int_equal(ari_gs_pick_level(levels, 2, -7.884621669, 269943.814815, 100, 8), 0);
+    assert_int_equal(ari_gs_pick_level(levels, 2, -7.8846216689999995 - 5, 269943.814814422, 100, 8), -1);
+    assert_int_equal(ari_gs_pick_level(levels, 2, 0, 269943.814814422 + 5, 100, 8), -1);
+}
+
 static void test_states_random(void **state)
 {
     (void)state;
@@ -620,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_pixels_random_rows),
         cmocka_unit_test(test_pixels_adversarial),
         cmocka_unit_test(test_pixels_clamp),
+        cmocka_unit_test(test_level_at_the_extent),
         cmocka_unit_test(test_states_random),
         cmocka_unit_test_setup_teardown(test_store_against_raw, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_rows_read_raw, setup, teardown),
