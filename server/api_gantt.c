@@ -45,6 +45,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/lower_bound.h"
+#include "util/vec.h"
 
 #define MAX_WIDTH 10000
 #define MAX_TASKS_LIMIT 1000000
@@ -81,23 +82,15 @@ static int task_ok(const gantt *g, int type, double start, double end)
 }
 
 /* Makes room for n + 1 tasks in three parallel arrays of *cap: 0, or -1
- * (out of memory; the arrays stay valid). */
+ * (out of memory; the arrays stay valid for *cap). */
 static int reserve_tasks(double **start, double **end, int **type, size_t *cap, size_t n)
 {
-    if (n + 1 <= *cap)
-        return 0;
-    size_t more = *cap ? *cap * 2 : 1024;
-    double *s = realloc(*start, more * sizeof *s);
-    if (s)
-        *start = s;
-    double *e = s ? realloc(*end, more * sizeof *e) : NULL;
-    if (e)
-        *end = e;
-    int *t = e ? realloc(*type, more * sizeof *t) : NULL;
-    if (!t)
+    size_t cs = *cap, ce = *cap, ct = *cap; /* grow alike: same capacity, same need */
+    if (ari_vec_reserve((void **)start, &cs, n + 1, sizeof **start) < 0 ||
+        ari_vec_reserve((void **)end, &ce, n + 1, sizeof **end) < 0 ||
+        ari_vec_reserve((void **)type, &ct, n + 1, sizeof **type) < 0)
         return -1;
-    *type = t;
-    *cap = more;
+    *cap = ct;
     return 0;
 }
 

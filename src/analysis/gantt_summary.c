@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 /* ---- the grid ---- */
 
 double ari_gs_bucket_lo(const ari_gs_grid *g, int64_t b)
@@ -142,14 +144,8 @@ int ari_gs_acc_cells(const ari_gs_acc *acc, int64_t b0, int64_t b1, const int64_
             int64_t key = key_out ? key_out[k] : k;
             if (t == 0 || key < 0)
                 continue;
-            if (*n == *cap) {
-                size_t c = *cap ? *cap * 2 : 256;
-                ari_gs_cell *grown = realloc(*cells, c * sizeof *grown);
-                if (!grown)
-                    return -1;
-                *cells = grown;
-                *cap = c;
-            }
+            if (ari_vec_reserve((void **)cells, cap, *n + 1, sizeof **cells) < 0)
+                return -1;
             (*cells)[(*n)++] = (ari_gs_cell){.bucket = (int32_t)b, .key = (int32_t)key, .time = t};
         }
     return 0;
@@ -205,7 +201,8 @@ static int column_of(const columns *w, double t)
  * non-decreasing order. */
 typedef struct pixel_acc {
     ari_gantt_cell *cells;
-    int64_t ncells, cap;
+    int64_t ncells;
+    size_t cap;
     int *slot_pixel;    /* [ntypes] */
     int64_t *slot_cell; /* [ntypes] */
 } pixel_acc;
@@ -216,14 +213,8 @@ static int add_share(pixel_acc *a, int c, int k, double share)
         a->cells[a->slot_cell[k]].share += share;
         return 0;
     }
-    if (a->ncells == a->cap) {
-        int64_t cap = a->cap ? a->cap * 2 : 256;
-        ari_gantt_cell *grown = realloc(a->cells, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        a->cells = grown;
-        a->cap = cap;
-    }
+    if (ari_vec_reserve((void **)&a->cells, &a->cap, (size_t)a->ncells + 1, sizeof *a->cells) < 0)
+        return -1;
     a->slot_pixel[k] = c;
     a->slot_cell[k] = a->ncells;
     a->cells[a->ncells++] = (ari_gantt_cell){.pixel = c, .type = k, .share = share};

@@ -57,7 +57,8 @@ typedef struct row_states {
     int64_t n;
     size_t cap;
     int64_t *value_ids;
-    int nvalues, cap_values;
+    int nvalues;
+    size_t cap_values;
     int32_t *local_of; /* [names.id] local + 1, or 0 */
     size_t cap_local;
 } row_states;
@@ -70,14 +71,8 @@ static int local_value(row_states *r, int64_t id)
         return -2;
     if (r->local_of[id] > 0)
         return r->local_of[id] - 1;
-    if (r->nvalues == r->cap_values) {
-        int cap = r->cap_values ? r->cap_values * 2 : 16;
-        int64_t *grown = realloc(r->value_ids, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -2;
-        r->value_ids = grown;
-        r->cap_values = cap;
-    }
+    if (ari_vec_reserve((void **)&r->value_ids, &r->cap_values, (size_t)r->nvalues + 1, sizeof *r->value_ids) < 0)
+        return -2;
     r->value_ids[r->nvalues] = id;
     r->local_of[id] = r->nvalues + 1;
     return r->nvalues++;
