@@ -82,7 +82,9 @@ int ari_jobs_create(ari_store *s, const char *kind, const char *params_json,
                     int64_t *id_out, ari_error *err);
 int ari_jobs_set_running(ari_store *s, int64_t id, ari_error *err);
 /* Final state. For success, call inside the import transaction so that the
- * trace and its job's status commit together. */
+ * trace and its job's status commit together. Only the job's owner (this
+ * process, the one that created or claimed it) finishes it: a job another
+ * replica took over is an error (ARI_E_DB) and stays as it is. */
 int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids_json,
                     const char *error_code, const char *error_message, ari_error *err);
 int ari_jobs_get(ari_store *s, int64_t id, char **json_out, ari_error *err);

@@ -73,18 +73,36 @@ int ari_jobs_set_running(ari_store *s, int64_t id, ari_error *err)
     return st ? ari_store_write(s, st, "update job", err) : -1;
 }
 
-int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids_json,
-                    const char *error_code, const char *error_message, ari_error *err)
+/* The finish proper. owner: the job's owner_key must still be it (a
+ * runner finishing its job), or NULL (the orphans: their owner is gone).
+ * A job that another replica took over meanwhile (its runner's connection
+ * broke, so its lock went with it) belongs to that replica now: the old
+ * runner's finish changes nothing, and says so. */
+static int finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids_json, const char *error_code,
+                  const char *error_message, const char *owner, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_raw_text(succeeded ? "succeeded" : "failed"),
                       ari_arg_raw_text(trace_ids_json), ari_arg_raw_text(error_code),
-                      ari_arg_raw_text(error_message)};
-    return ari_store_run(s,
+                      ari_arg_raw_text(error_message), ari_arg_raw_text(owner)};
+    ari_stmt *st = ari_store_bound(s,
         "UPDATE jobs SET status = ?2, progress = CASE WHEN ?2 = 'succeeded' THEN 1 ELSE progress END,"
         " phase = CASE WHEN ?2 = 'succeeded' THEN 'done' ELSE 'failed' END,"
         " finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
-        " trace_ids = coalesce(?3, '[]'), error_code = ?4, error_message = ?5 WHERE id = ?1",
-        args, ARI_NARGS(args), "finish job", err);
+        " trace_ids = coalesce(?3, '[]'), error_code = ?4, error_message = ?5"
+        " WHERE id = ?1 AND (?6 IS NULL OR owner_key = ?6)",
+        args, ARI_NARGS(args), err);
+    int rc = st ? ari_store_write_changed(s, st, "finish job", err) : -1;
+    if (rc == 1)
+        return ari_error_set(err, ARI_E_DB,
+                             "job %lld: no such job, or another replica took it over (this one lost its"
+                             " database connection): its import is not stored twice", (long long)id);
+    return rc;
+}
+
+int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids_json,
+                    const char *error_code, const char *error_message, ari_error *err)
+{
+    return finish(s, id, succeeded, trace_ids_json, error_code, error_message, own_key(), err);
 }
 
 int ari_jobs_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
@@ -135,8 +153,8 @@ int ari_jobs_fail_orphans(ari_store *s, int64_t **ids_out, size_t *n_out, ari_er
     if (orphans(s, ids_out, n_out, err) < 0)
         return -1;
     for (size_t i = 0; i < *n_out; i++)
-        if (ari_jobs_finish(s, (*ids_out)[i], 0, NULL, "interrupted",
-                            "the server stopped before this job finished; nothing was imported", err) < 0)
+        if (finish(s, (*ids_out)[i], 0, NULL, "interrupted",
+                   "the server stopped before this job finished; nothing was imported", NULL, err) < 0)
             return -1;
     return 0;
 }

@@ -180,6 +180,32 @@ static void test_requeue_and_progress(void **state)
     free(params);
 }
 
+/* A runner whose connection broke lost its lock with it: another replica
+ * took the job over and claimed it (owner_key is now that replica's). The
+ * old runner's finish, progress and requeue then change nothing. */
+static void test_old_runner_cannot_touch_a_taken_over_job(void **state)
+{
+    pg_fixture *f = fixture(state);
+    ari_error err = {0};
+    int64_t j = new_job(f->a, "{}"), id = 0;
+    char *params = NULL;
+    assert_int_equal(ari_jobq_claim(f->a, "import", &id, &params, &err), 0);
+    free(params);
+    assert_int_equal(ari_jobq_release(f->a, j, &err), 0);
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE jobs SET owner_key = 'another-replica', phase = 'theirs' WHERE id = %lld",
+             (long long)j);
+    assert_int_equal(ari_store_exec(f->b, sql, &err), 0);
+    assert_int_equal(ari_jobs_finish(f->a, j, 0, NULL, "internal", "connection lost", &err), -1);
+    assert_non_null(strstr(err.message, "took it over"));
+    assert_int_equal(ari_jobq_progress(f->a, j, 0.5, "mine", &err), 0);
+    assert_int_equal(ari_jobq_requeue(f->a, j, &err), 0);
+    assert_status(f->b, j, "running");
+    char *seen = job_field(f->b, j, "SELECT phase || ' ' || owner_key FROM jobs WHERE id = ?1");
+    assert_string_equal(seen, "theirs another-replica");
+    free(seen);
+}
+
 static void test_spool_in_use(void **state)
 {
     pg_fixture *f = fixture(state);
@@ -231,6 +257,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_each_job_claimed_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_take_over_after_the_runner_dies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_requeue_and_progress, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_old_runner_cannot_touch_a_taken_over_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spool_in_use, setup, teardown),
         cmocka_unit_test_setup_teardown(test_notify_wakes_a_listener, setup, teardown),
         cmocka_unit_test(test_sqlite_has_no_shared_queue),
