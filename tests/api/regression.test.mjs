@@ -36,6 +36,13 @@ const MODELS = ['lr', 'wlr', 'nlr', 'lr_log'];
 let d, dir, small, small2, paje, bundle;
 
 const importPath = (path, name) => importCli(d.db, path, name);
+// The qr_mumps runs, imported once for the tests that read them (no test
+// changes a trace): an import of each costs seconds, and more under ASan.
+const runIds = new Map();
+const importRun = (path, name) => {
+  if (!runIds.has(path)) runIds.set(path, importPath(path, name));
+  return runIds.get(path);
+};
 
 const api = async (path) => {
   const r = await getJson(d.url, `/api/v1${path}`);
@@ -326,8 +333,8 @@ test('qr_trace: fits against R, anomalies per group, the tree of atree.csv',
 
 test('qrm-grad3d30: lws and prio compared over the same tree',
   { skip: !(existsSync(qrmLws) && existsSync(qrmPrio)) && 'shared StarPU qr_mumps runs absent' }, async (t) => {
-    const lws = importPath(qrmLws, 'lws');
-    const prio = importPath(qrmPrio, 'prio');
+    const lws = importRun(qrmLws, 'qrm-lws');
+    const prio = importRun(qrmPrio, 'qrm-prio');
     const c = await api(`/traces/${lws}/tree-compare?other=${prio}`);
     assert.ok(c.faster_makespan <= c.slower_makespan);
     assert.equal(c.cells.node.length, c.cells.diff.length);
@@ -355,7 +362,7 @@ function anodeGflop(runDir) {
 for (const [label, runDir] of [['lws', qrmLws], ['prio', qrmPrio]]) {
   test(`qrm-grad3d30-${label}: GFlop from tasks_anode.csv, the four kernels modelled, log-log against R`,
     { skip: !existsSync(join(runDir, 'tasks_anode.csv')) && 'shared StarPU qr_mumps run absent' }, async (t) => {
-      const id = importPath(runDir, `qrm-${label}`);
+      const id = importRun(runDir, `qrm-${label}`);
       const expected = anodeGflop(runDir);
       assert.ok(expected.size > 0);
       assert.deepEqual([...new Set([...expected.values()].map((e) => e.name))].sort(), QRM_KERNELS);
