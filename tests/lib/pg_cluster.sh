@@ -14,6 +14,12 @@
 # postgresql://ariadne@127.0.0.1:PORT/ariadne, is printed and written to
 # DIR/url (CTest's environments are fixed at configure time: the API tests
 # read that file, see tests/lib/daemon.mjs). The server's log is DIR/log.
+#
+# With PG_CLUSTER_OWNER=ODIR (a cluster made by this script, e.g. CTest's
+# fixture), start records DIR in ODIR/children and stopping ODIR stops DIR
+# too: a test that starts clusters of its own (api_pg.pg_shards) and is
+# killed by CTest's timeout before its cleanup leaves none running after
+# the fixture's pg.stop.
 set -euo pipefail
 
 ROLE=ariadne
@@ -92,6 +98,7 @@ teardown() {
     local dir=$1 bin user pid sock
     [ -d "$dir" ] || return 0
     check_ours "$dir"
+    stop_children "$dir"
     if [ -f "$dir/data/postmaster.pid" ]; then
         bin=$(find_bin)
         user=$(stat -c %U "$dir/data")
@@ -110,6 +117,24 @@ teardown() {
         case $sock in /tmp/pgc-sock.*) rm -rf "$sock" ;; esac
     fi
     rm -rf "$dir"
+}
+
+# stop_children DIR: tears down the clusters started with DIR as their
+# PG_CLUSTER_OWNER (those still there).
+stop_children() {
+    local child
+    [ -f "$1/children" ] || return 0
+    while IFS= read -r child; do
+        [ -n "$child" ] && [ -e "$child/$MARK" ] && (teardown "$child") || true
+    done <"$1/children"
+}
+
+# record_child DIR: DIR in $PG_CLUSTER_OWNER/children, when set.
+record_child() {
+    local owner=${PG_CLUSTER_OWNER:-}
+    [ -n "$owner" ] || return 0
+    [ -e "$owner/$MARK" ] || die "PG_CLUSTER_OWNER=$owner is not a cluster made by pg_cluster.sh"
+    printf '%s\n' "$1" >>"$owner/children"
 }
 
 cmd_stop() {
@@ -150,6 +175,7 @@ cmd_start() {
     chmod 755 "$dir"
     CLEANUP_DIR=$dir
     trap 'teardown "$CLEANUP_DIR" || true' EXIT
+    record_child "$dir"
     as_user "$user" test -w "$dir" ||
         die "$user cannot write to $dir (a parent directory is closed to it): choose another DIR"
     # The socket path must fit in sun_path (107 bytes): a long DIR gets its
