@@ -27,4 +27,8 @@ cd "$ROOT/build-asan"
 # (SQLite and PostgreSQL; sharded and one server) with the Release build, for
 # their time: equal answers are their point; the other API tests run under ASan.
 export ARIADNE_PARITY_ARIADNED="$ROOT/build-release/ariadned"
+# The browser tests run one at a time (RUN_SERIAL: chromium's timings) and
+# test the dashboard: they too use the Release daemon, which cut their part
+# of the suite by a third; the API tests keep the sanitizers on the daemon.
+export ARIADNE_BROWSER_ARIADNED="$ROOT/build-release/ariadned"
 exec ctest --output-on-failure --timeout 600 -j 2 "$@"

@@ -24,7 +24,12 @@ import { acceptedJob } from '../fixtures/api/util.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const sourceDir = process.env.ARIADNE_SOURCE_DIR || join(here, '..', '..');
-export const ariadned = process.env.ARIADNED || join(sourceDir, 'build', 'ariadned');
+// Browser tests (ARIADNE_BROWSER_TEST, set by CTest) take
+// $ARIADNE_BROWSER_ARIADNED when set: deploy/test.sh gives them the Release
+// build, since they test the dashboard and run one at a time; the API tests
+// exercise the daemon under the sanitizers.
+export const ariadned = (process.env.ARIADNE_BROWSER_TEST && process.env.ARIADNE_BROWSER_ARIADNED) ||
+  process.env.ARIADNED || join(sourceDir, 'build', 'ariadned');
 export const staticDir = process.env.ARIADNE_STATIC || join(sourceDir, 'static');
 export const sharedData = join(sourceDir, '..', 'shared', 'data');
 
