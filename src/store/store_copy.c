@@ -546,9 +546,29 @@ static int copy_table(copy_run *run, const char *table, int64_t *rows, ari_error
     return rc;
 }
 
+/* The last value given by the source's sequence of table.col (PostgreSQL:
+ * ids of deleted rows are past the largest row left), 0 when it has none
+ * (SQLite, whose tables reuse the largest rowid + 1, or a fresh sequence). */
+static int source_high_water(ari_store *src, const char *table, const char *col, int64_t *out, ari_error *err)
+{
+    *out = 0;
+    if (!src->pg)
+        return 0;
+    char *sql = NULL;
+    if (asprintf(&sql, "SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('\"%s\"', '%s')), 0)", table,
+                 col) < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_stmt *st = ari_store_prepare(src, sql, err);
+    free(sql);
+    int rc = st ? ari_store_query_int64(src, st, out, "the source's sequence", err) : -1;
+    ari_stmt_finalize(st);
+    return rc < 0 ? -1 : 0;
+}
+
 /* PostgreSQL: moves the sequence of each identity (or serial) column of
- * table past its largest value. */
-static int move_sequences(ari_store *s, const char *table, ari_error *err)
+ * table past its largest value, and past the source's own sequence: a
+ * copy gives no new row the id of a row deleted before it. */
+static int move_sequences(ari_store *src, ari_store *s, const char *table, ari_error *err)
 {
     name_list cols = {0};
     int rc = query_names(s, "SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass(quote_ident(?1))"
@@ -557,11 +577,15 @@ static int move_sequences(ari_store *s, const char *table, ari_error *err)
                          table, &cols, "list a table's sequences", err);
     for (size_t i = 0; rc == 0 && i < cols.n; i++) {
         const char *c = cols.names[i];
+        int64_t high = 0;
         char *sql = NULL;
-        if (asprintf(&sql, "SELECT setval(pg_get_serial_sequence('\"%s\"', '%s'), max(\"%s\")) FROM \"%s\""
-                           " HAVING max(\"%s\") IS NOT NULL", table, c, c, table, c) < 0)
+        rc = source_high_water(src, table, c, &high, err);
+        if (rc == 0 && asprintf(&sql, "SELECT setval(pg_get_serial_sequence('\"%s\"', '%s'),"
+                                      " greatest(max(\"%s\"), %lld)) FROM \"%s\""
+                                      " HAVING greatest(max(\"%s\"), %lld) > 0",
+                                table, c, c, (long long)high, table, c, (long long)high) < 0)
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        else
+        else if (rc == 0)
             rc = ari_store_exec(s, sql, err);
         free(sql);
     }
@@ -624,7 +648,7 @@ static int copy_tables(ari_store *src, ari_store *dst, const name_list *tables, 
     for (size_t i = 0; rc == 0 && i < run.attach.n; i++)
         rc = ari_store_exec(dst, run.attach.names[i], err);
     for (size_t i = 0; rc == 0 && dst->pg && i < tables->n; i++)
-        rc = move_sequences(dst, tables->names[i], err);
+        rc = move_sequences(src, dst, tables->names[i], err);
     free(run.traces.ids);
     list_free(&run.attach);
     return rc;

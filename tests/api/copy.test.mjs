@@ -206,3 +206,20 @@ test('a copy into a database that holds anything is refused and changes nothing'
   const same = runCli(['copy', '--from', srcDb, '--to', srcDb]);
   assert.equal(same.status, 1, 'a copy onto itself');
 });
+
+test('a PostgreSQL copy keeps its source\'s trace ids past a deleted one', { skip: backend !== 'postgresql' && 'PostgreSQL only' }, async () => {
+  // The middle database's last trace deleted: PostgreSQL's sequence stays
+  // past its id. A copy of it must not give that id to its next trace.
+  const d = daemons.mid;
+  const list = await getJson(d.url, '/api/v1/traces?limit=1000');
+  const last = Math.max(...list.json.traces.map((t) => t.id));
+  const del = await fetch(`${d.url}/api/v1/traces/${last}`, { method: 'DELETE' });
+  assert.ok(del.status < 300, `DELETE trace ${last}: ${del.status}`);
+  const next = newPgDatabase();
+  const r = copy(midDb, next);
+  assert.equal(r.status, 0, `copy of the middle database: ${r.stderr}`);
+  const imp = cli(['import', '--db', next, '--quiet', '--allow-duplicate', join(fixtures, 'paje', 'quirks.trace')],
+    'import after the copy');
+  const id = JSON.parse(imp.stdout.trim().split('\n')[0]).id;
+  assert.ok(id > last, `the copy's next trace has id ${id}, the deleted one had ${last}`);
+});
