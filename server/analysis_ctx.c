@@ -70,7 +70,7 @@ int ari_actx_open_trace(ari_request *r, int64_t id, ari_actx *ctx)
         ari_actx_close(ctx);
         return -1;
     }
-    if (ari_tq_meta_get(r->db, id, &ctx->meta, &err) < 0) {
+    if (ari_tq_meta_get_keyed(r->db, id, ctx->trace.key, &ctx->meta, &err) < 0) {
         ari_reply_from_error(r, &err);
         ari_actx_close(ctx);
         return -1;

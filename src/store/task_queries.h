@@ -94,6 +94,10 @@ typedef struct ari_tq_meta {
  * now (and cached). Returns 0 and *out (free with ari_tq_meta_free), -1 on
  * error. */
 int ari_tq_meta_get(ari_store *s, int64_t trace_id, ari_tq_meta **out, ari_error *err);
+/* The same for a trace whose content key (ari_tq_trace.key) is known: the
+ * parsed metadata of recent traces is kept in memory, per process (the
+ * key names the content, which never changes), and *out is a copy. */
+int ari_tq_meta_get_keyed(ari_store *s, int64_t trace_id, const char *key, ari_tq_meta **out, ari_error *err);
 void ari_tq_meta_free(ari_tq_meta *m);
 /* Dense ids by name; -1 when absent. */
 int ari_tq_type_id(const ari_tq_meta *m, const char *type);

@@ -138,6 +138,84 @@ static void test_trace_and_meta(void **state)
     ari_tq_meta_free(again);
 }
 
+/* Two metas hold the same values (and none of the same pointers). */
+static void assert_same_meta(const ari_tq_meta *a, const ari_tq_meta *b)
+{
+    assert_int_equal(a->ntypes, b->ntypes);
+    for (int k = 0; k < a->ntypes; k++) {
+        assert_string_equal(a->types[k], b->types[k]);
+        assert_ptr_not_equal(a->types[k], b->types[k]);
+    }
+    assert_int_equal(a->nrestypes, b->nrestypes);
+    for (int k = 0; k < a->nrestypes; k++)
+        assert_string_equal(a->restypes[k], b->restypes[k]);
+    assert_int_equal(a->nnodes, b->nnodes);
+    for (int k = 0; k < a->nnodes; k++)
+        assert_int_equal(a->nodes[k], b->nodes[k]);
+    assert_int_equal(a->nworkers, b->nworkers);
+    for (int i = 0; i < a->nworkers; i++) {
+        const ari_tq_worker *x = &a->workers[i], *y = &b->workers[i];
+        assert_int_equal(x->id, y->id);
+        assert_int_equal(x->node, y->node);
+        assert_int_equal(x->restype, y->restype);
+        assert_int_equal(x->ntasks, y->ntasks);
+        assert_string_equal(x->name, y->name);
+        assert_ptr_not_equal(x->name, y->name);
+        assert_string_equal(x->resource_type, y->resource_type);
+        assert_string_equal(x->resource, y->resource);
+        assert_true(x->first_start == y->first_start && x->last_end == y->last_end &&
+                    x->max_duration == y->max_duration);
+    }
+    assert_int_equal(a->ntasks, b->ntasks);
+    assert_true(a->extent_start == b->extent_start && a->extent_end == b->extent_end);
+}
+
+/* The per-process copies by content key: equal to the stored metadata,
+ * each request's own (freeing one leaves the others whole), kept for the
+ * key (a changed cache row is not read again) and not taken for another
+ * trace's key; more keys than slots evict the oldest. */
+static void test_meta_keyed(void **state)
+{
+    fixture *f = *state;
+    ari_error err = {0};
+    ari_tq_trace t;
+    assert_int_equal(ari_tq_trace_get(f->s, f->id, &t, &err), 0);
+    ari_tq_meta *a = NULL, *b = NULL;
+    assert_int_equal(ari_tq_meta_get_keyed(f->s, f->id, t.key, &a, &err), 0);
+    assert_same_meta(a, f->meta);
+    assert_int_equal(ari_tq_meta_get_keyed(f->s, f->id, t.key, &b, &err), 0);
+    assert_ptr_not_equal(a, b);
+    ari_tq_meta_free(a);
+    assert_same_meta(b, f->meta);
+    /* the remembered copy answers for the key: the cache row is not read */
+    static const char other_meta[] = "{\"types\":[\"t\"],\"restypes\":[\"CPU\"],\"nodes\":[0],"
+                                     "\"workers\":[[1,0,\"evicted\",\"CPU\",\"CPU0\",1,0.0,1.0,1.0]]}";
+    assert_int_equal(ari_cache_put(f->s, f->id, "meta", "", other_meta), 0);
+    ari_tq_meta *c = NULL;
+    assert_int_equal(ari_tq_meta_get_keyed(f->s, f->id, t.key, &c, &err), 0);
+    assert_same_meta(c, b);
+    ari_tq_meta_free(c);
+    /* a key naming another trace id is not trusted: read from the store */
+    char other[200];
+    snprintf(other, sizeof other, "%lld/%s", (long long)f->id + 1, "x");
+    assert_int_equal(ari_tq_meta_get_keyed(f->s, f->id, other, &c, &err), 0);
+    assert_string_equal(c->workers[0].name, "evicted");
+    ari_tq_meta_free(c);
+    /* twenty other keys of the same trace evict the first */
+    for (int i = 0; i < 20; i++) {
+        char key[200];
+        snprintf(key, sizeof key, "%lld/other-%d", (long long)f->id, i);
+        assert_int_equal(ari_tq_meta_get_keyed(f->s, f->id, key, &c, &err), 0);
+        ari_tq_meta_free(c);
+    }
+    assert_int_equal(ari_tq_meta_get_keyed(f->s, f->id, t.key, &c, &err), 0); /* read from the store again */
+    assert_int_equal(c->nworkers, 1);
+    assert_string_equal(c->workers[0].name, "evicted");
+    ari_tq_meta_free(c);
+    ari_tq_meta_free(b);
+    ari_tq_trace_free(&t);
+}
+
 /* The cached copy is read back exactly (reals of 17 digits through their
  * JSON tokens, escaped strings), and one that is not what the writer
  * wrote is recomputed and replaced. */
@@ -380,6 +458,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_trace_and_meta, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meta_cache_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meta_keyed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tasks_and_deps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_contraction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_worker_tasks_and_series, setup, teardown),
