@@ -7,13 +7,14 @@
  *
  * Cost on SQLite: the trace's rows come from the row cache
  * (store/analysis_cache.h) so a request is O(log n + tasks in the window +
- * width) per row. On PostgreSQL no row is loaded: one statement
- * (store/gantt_sql.h) aggregates the shown rows' tasks in the database per
- * (worker, type, first pixel, last pixel), reading the tasks that start in
- * [t0 - the longest task, t1) through the (trace, worker, start) index, and
- * the daemon holds O(types x width) groups per row; a row whose tasks
- * overlap (none in StarPU traces), or a window whose pixels are a few ulps
- * wide, is drawn from its tasks in the window read the same way. Either
+ * width) per row. On PostgreSQL no row is loaded whole: a row with at
+ * most RAW_ROW_TASKS tasks in the window is drawn from those tasks, read
+ * from [t0 - the longest task, t1) through the (trace, worker, start)
+ * index; denser rows are aggregated in the database by one statement
+ * (store/gantt_sql.h) per (worker, type, first pixel, last pixel), and the
+ * daemon holds O(types x width) groups per row; a row whose tasks overlap
+ * (none in StarPU traces), or a window whose pixels are a few ulps wide,
+ * is drawn from its tasks in the window read the same way. Either
  * way the tasks mode then reads the row's few tasks with that index, from
  * start - (the row's longest task) to the window's end.
  *
@@ -50,6 +51,16 @@
 #define MAX_WIDTH 10000
 #define MAX_TASKS_LIMIT 1000000
 #define GANTT_DIGITS 12
+/* PostgreSQL: a row with at most this many tasks estimated in the window
+ * is drawn from its tasks, read as the tasks mode reads them, rather than
+ * aggregated by the database: the daemon reads a task in about 1 us and
+ * PostgreSQL aggregates one in about 5 (its expressions, per task), and
+ * the read holds at most about 1.3 MB per row (20 bytes a task). Denser
+ * rows, which the summaries cannot draw (filters, a zoom between their
+ * levels), are aggregated in the database: no row of a huge trace is
+ * ever read whole. The two give the same pixels (the aggregation within
+ * 1e-12 of a share, unit.test_gantt_sql). */
+#define RAW_ROW_TASKS 65536
 
 /* One request's state. */
 typedef struct gantt {
@@ -59,6 +70,7 @@ typedef struct gantt {
     ari_gantt_sql_result sql; /* PostgreSQL: the aggregation computed by the database */
     int sql_exact;           /* the window's pixels are wide enough for it (else each row's tasks are read) */
     unsigned char *overlaps; /* [nworkers] PostgreSQL: rows whose tasks overlap (read from their tasks) */
+    unsigned char *raw;      /* [nworkers] PostgreSQL: rows few enough in the window to read (RAW_ROW_TASKS) */
     ari_gantt_result *summary; /* [nworkers] rows drawn from the summaries (mode 0: not) */
     double t0, t1;
     int width;
@@ -308,7 +320,7 @@ static int render_row(gantt *g, int i, ari_gantt_result *res, double *idle, ari_
     }
     if (g->rows)
         return render_tasks(g, w, &g->rows->rows[i], res, idle, err);
-    if (g->sql_exact && !g->overlaps[i]) {
+    if (g->sql_exact && !g->overlaps[i] && !g->raw[i]) {
         int rc = ari_gantt_sql_render(&g->sql, i, g->max_tasks, res, err);
         if (rc <= 0) {
             *idle = ari_gantt_sql_idle(&g->sql, i);
@@ -458,24 +470,44 @@ static void summaries_free(gantt *g)
     free(g->summary);
 }
 
+/* The tasks of row w in [t0 - its longest task, t1), estimated as if its
+ * tasks were spread evenly over its span (a choice of path only: both
+ * paths draw the row exactly). */
+static double window_tasks(const ari_tq_worker *w, double t0, double t1)
+{
+    double span = w->last_end - w->first_start;
+    if (w->ntasks == 0 || !(span > 0))
+        return (double)w->ntasks;
+    double lo = t0 - w->max_duration > w->first_start ? t0 - w->max_duration : w->first_start;
+    double hi = t1 < w->last_end ? t1 : w->last_end;
+    return hi > lo ? (double)w->ntasks * ((hi - lo) / span) : 0;
+}
+
 /* PostgreSQL: the rows shown, aggregated by the database in one statement
- * (store/gantt_sql.h), and the rows whose tasks overlap, which are drawn
- * from their tasks as the row cache would draw them. */
+ * (store/gantt_sql.h), but for the rows read from their tasks as the row
+ * cache would draw them: those whose tasks overlap, and those with few
+ * tasks in the window (RAW_ROW_TASKS). */
 static int aggregate_in_sql(gantt *g, ari_error *err)
 {
     const ari_tq_meta *m = g->ctx->meta;
     unsigned char *shown = calloc((size_t)m->nworkers + 1, 1);
     g->overlaps = calloc((size_t)m->nworkers + 1, 1);
-    if (!shown || !g->overlaps) {
+    g->raw = calloc((size_t)m->nworkers + 1, 1);
+    if (!shown || !g->overlaps || !g->raw) {
         free(shown);
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
-    for (int i = 0; i < m->nworkers; i++)
-        shown[i] = (unsigned char)(ari_task_filter_row(&g->ctx->filter, &m->workers[i]) &&
-                                   !(g->summary && g->summary[i].mode));
+    int aggregated = 0;
+    for (int i = 0; i < m->nworkers; i++) {
+        if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]) || (g->summary && g->summary[i].mode))
+            continue;
+        g->raw[i] = window_tasks(&m->workers[i], g->t0, g->t1) <= RAW_ROW_TASKS;
+        shown[i] = !g->raw[i];
+        aggregated += shown[i];
+    }
     g->sql_exact = ari_gantt_sql_exact(g->t0, g->t1, g->width);
-    int rc = ari_gantt_sql_overlaps(g->r->db, g->ctx->trace.id, m, g->overlaps, err);
-    if (rc == 0 && g->sql_exact) {
+    int rc = aggregated ? ari_gantt_sql_overlaps(g->r->db, g->ctx->trace.id, m, g->overlaps, err) : 0;
+    if (rc == 0 && aggregated && g->sql_exact) {
         ari_gantt_sql_query q = {.t0 = g->t0, .t1 = g->t1, .width = g->width,
                                  .min_duration = g->ctx->filter.min_duration, .type_ok = g->type_ok,
                                  .shown = shown};
@@ -573,6 +605,7 @@ enum MHD_Result api_gantt(ari_request *r)
     ari_gantt_sql_result_free(&g.sql);
     summaries_free(&g);
     free(g.overlaps);
+    free(g.raw);
     free(g.type_ok);
     free(g.threshold);
     free(g.start);

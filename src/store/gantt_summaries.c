@@ -534,7 +534,8 @@ static int take_cells(window_cells *w, const void *blob, int bytes, int64_t b0, 
     return 0;
 }
 
-/* One stored chunk: its counts and cells of `kind` within [b0, b1]. */
+/* One stored chunk (columns chunk, counts, the kind's cells): its counts
+ * and cells of `kind` within [b0, b1]. */
 static int take_chunk(window_cells *w, ari_stmt *st, int kind, int64_t b0, int64_t b1, ari_error *err)
 {
     int64_t chunk = ari_col_int64(st, 0), first = chunk * ARI_GANTT_SUMMARY_CHUNK;
@@ -548,7 +549,7 @@ static int take_chunk(window_cells *w, ari_stmt *st, int kind, int64_t b0, int64
         memcpy(&c, counts + ((b - first) * 2 + kind) * (int64_t)sizeof c, sizeof c);
         w->rows += c;
     }
-    int rc = take_cells(w, ari_col_blob(st, 2 + kind), ari_col_bytes(st, 2 + kind), b0, b1);
+    int rc = take_cells(w, ari_col_blob(st, 2), ari_col_bytes(st, 2), b0, b1);
     if (rc == -2)
         return ari_error_set(err, ARI_E_DB, "a stored gantt summary is damaged (cells)");
     return rc < 0 ? nomem(err) : 0;
@@ -574,11 +575,15 @@ static int read_window(ari_store *s, int64_t trace_id, int64_t worker_id, int ki
     int64_t c0 = b0 / ARI_GANTT_SUMMARY_CHUNK, c1 = b1 / ARI_GANTT_SUMMARY_CHUNK;
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(worker_id), ari_arg_int(l), ari_arg_int(c0),
                       ari_arg_int(c1)};
+    /* only the kind's cells: a chunk's state cells are several times the
+     * size of its task cells, and PostgreSQL decompresses what it reads */
     ari_stmt *st =
         ari_store_bound(s,
-                        "SELECT chunk, counts, tasks, states FROM gantt_summaries WHERE trace_id = ?1"
-                        " AND worker_id = ?2 AND level = ?3 AND chunk >= ?4 AND chunk <= ?5"
-                        " ORDER BY chunk",
+                        kind == KIND_TASKS
+                            ? "SELECT chunk, counts, tasks FROM gantt_summaries WHERE trace_id = ?1"
+                              " AND worker_id = ?2 AND level = ?3 AND chunk >= ?4 AND chunk <= ?5 ORDER BY chunk"
+                            : "SELECT chunk, counts, states FROM gantt_summaries WHERE trace_id = ?1"
+                              " AND worker_id = ?2 AND level = ?3 AND chunk >= ?4 AND chunk <= ?5 ORDER BY chunk",
                         args, ARI_NARGS(args), err);
     if (!st)
         return -1;

@@ -4,7 +4,7 @@
  * for large windows instead of every task and runtime state of a row.
  *
  * Levels: the trace's task extent (meta's extent_start .. extent_end) cut
- * into 2^10, 2^12, 2^14 and 2^16 buckets; per worker and level, per
+ * into 2^10, 2^12, 2^14, 2^16 and 2^18 buckets; per worker and level, per
  * bucket: tasks and states starting in it, time per task type, exclusive
  * time per state value; stored in chunks of ARI_GANTT_SUMMARY_CHUNK
  * buckets so that a zoomed window reads the few chunks it overlaps. Only
@@ -66,7 +66,7 @@
 #define ARI_GANTT_SUMMARY_PIXEL_K  8     /* buckets per pixel, at least */
 #define ARI_GANTT_SUMMARY_STATE_K  256   /* buckets per window for the state shares, at least */
 #define ARI_GANTT_SUMMARY_CHUNK    4096  /* buckets per stored row */
-#define ARI_GANTT_SUMMARY_LEVELS   4     /* 2^10, 2^12, 2^14, 2^16 buckets */
+#define ARI_GANTT_SUMMARY_LEVELS   5     /* 2^10, 2^12, 2^14, 2^16, 2^18 buckets */
 
 /* Builds the summaries of trace_id (replacing any) from its packed Gantt
  * rows (gantt_rows.h, built first) and its states table, inside the
