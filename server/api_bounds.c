@@ -3,7 +3,9 @@
  * (ABE), the critical-path bound (CPE) and the LP's ideal allocation next
  * to the actual one, for the filtered tasks and again per node and, with
  * by=iteration, per iteration; computed by analysis/bounds.h. This file
- * loads the tasks, counts the filtered workers, encodes the result (the
+ * loads the tasks (on PostgreSQL, the per-type statistics are aggregated
+ * by the database, store/bounds_queries.h, and only the CPE's DAG is
+ * loaded: ari_tq_dag_load), counts the filtered workers, encodes the result (the
  * JSON answer, cached per filter without a window) and decodes a cached
  * answer back into the struct for the other endpoints
  * (ari_bounds_result_get). */
@@ -13,6 +15,7 @@
 
 #include "analysis/bounds.h"
 #include "analysis_ctx.h"
+#include "store/bounds_queries.h"
 #include "params.h"
 #include "handlers.h"
 #include "reply.h"
@@ -174,8 +177,8 @@ static ari_bounds_tasks tasks_of(const ari_tq_tasks *t)
                               t->pred};
 }
 
-static int bounds_compute(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_task_filter *f, int by_iteration,
-                          ari_bounds_result *res, ari_error *err)
+static int bounds_compute(const ari_tq_meta *m, const ari_tq_tasks *t, const ari_bounds_aggregates *agg,
+                          const ari_task_filter *f, int by_iteration, ari_bounds_result *res, ari_error *err)
 {
     size_t nr = (size_t)m->nrestypes + 1;
     double *workers = calloc(nr, sizeof *workers);
@@ -185,7 +188,8 @@ static int bounds_compute(const ari_tq_meta *m, const ari_tq_tasks *t, const ari
     if (!workers || !node_workers || !nodes) {
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
     } else {
-        ari_bounds_input in = {tasks_of(t), m->ntypes, m->nrestypes, workers, 0, nodes, node_workers, by_iteration};
+        ari_bounds_input in = {tasks_of(t), m->ntypes,   m->nrestypes, workers, 0,
+                               nodes,       node_workers, by_iteration, agg};
         scope_workers(m, f, workers, nodes, node_workers, &in.nnodes);
         rc = ari_bounds_compute(&in, res, err);
     }
@@ -199,18 +203,29 @@ static json_t *compute_bounds(ari_request *r, const ari_actx *ctx, const ari_tas
                               const void *extra, ari_error *err)
 {
     int by_iteration = extra && *(const int *)extra;
-    ari_tq_tasks t;
-    if (ari_tq_tasks_load(r->db, ctx->trace.id, ctx->meta, f, 1, &t, err) < 0)
+    /* On PostgreSQL the database sums the durations per group; the tasks'
+     * DAG is still loaded (types, nodes, iterations, dependencies), for the
+     * CPE: it walks it (bounds_queries.h). */
+    ari_bounds_aggregates agg = {0};
+    int pg = ari_store_is_pg(r->db);
+    if (pg && ari_bq_aggregates(r->db, ctx->trace.id, ctx->meta, f, by_iteration, &agg, err) < 0)
         return NULL;
+    ari_tq_tasks t;
+    if ((pg ? ari_tq_dag_load(r->db, ctx->trace.id, ctx->meta, f, &t, err)
+            : ari_tq_tasks_load(r->db, ctx->trace.id, ctx->meta, f, 1, &t, err)) < 0) {
+        ari_bounds_aggregates_free(&agg);
+        return NULL;
+    }
     ari_bounds_result res;
     json_t *doc = NULL;
-    if (bounds_compute(ctx->meta, &t, f, by_iteration, &res, err) == 0) {
+    if (bounds_compute(ctx->meta, &t, pg ? &agg : NULL, f, by_iteration, &res, err) == 0) {
         doc = bounds_json(ctx->meta, &res);
         if (!doc)
             ari_error_set(err, ARI_E_NOMEM, "out of memory");
         ari_bounds_result_free(&res);
     }
     ari_tq_tasks_free(&t);
+    ari_bounds_aggregates_free(&agg);
     return doc;
 }
 

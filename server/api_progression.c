@@ -1,7 +1,11 @@
 /* api_progression.c: GET /api/v1/traces/{id}/progression: per-node
  * progression metrics at time steps, their modal clusters per step, the
  * flows of nodes between clusters, and the per-step and global area bounds
- * (analysis/progression.h; docs/api.md). */
+ * (analysis/progression.h; docs/api.md). The tasks are loaded and summed
+ * here by ari_progression, but on PostgreSQL for traces of SQL_MIN_TASKS
+ * tasks or more: the database sums them (store/progression_queries.h:
+ * ari_progression_sql, the same answer bit for bit), so that the daemon
+ * holds nothing per task. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +17,15 @@
 #include "reply.h"
 #include "time_origin.h"
 #include "store/progression_queries.h"
+#include "store/task_queries.h"
 
 #define MAX_NODE_FILTER 100000
+/* Loading holds about 230 bytes per task while it runs (257 MB at 1.1 M
+ * tasks); the database's sums hold nothing per task but take about three
+ * times as long (39 s against 12 s at 1.1 M tasks on a loaded 2-core
+ * machine). From this many tasks on, the database sums them: a request
+ * then never holds more than about half a gigabyte. */
+#define SQL_MIN_TASKS 2000000
 
 static const char *const metrics[] = {"weighted", "count", NULL};
 static const char *const weight_modes[] = {"starvz", "all_workers", NULL};
@@ -197,13 +208,33 @@ static json_t *result_json(const ari_prog_data *d, const ari_prog_result *res,
 
 /* ---- handler ----------------------------------------------------------------------- */
 
+/* PostgreSQL, a trace of SQL_MIN_TASKS tasks or more: its progression is
+ * summed by the database. Any error answers no: the load reports it. */
+static int sums_in_sql(ari_request *r, int64_t id)
+{
+    if (!ari_store_is_pg(r->db))
+        return 0;
+    ari_tq_trace t;
+    ari_error ignored = {0};
+    if (ari_tq_trace_get(r->db, id, &t, &ignored) != 0)
+        return 0;
+    ari_tq_meta *m = NULL;
+    int large = t.has_tasks && ari_tq_meta_get_keyed(r->db, id, t.key, &m, &ignored) == 0 &&
+                m->ntasks >= SQL_MIN_TASKS;
+    ari_tq_meta_free(m);
+    ari_tq_trace_free(&t);
+    return large;
+}
+
 static enum MHD_Result reply_result(ari_request *r, const prog_params *p, int64_t id)
 {
     ari_prog_data data;
     ari_prog_result res;
     char *time_unit = NULL;
     ari_error err = {0};
-    int rc = ari_progression_load(r->db, id, p->nodes, p->nnodes, &data, &time_unit, &err);
+    int in_sql = sums_in_sql(r, id);
+    int rc = in_sql ? ari_progression_sql(r->db, id, p->nodes, p->nnodes, &p->opt, &data, &res, &time_unit, &err)
+                : ari_progression_load(r->db, id, p->nodes, p->nnodes, &data, &time_unit, &err);
     if (rc < 0)
         return ari_reply_from_error(r, &err);
     if (rc == ARI_PROG_LOAD_NO_TRACE)
@@ -212,7 +243,7 @@ static enum MHD_Result reply_result(ari_request *r, const prog_params *p, int64_
         return ari_reply_error(r, 409, "no_tasks",
                                "trace %lld has no application tasks (progression needs a task trace)",
                                (long long)id);
-    if (ari_progression(&data, &p->opt, &res, &err) < 0) {
+    if (!in_sql && ari_progression(&data, &p->opt, &res, &err) < 0) {
         ari_prog_data_free(&data);
         free(time_unit);
         return ari_reply_from_error(r, &err);

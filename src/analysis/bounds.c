@@ -1,5 +1,6 @@
 /* bounds.c: the makespan, ABE, CPE and allocation of a set of tasks, in
- * all, per node and per iteration (see bounds.h). */
+ * all, per node and per iteration (see bounds.h); each scope's aggregates
+ * from its tasks or, when the input has them, from a store's SQL. */
 #include "analysis/bounds.h"
 
 #include <math.h>
@@ -13,12 +14,14 @@
 #include "util/log.h"
 
 /* The tasks of one bound computation: keep[i] selects tasks (NULL: all),
- * workers[r] counts the rows of each resource type. */
+ * workers[r] counts the rows of each resource type; stats, when not NULL,
+ * are the scope's aggregates (the tasks then serve the CPE only). */
 typedef struct bound_scope {
     int ntypes, nrestypes;
     const ari_bounds_tasks *t;
     const unsigned char *keep;
     const double *workers;
+    const ari_bounds_stats *stats;
 } bound_scope;
 
 static int nomem(ari_error *err)
@@ -124,39 +127,72 @@ static int allocation(const bound_scope *b, const double *count, const double *m
     return 0;
 }
 
-/* Task count, last end and first start of the scope; ntype[k] counts. */
-static int64_t scope_extent(const bound_scope *b, double *ntype, double *makespan, double *first)
+/* The scope's aggregates from its tasks, in task order: count and sum
+ * of durations per cell (ari_bounds_means's loop), task count, last end
+ * and first start. */
+static int stats_from_tasks(const bound_scope *b, ari_bounds_stats *out)
 {
-    int64_t ntasks = 0;
-    *makespan = *first = NAN;
+    size_t cells = (size_t)b->nrestypes * (size_t)b->ntypes;
+    memset(out, 0, sizeof *out);
+    out->count = calloc(cells + 1, sizeof *out->count);
+    out->sum = calloc(cells + 1, sizeof *out->sum);
+    if (!out->count || !out->sum)
+        return -1;
+    out->makespan = out->start = NAN;
     for (int64_t i = 0; i < b->t->n; i++) {
         if (b->keep && !b->keep[i])
             continue;
-        ntasks++;
-        ntype[b->t->type[i]] += 1;
-        if (isnan(*makespan) || b->t->end[i] > *makespan)
-            *makespan = b->t->end[i];
-        if (isnan(*first) || b->t->start[i] < *first)
-            *first = b->t->start[i];
+        size_t c = (size_t)b->t->restype[i] * (size_t)b->ntypes + (size_t)b->t->type[i];
+        out->count[c] += 1;
+        out->sum[c] += b->t->end[i] - b->t->start[i];
+        out->tasks++;
+        if (isnan(out->makespan) || b->t->end[i] > out->makespan)
+            out->makespan = b->t->end[i];
+        if (isnan(out->start) || b->t->start[i] < out->start)
+            out->start = b->t->start[i];
     }
-    return ntasks;
+    return 0;
+}
+
+static void stats_free(ari_bounds_stats *s)
+{
+    free(s->count);
+    free(s->sum);
+    s->count = s->sum = NULL;
+}
+
+/* mean[c] (NAN where no task ran) and ntype[k] of some aggregates. */
+static int means_of(const bound_scope *b, const ari_bounds_stats *st, double **mean_out, double **ntype_out)
+{
+    size_t cells = (size_t)b->nrestypes * (size_t)b->ntypes;
+    double *mean = calloc(cells + 1, sizeof *mean), *ntype = calloc((size_t)b->ntypes + 1, sizeof *ntype);
+    if (!mean || !ntype) {
+        free(mean);
+        free(ntype);
+        return -1;
+    }
+    for (size_t c = 0; c < cells; c++) {
+        mean[c] = st->count[c] > 0 ? st->sum[c] / st->count[c] : NAN;
+        ntype[c % (size_t)b->ntypes] += st->count[c];
+    }
+    *mean_out = mean;
+    *ntype_out = ntype;
+    return 0;
 }
 
 /* makespan, abe, cpe, tasks, workers and allocation of one scope. */
 static int bounds_of(const bound_scope *b, ari_bounds_scope *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    double *count = NULL, *mean = NULL;
-    if (ari_bounds_means(b->t, b->ntypes, b->nrestypes, b->keep, &count, &mean, err) < 0)
-        return -1;
-    double *ntype = calloc((size_t)b->ntypes + 1, sizeof *ntype);
-    if (!ntype) {
-        free(count);
-        free(mean);
+    ari_bounds_stats own = {0};
+    const ari_bounds_stats *st = b->stats ? b->stats : &own;
+    double *mean = NULL, *ntype = NULL;
+    if ((!b->stats && stats_from_tasks(b, &own) < 0) || means_of(b, st, &mean, &ntype) < 0) {
+        stats_free(&own);
         return nomem(err);
     }
-    double makespan, first, nworkers = 0;
-    int64_t ntasks = scope_extent(b, ntype, &makespan, &first);
+    double nworkers = 0;
+    int64_t ntasks = st->tasks;
     for (int r = 0; r < b->nrestypes; r++)
         nworkers += b->workers[r];
     ari_abe_input in = {b->ntypes, b->nrestypes, ntype, b->workers, mean};
@@ -169,18 +205,36 @@ static int bounds_of(const bound_scope *b, ari_bounds_scope *out, ari_error *err
     double cpe = ntasks > 0 ? cpe_of(b, mean, &cpe_err) : 0;
     if (isnan(cpe))
         ari_log(ARI_LOG_INFO, "bounds: no CPE: %s", cpe_err.message);
-    out->makespan = makespan;
-    out->start = first;
-    out->span = makespan - first;
+    out->makespan = st->makespan;
+    out->start = st->start;
+    out->span = st->makespan - st->start;
     out->abe = ntasks == 0 ? 0 : abe_ok ? abe.bound : NAN;
     out->cpe = cpe;
     out->tasks = ntasks;
     out->workers = (int64_t)nworkers;
-    int rc = allocation(b, count, mean, abe_ok ? abe.alloc : NULL, out);
+    int rc = allocation(b, st->count, mean, abe_ok ? abe.alloc : NULL, out);
     ari_abe_result_free(&abe);
-    void *owned[] = {ntype, count, mean};
+    stats_free(&own);
+    void *owned[] = {ntype, mean};
     ari_free_all(owned, sizeof owned / sizeof owned[0]);
     return rc < 0 ? nomem(err) : 0;
+}
+
+/* The aggregates of key in list[n] (by key), or empty (zeros: cells
+ * [nrestypes * ntypes]) when it has none. */
+static ari_bounds_stats stats_of_key(const ari_bounds_stats *list, size_t n, int64_t key, double *zeros)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (list[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && list[lo].key == key)
+        return list[lo];
+    return (ari_bounds_stats){key, 0, NAN, NAN, zeros, zeros};
 }
 
 /* ---- per node ---- */
@@ -188,10 +242,13 @@ static int bounds_of(const bound_scope *b, ari_bounds_scope *out, ari_error *err
 static int per_node(const ari_bounds_input *in, ari_bounds_result *out, ari_error *err)
 {
     const ari_bounds_tasks *t = &in->tasks;
+    const ari_bounds_aggregates *agg = in->agg;
     unsigned char *keep = malloc((size_t)t->n + 1);
+    double *zeros = calloc((size_t)in->ntypes * (size_t)in->nrestypes + 1, sizeof *zeros);
     out->nodes = calloc((size_t)in->nnodes + 1, sizeof *out->nodes);
-    if (!keep || !out->nodes) {
+    if (!keep || !zeros || !out->nodes) {
         free(keep);
+        free(zeros);
         return nomem(err);
     }
     for (int j = 0; j < in->nnodes; j++) {
@@ -202,16 +259,19 @@ static int per_node(const ari_bounds_input *in, ari_bounds_result *out, ari_erro
         double nw = 0;
         for (int r = 0; r < in->nrestypes; r++)
             nw += workers[r];
-        if (n == 0 && nw == 0)
+        ari_bounds_stats st = agg ? stats_of_key(agg->nodes, agg->nnodes, node, zeros) : (ari_bounds_stats){0};
+        if ((agg ? st.tasks : n) == 0 && nw == 0)
             continue;
-        bound_scope b = {in->ntypes, in->nrestypes, t, keep, workers};
+        bound_scope b = {in->ntypes, in->nrestypes, t, keep, workers, agg ? &st : NULL};
         if (bounds_of(&b, &out->nodes[out->nnodes], err) < 0) {
             free(keep);
+            free(zeros);
             return -1;
         }
         out->nodes[out->nnodes++].key = node;
     }
     free(keep);
+    free(zeros);
     return 0;
 }
 
@@ -268,9 +328,11 @@ static ari_bounds_tasks compact_fill(compact *c, const ari_bounds_tasks *t, int6
     for (int64_t j = a; j < b; j++) {
         int64_t i = c->order[j].i, l = j - a;
         c->type[l] = t->type[i];
-        c->restype[l] = t->restype[i];
-        c->start[l] = t->start[i];
-        c->end[l] = t->end[i];
+        if (t->start) { /* NULL when the aggregates come from the store */
+            c->restype[l] = t->restype[i];
+            c->start[l] = t->start[i];
+            c->end[l] = t->end[i];
+        }
         for (int64_t e = t->pred_offset[i]; e < t->pred_offset[i + 1]; e++) {
             int64_t p = t->pred[e];
             if (c->local[p] >= 0 && t->iteration[p] == c->order[a].iteration)
@@ -298,8 +360,10 @@ static int per_iteration(const ari_bounds_input *in, ari_bounds_result *out, ari
     compact c;
     int ok = compact_alloc(&c, t) == 0;
     out->iterations = ok ? calloc((size_t)t->n + 1, sizeof *out->iterations) : NULL;
-    if (!out->iterations) {
+    double *zeros = calloc((size_t)in->ntypes * (size_t)in->nrestypes + 1, sizeof *zeros);
+    if (!out->iterations || !zeros) {
         compact_free(&c);
+        free(zeros);
         return nomem(err);
     }
     int64_t k = 0;
@@ -314,7 +378,10 @@ static int per_iteration(const ari_bounds_input *in, ari_bounds_result *out, ari
         for (b = a; b < k && c.order[b].iteration == c.order[a].iteration; b++)
             ;
         ari_bounds_tasks sub = compact_fill(&c, t, a, b);
-        bound_scope sc = {in->ntypes, in->nrestypes, &sub, NULL, in->workers};
+        const ari_bounds_aggregates *agg = in->agg;
+        ari_bounds_stats st = agg ? stats_of_key(agg->iterations, agg->niterations, c.order[a].iteration, zeros)
+                                  : (ari_bounds_stats){0};
+        bound_scope sc = {in->ntypes, in->nrestypes, &sub, NULL, in->workers, agg ? &st : NULL};
         ari_bounds_scope *one = &out->iterations[out->niterations];
         ok = bounds_of(&sc, one, err) == 0; /* sets err when it fails */
         one->key = c.order[a].iteration;
@@ -323,13 +390,14 @@ static int per_iteration(const ari_bounds_input *in, ari_bounds_result *out, ari
             c.local[c.order[j].i] = -1;
     }
     compact_free(&c);
+    free(zeros);
     return ok ? 0 : -1;
 }
 
 int ari_bounds_compute(const ari_bounds_input *in, ari_bounds_result *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    bound_scope all = {in->ntypes, in->nrestypes, &in->tasks, NULL, in->workers};
+    bound_scope all = {in->ntypes, in->nrestypes, &in->tasks, NULL, in->workers, in->agg ? &in->agg->all : NULL};
     int rc = bounds_of(&all, &out->all, err);
     if (rc == 0)
         rc = per_node(in, out, err);
@@ -347,6 +415,20 @@ void ari_bounds_scope_free(ari_bounds_scope *s)
     free(s->cells);
     s->cells = NULL;
     s->ncells = 0;
+}
+
+void ari_bounds_aggregates_free(ari_bounds_aggregates *a)
+{
+    if (!a)
+        return;
+    stats_free(&a->all);
+    for (size_t i = 0; a->nodes && i < a->nnodes; i++)
+        stats_free(&a->nodes[i]);
+    for (size_t i = 0; a->iterations && i < a->niterations; i++)
+        stats_free(&a->iterations[i]);
+    void *owned[] = {a->nodes, a->iterations};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
+    memset(a, 0, sizeof *a);
 }
 
 void ari_bounds_result_free(ari_bounds_result *res)

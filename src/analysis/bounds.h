@@ -31,6 +31,29 @@ typedef struct ari_bounds_tasks {
     const int64_t *pred;
 } ari_bounds_tasks;
 
+/* The aggregates of one scope's tasks: all that its makespan, start, ABE
+ * and allocation read (the CPE reads the DAG). ari_bounds_compute makes
+ * them from the tasks; a store may compute them in SQL instead
+ * (store/bounds_queries.h) and hand them over in ari_bounds_input.agg. */
+typedef struct ari_bounds_stats {
+    int64_t key;      /* the node or the iteration (0 for all) */
+    int64_t tasks;
+    double makespan;  /* last end; NAN without tasks */
+    double start;     /* first start; NAN without tasks */
+    double *count;    /* [nrestypes * ntypes] tasks per cell */
+    double *sum;      /* [nrestypes * ntypes] end - start added from 0 in task (table) order */
+} ari_bounds_stats;
+
+typedef struct ari_bounds_aggregates {
+    ari_bounds_stats all;
+    size_t nnodes;
+    ari_bounds_stats *nodes;      /* the nodes with tasks, by key */
+    size_t niterations;
+    ari_bounds_stats *iterations; /* the iterations with tasks, by key (by_iteration only) */
+} ari_bounds_aggregates;
+
+void ari_bounds_aggregates_free(ari_bounds_aggregates *a);
+
 typedef struct ari_bounds_input {
     ari_bounds_tasks tasks;
     int ntypes, nrestypes;
@@ -39,6 +62,10 @@ typedef struct ari_bounds_input {
     const int64_t *nodes;       /* [nnodes] the nodes to report, in order */
     const double *node_workers; /* [nnodes * nrestypes] rows per node and resource type */
     int by_iteration;           /* also compute the iterations */
+    /* NULL: the aggregates come from the tasks. Else from here, and the
+     * tasks are read for the CPE only: their type, node, iteration and
+     * predecessors (restype, start and end may be NULL). */
+    const ari_bounds_aggregates *agg;
 } ari_bounds_input;
 
 /* One (resource type, task type) cell of the allocation. */

@@ -1,7 +1,9 @@
 /* progression.c: the progression metrics, their per-step clustering, flows
- * and bounds (progression.h). The work is a sort of the tasks by (node,
- * end), one sweep per node over the step times, one modal clustering per
- * step, and one small ABE linear program per step. */
+ * and bounds (progression.h). The tasks are read through two rounds of
+ * sums (the totals, then the sweep over the step times: a sort of the
+ * tasks by (node, end)), made here from the tasks or by a store in SQL;
+ * then one modal clustering per step and one small ABE linear program
+ * per step. */
 #include "analysis/progression.h"
 
 #include <math.h>
@@ -61,29 +63,108 @@ static int validate_options(const ari_prog_options *o, ari_error *err)
     return 0;
 }
 
-/* ---- weights (eq. 2) --------------------------------------------------------- */
+/* ---- the totals: the first round of sums ------------------------------------ */
 
-typedef struct duration_sums {
-    double *sum;  /* [nnodes * ntypes * (R + 1)]; slot R = unknown resource type */
-    long *count;
-} duration_sums;
-
-static int sum_durations(const ari_prog_data *d, duration_sums *s)
+void ari_prog_totals_free(ari_prog_totals *t)
 {
-    size_t cells = (size_t)d->nnodes * (size_t)d->ntypes * (size_t)(d->nrestypes + 1);
-    s->sum = calloc(cells, sizeof *s->sum);
-    s->count = calloc(cells, sizeof *s->count);
-    if (!s->sum || !s->count)
+    if (!t)
+        return;
+    void *owned[] = {t->node_tasks, t->last_end, t->groups, t->rsum, t->rcount, t->bsum, t->bcount};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
+    memset(t, 0, sizeof *t);
+}
+
+static double duration(const ari_prog_task *t)
+{
+    return t->end > t->start ? t->end - t->start : 0.0;
+}
+
+/* Ties between tasks are broken by their index: the sums below add
+ * their terms in the order of the input (the store's: job id, then row),
+ * not in whatever order qsort leaves equal keys. */
+static int by_index(long a, long b)
+{
+    return (a > b) - (a < b);
+}
+
+/* qsort_r comparator (GNU): task indices by (node, type, worker, index). */
+static int by_node_type_worker(const void *a, const void *b, void *ctx)
+{
+    const ari_prog_task *tasks = ctx;
+    long i = *(const long *)a, j = *(const long *)b;
+    const ari_prog_task *x = &tasks[i], *y = &tasks[j];
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    if (x->worker != y->worker)
+        return x->worker < y->worker ? -1 : 1;
+    return by_index(i, j);
+}
+
+/* The (node, type, worker) groups, their durations added in input order. */
+static int task_groups(const ari_prog_data *d, ari_prog_totals *t)
+{
+    long *idx = malloc((size_t)d->ntasks * sizeof *idx);
+    t->groups = malloc((size_t)d->ntasks * sizeof *t->groups);
+    if (!idx || !t->groups) {
+        free(idx);
         return -1;
+    }
+    for (long i = 0; i < d->ntasks; i++)
+        idx[i] = i;
+    qsort_r(idx, (size_t)d->ntasks, sizeof *idx, by_node_type_worker, d->tasks);
     for (long i = 0; i < d->ntasks; i++) {
-        const ari_prog_task *t = &d->tasks[i];
-        int r = t->restype >= 0 ? t->restype : d->nrestypes;
-        size_t c = ((size_t)t->node * d->ntypes + t->type) * (d->nrestypes + 1) + r;
-        s->sum[c] += t->end > t->start ? t->end - t->start : 0.0;
-        s->count[c]++;
+        const ari_prog_task *x = &d->tasks[idx[i]];
+        ari_prog_group *g = t->ngroups > 0 ? &t->groups[t->ngroups - 1] : NULL;
+        if (!g || g->node != x->node || g->type != x->type || g->worker != x->worker) {
+            g = &t->groups[t->ngroups++];
+            *g = (ari_prog_group){x->node, x->type, x->worker, 0, 0.0};
+        }
+        g->sum += duration(x);
+        g->count++;
+    }
+    free(idx);
+    return 0;
+}
+
+/* The totals of data's tasks (ari_prog_totals). */
+static int totals_of_tasks(const ari_prog_data *d, ari_prog_totals *t)
+{
+    size_t K = (size_t)d->ntypes, R = (size_t)d->nrestypes, cells = (size_t)d->nnodes * K * (R + 1);
+    memset(t, 0, sizeof *t);
+    t->node_tasks = calloc((size_t)d->nnodes, sizeof *t->node_tasks);
+    t->last_end = calloc((size_t)d->nnodes, sizeof *t->last_end);
+    t->rsum = calloc(cells, sizeof *t->rsum);
+    t->rcount = calloc(cells, sizeof *t->rcount);
+    t->bsum = calloc(R * K + 1, sizeof *t->bsum);
+    t->bcount = calloc(R * K + 1, sizeof *t->bcount);
+    if (!t->node_tasks || !t->last_end || !t->rsum || !t->rcount || !t->bsum || !t->bcount ||
+        task_groups(d, t) < 0)
+        return -1;
+    t->start = d->tasks[0].start;
+    t->end = d->tasks[0].end;
+    for (long i = 0; i < d->ntasks; i++) {
+        const ari_prog_task *x = &d->tasks[i];
+        if (x->start < t->start)
+            t->start = x->start;
+        if (x->end > t->end)
+            t->end = x->end;
+        if (t->node_tasks[x->node]++ == 0 || x->end > t->last_end[x->node])
+            t->last_end[x->node] = x->end;
+        size_t r = x->restype >= 0 ? (size_t)x->restype : R;
+        size_t c = ((size_t)x->node * K + (size_t)x->type) * (R + 1) + r;
+        t->rsum[c] += duration(x);
+        t->rcount[c]++;
+        if (x->restype >= 0) {
+            t->bsum[(size_t)x->restype * K + (size_t)x->type] += duration(x);
+            t->bcount[(size_t)x->restype * K + (size_t)x->type]++;
+        }
     }
     return 0;
 }
+
+/* ---- weights (eq. 2) --------------------------------------------------------- */
 
 static int node_workers(const ari_prog_data *d, int n)
 {
@@ -95,19 +176,19 @@ static int node_workers(const ari_prog_data *d, int n)
 
 /* W_{t,n} under ARI_PROG_WEIGHT_ALL_WORKERS from the sums of one (node,
  * type): see progression.h. */
-static double weight_of(const ari_prog_data *d, const duration_sums *s, int n, int t)
+static double weight_of(const ari_prog_data *d, const ari_prog_totals *s, int n, int t)
 {
     size_t base = ((size_t)n * d->ntypes + t) * (d->nrestypes + 1);
     double rate = 0, all_sum = 0;
     long all_count = 0;
     int known = 0;
     for (int r = 0; r <= d->nrestypes; r++) {
-        all_sum += s->sum[base + r];
-        all_count += s->count[base + r];
-        if (r == d->nrestypes || s->count[base + r] == 0)
+        all_sum += s->rsum[base + r];
+        all_count += s->rcount[base + r];
+        if (r == d->nrestypes || s->rcount[base + r] == 0)
             continue;
         known = 1;
-        double mean = s->sum[base + r] / s->count[base + r];
+        double mean = s->rsum[base + r] / s->rcount[base + r];
         int workers = d->workers[(size_t)n * d->nrestypes + r];
         if (mean <= 0)
             return 0.0;
@@ -121,62 +202,43 @@ static double weight_of(const ari_prog_data *d, const duration_sums *s, int n, i
     return all_sum / all_count / (w > 0 ? w : 1);
 }
 
-/* qsort_r comparator (GNU): task indices by (node, type, worker). */
-static int by_node_type_worker(const void *a, const void *b, void *ctx)
-{
-    const ari_prog_task *tasks = ctx;
-    const ari_prog_task *x = &tasks[*(const long *)a], *y = &tasks[*(const long *)b];
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    return (x->worker > y->worker) - (x->worker < y->worker);
-}
-
 /* StarVZ's W_{t,n}, exactly as R/phase2_progress.R, function
  * total_tasks_completed_node_het (github.com/schnorr/starvz):
  *   group_by(Node, ResourceId, Value) %>% summarize(mean = mean(Duration)) %>%
  *   group_by(Node, Value) %>% summarize(time = 1 / sum(1 / mean))
  * i.e. 1 / sum over the workers that ran t on n of 1 / (their mean duration
  * of t). A mean of 0 gives 1/0 = Inf in R, so time = 0: W = 0 here too.
- * Tasks of an unknown worker (0) are one group, as R's NA ResourceId. */
-static int starvz_weights(const ari_prog_data *d, double *weights)
+ * Tasks of an unknown worker (0) are one group, as R's NA ResourceId. The
+ * groups come by (node, type, worker). */
+static void starvz_weights(const ari_prog_data *d, const ari_prog_totals *s, double *weights)
 {
-    long *idx = malloc((size_t)d->ntasks * sizeof *idx);
-    if (!idx)
-        return -1;
-    for (long i = 0; i < d->ntasks; i++)
-        idx[i] = i;
-    qsort_r(idx, (size_t)d->ntasks, sizeof *idx, by_node_type_worker, d->tasks);
     for (size_t c = 0; c < (size_t)d->nnodes * d->ntypes; c++)
         weights[c] = NAN;
     long i = 0;
-    while (i < d->ntasks) {
-        const ari_prog_task *first = &d->tasks[idx[i]];
+    while (i < s->ngroups) {
+        const ari_prog_group *first = &s->groups[i];
         double rate = 0;
         int zero = 0;
         /* one (node, type): a run of workers */
-        while (i < d->ntasks && d->tasks[idx[i]].node == first->node &&
-               d->tasks[idx[i]].type == first->type) {
-            int64_t w = d->tasks[idx[i]].worker;
-            double sum = 0;
-            long count = 0;
-            for (; i < d->ntasks && d->tasks[idx[i]].node == first->node &&
-                   d->tasks[idx[i]].type == first->type && d->tasks[idx[i]].worker == w;
-                 i++) {
-                const ari_prog_task *t = &d->tasks[idx[i]];
-                sum += t->end > t->start ? t->end - t->start : 0.0;
-                count++;
-            }
-            if (sum <= 0)
+        for (; i < s->ngroups && s->groups[i].node == first->node && s->groups[i].type == first->type; i++) {
+            if (s->groups[i].sum <= 0)
                 zero = 1;
             else
-                rate += count / sum; /* 1 / mean */
+                rate += s->groups[i].count / s->groups[i].sum; /* 1 / mean */
         }
         weights[(size_t)first->node * d->ntypes + first->type] = zero ? 0.0 : 1.0 / rate;
     }
-    free(idx);
-    return 0;
+}
+
+static void weights_of(const ari_prog_data *d, const ari_prog_totals *s, ari_prog_weight mode, double *weights)
+{
+    if (mode == ARI_PROG_WEIGHT_STARVZ) {
+        starvz_weights(d, s, weights);
+        return;
+    }
+    for (int n = 0; n < d->nnodes; n++)
+        for (int t = 0; t < d->ntypes; t++)
+            weights[(size_t)n * d->ntypes + t] = weight_of(d, s, n, t);
 }
 
 int ari_prog_weights(const ari_prog_data *data, ari_prog_weight mode, double *weights,
@@ -184,39 +246,24 @@ int ari_prog_weights(const ari_prog_data *data, ari_prog_weight mode, double *we
 {
     if (validate_data(data, err) < 0)
         return -1;
-    if (mode == ARI_PROG_WEIGHT_STARVZ) {
-        if (starvz_weights(data, weights) < 0)
-            return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
-        return 0;
-    }
-    if (mode != ARI_PROG_WEIGHT_ALL_WORKERS)
+    if (mode != ARI_PROG_WEIGHT_STARVZ && mode != ARI_PROG_WEIGHT_ALL_WORKERS)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: unknown weight");
-    duration_sums s = {0};
-    if (sum_durations(data, &s) < 0) {
-        free(s.sum);
-        free(s.count);
+    ari_prog_totals s;
+    if (totals_of_tasks(data, &s) < 0) {
+        ari_prog_totals_free(&s);
         return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
     }
-    for (int n = 0; n < data->nnodes; n++)
-        for (int t = 0; t < data->ntypes; t++)
-            weights[(size_t)n * data->ntypes + t] = weight_of(data, &s, n, t);
-    free(s.sum);
-    free(s.count);
+    weights_of(data, &s, mode, weights);
+    ari_prog_totals_free(&s);
     return 0;
 }
 
 /* ---- steps ------------------------------------------------------------------ */
 
-static int plan_steps(const ari_prog_data *d, const ari_prog_options *o, ari_prog_result *r,
-                      ari_error *err)
+static int plan_steps(const ari_prog_data *d, const ari_prog_totals *tot, const ari_prog_options *o,
+                      ari_prog_result *r, ari_error *err)
 {
-    double t0 = d->tasks[0].start, t1 = d->tasks[0].end;
-    for (long i = 0; i < d->ntasks; i++) {
-        if (d->tasks[i].start < t0)
-            t0 = d->tasks[i].start;
-        if (d->tasks[i].end > t1)
-            t1 = d->tasks[i].end;
-    }
+    double t0 = tot->start, t1 = tot->end;
     if (t1 < t0) /* only tasks ending before they start */
         t0 = t1;
     r->t0 = t0;
@@ -249,13 +296,13 @@ static int plan_steps(const ari_prog_data *d, const ari_prog_options *o, ari_pro
     return 0;
 }
 
-/* The step a task ending at `end` completes in: the first s with end <= time. */
-static int step_of(const ari_prog_result *r, double end)
+/* The step a task ending at `end` completes in: the first s with end <= times[s]. */
+static int step_of(const double *times, int nsteps, double end)
 {
-    int lo = 0, hi = r->nsteps - 1;
+    int lo = 0, hi = nsteps - 1;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (end <= r->steps[mid].time)
+        if (end <= times[mid])
             hi = mid;
         else
             lo = mid + 1;
@@ -263,85 +310,79 @@ static int step_of(const ari_prog_result *r, double end)
     return lo;
 }
 
-/* ---- metrics (eq. 1 and 3) ------------------------------------------------------ */
+/* ---- the sweep: the second round of sums --------------------------------------- */
 
-/* qsort_r comparator (GNU): task indices by (node, end). */
+/* qsort_r comparator (GNU): task indices by (node, end, index): equal
+ * ends are swept in input order, so that a node's running sum of weights
+ * is one defined sequence of additions. */
 static int by_node_end(const void *a, const void *b, void *ctx)
 {
     const ari_prog_task *tasks = ctx;
-    const ari_prog_task *x = &tasks[*(const long *)a], *y = &tasks[*(const long *)b];
+    long i = *(const long *)a, j = *(const long *)b;
+    const ari_prog_task *x = &tasks[i], *y = &tasks[j];
     if (x->node != y->node)
         return x->node < y->node ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return by_index(i, j);
 }
 
-/* The task weight of one node's tasks: W (eq. 3) or 1 (eq. 1, and nodes
- * whose weights sum to 0). */
-static double task_weight(const ari_prog_result *r, const ari_prog_task *t, const int *use_count)
+/* ari_prog_sweep_fn over data->tasks (ctx). */
+static int sweep_tasks(void *ctx, const double *times, int nsteps, const double *weights, ari_prog_sweep *out,
+                       ari_error *err)
 {
-    if (use_count[t->node])
-        return 1.0;
-    return r->weights[(size_t)t->node * r->ntypes + t->type];
-}
-
-/* Chooses eq. 1 or 3 per node: eq. 3 needs a positive, finite total. */
-static void choose_metric(const ari_prog_data *d, const ari_prog_options *o, ari_prog_result *r,
-                          int *use_count, double *total)
-{
-    for (int n = 0; n < d->nnodes; n++)
-        use_count[n] = o->metric == ARI_PROG_COUNT;
-    for (long i = 0; i < d->ntasks; i++)
-        total[d->tasks[i].node] += task_weight(r, &d->tasks[i], use_count);
-    for (int n = 0; n < d->nnodes; n++) {
-        if (use_count[n] || (isfinite(total[n]) && total[n] > 0))
-            continue;
-        use_count[n] = 1;
-        total[n] = (double)r->node_tasks[n];
-    }
-}
-
-/* Sweeps one node's tasks (sorted by end) over the step times. */
-static void sweep_node(const ari_prog_data *d, ari_prog_result *r, const long *order, long first,
-                       long count, const int *use_count, double total)
-{
-    int n = d->tasks[order[first]].node;
-    double done = 0;
-    long j = 0;
-    for (int s = 0; s < r->nsteps; s++) {
-        while (j < count && d->tasks[order[first + j]].end <= r->steps[s].time) {
-            done += task_weight(r, &d->tasks[order[first + j]], use_count);
-            j++;
-        }
-        double v = j == count ? 1.0 : done / total;
-        r->values[(size_t)s * r->nnodes + n] = v > 1 ? 1.0 : v;
-    }
-    r->last_end[n] = d->tasks[order[first + count - 1]].end;
-}
-
-static int compute_metrics(const ari_prog_data *d, const ari_prog_options *o, ari_prog_result *r)
-{
+    const ari_prog_data *d = ctx;
     long *order = malloc((size_t)d->ntasks * sizeof *order);
-    int *use_count = calloc((size_t)d->nnodes, sizeof *use_count);
-    double *total = calloc((size_t)d->nnodes, sizeof *total);
-    if (!order || !use_count || !total) {
-        void *owned[] = {order, use_count, total};
-        ari_free_all(owned, sizeof owned / sizeof owned[0]);
-        return -1;
-    }
-    for (long i = 0; i < d->ntasks; i++)
+    if (!order)
+        return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
+    for (long i = 0; i < d->ntasks; i++) {
+        const ari_prog_task *t = &d->tasks[i];
+        out->total[t->node] += weights[(size_t)t->node * d->ntypes + t->type];
         order[i] = i;
-    qsort_r(order, (size_t)d->ntasks, sizeof *order, by_node_end, d->tasks);
-    choose_metric(d, o, r, use_count, total);
-    for (long first = 0; first < d->ntasks;) {
-        long count = r->node_tasks[d->tasks[order[first]].node];
-        sweep_node(d, r, order, first, count, use_count, total[d->tasks[order[first]].node]);
-        first += count;
     }
-    for (long i = 0; i < d->ntasks; i++)
-        r->steps[step_of(r, d->tasks[i].end)].completed++;
-    void *owned[] = {order, use_count, total};
-    ari_free_all(owned, sizeof owned / sizeof owned[0]);
+    qsort_r(order, (size_t)d->ntasks, sizeof *order, by_node_end, d->tasks);
+    double running = 0;
+    for (long i = 0; i < d->ntasks; i++) {
+        const ari_prog_task *t = &d->tasks[order[i]];
+        if (i == 0 || d->tasks[order[i - 1]].node != t->node)
+            running = 0;
+        running += weights[(size_t)t->node * d->ntypes + t->type];
+        int s = step_of(times, nsteps, t->end);
+        out->count[(size_t)s * d->nnodes + t->node]++;
+        out->running[(size_t)s * d->nnodes + t->node] = running;
+        out->type_count[(size_t)s * d->ntypes + t->type]++;
+    }
+    free(order);
     return 0;
+}
+
+/* ---- metrics (eq. 1 and 3) ------------------------------------------------------ */
+
+/* A node's values: eq. 3 (weights) when its total is positive and finite,
+ * else eq. 1 (counts); 1 once all its tasks have completed. */
+static void node_values(const ari_prog_options *o, ari_prog_result *r, const ari_prog_sweep *sw, int n)
+{
+    int use_count = o->metric == ARI_PROG_COUNT || !(isfinite(sw->total[n]) && sw->total[n] > 0);
+    double total = use_count ? (double)r->node_tasks[n] : sw->total[n], weighted = 0;
+    long done = 0;
+    for (int s = 0; s < r->nsteps; s++) {
+        size_t c = (size_t)s * r->nnodes + n;
+        if (sw->count[c] > 0) {
+            done += sw->count[c];
+            weighted = sw->running[c];
+        }
+        double v = done == r->node_tasks[n] ? 1.0 : (use_count ? (double)done : weighted) / total;
+        r->values[c] = v > 1 ? 1.0 : v;
+    }
+}
+
+static void compute_metrics(const ari_prog_options *o, ari_prog_result *r, const ari_prog_sweep *sw)
+{
+    for (int n = 0; n < r->nnodes; n++)
+        node_values(o, r, sw, n);
+    for (int s = 0; s < r->nsteps; s++)
+        for (int n = 0; n < r->nnodes; n++)
+            r->steps[s].completed += sw->count[(size_t)s * r->nnodes + n];
 }
 
 /* ---- clusters and flows ---------------------------------------------------------- */
@@ -484,7 +525,8 @@ static void free_bound_setup(bound_setup *b)
     ari_free_all(owned, sizeof owned / sizeof owned[0]);
 }
 
-static int setup_bounds(const ari_prog_data *d, const ari_prog_result *r, bound_setup *b)
+static int setup_bounds(const ari_prog_data *d, const ari_prog_totals *tot, const ari_prog_sweep *sw,
+                        const ari_prog_result *r, bound_setup *b)
 {
     int K = d->ntypes, R = d->nrestypes;
     b->K = K;
@@ -493,26 +535,16 @@ static int setup_bounds(const ari_prog_data *d, const ari_prog_result *r, bound_
     b->mean = calloc((size_t)R * K, sizeof *b->mean);
     b->boundable = calloc((size_t)K, sizeof *b->boundable);
     b->counts = calloc((size_t)r->nsteps * K, sizeof *b->counts);
-    long *n = calloc((size_t)R * K, sizeof *n);
-    if (!b->res_count || !b->mean || !b->boundable || !b->counts || !n) {
-        free(n);
+    if (!b->res_count || !b->mean || !b->boundable || !b->counts)
         return -1;
-    }
-    for (long i = 0; i < d->ntasks; i++) {
-        const ari_prog_task *t = &d->tasks[i];
-        if (t->restype >= 0) {
-            b->mean[(size_t)t->restype * K + t->type] += t->end > t->start ? t->end - t->start : 0;
-            n[(size_t)t->restype * K + t->type]++;
-        }
-    }
     for (int rt = 0; rt < R; rt++) {
         int any = 0;
         for (int node = 0; node < d->nnodes; node++)
             b->res_count[rt] += d->workers[(size_t)node * R + rt];
         for (int k = 0; k < K; k++) {
             size_t c = (size_t)rt * K + k;
-            b->mean[c] = n[c] ? b->mean[c] / n[c] : NAN;
-            any |= n[c] > 0;
+            b->mean[c] = tot->bcount[c] ? tot->bsum[c] / tot->bcount[c] : NAN;
+            any |= tot->bcount[c] > 0;
         }
         if (any && b->res_count[rt] < 1)
             b->res_count[rt] = 1;
@@ -520,10 +552,10 @@ static int setup_bounds(const ari_prog_data *d, const ari_prog_result *r, bound_
     for (int k = 0; k < K; k++)
         for (int rt = 0; rt < R; rt++)
             b->boundable[k] |= !isnan(b->mean[(size_t)rt * K + k]);
-    for (long i = 0; i < d->ntasks; i++)
-        if (b->boundable[d->tasks[i].type])
-            b->counts[(size_t)step_of(r, d->tasks[i].end) * K + d->tasks[i].type] += 1;
-    free(n);
+    for (int s = 0; s < r->nsteps; s++)
+        for (int k = 0; k < K; k++)
+            if (b->boundable[k])
+                b->counts[(size_t)s * K + k] = (double)sw->type_count[(size_t)s * K + k];
     return 0;
 }
 
@@ -539,14 +571,15 @@ static int solve_bound(const bound_setup *b, const double *counts, double *bound
     return 0;
 }
 
-static int compute_bounds(const ari_prog_data *d, ari_prog_result *r, ari_error *err)
+static int compute_bounds(const ari_prog_data *d, const ari_prog_totals *tot, const ari_prog_sweep *sw,
+                          ari_prog_result *r, ari_error *err)
 {
     r->global_abe = NAN;
     if (d->nrestypes < 1)
         return 0;
     bound_setup b = {0};
     double *all = calloc((size_t)d->ntypes, sizeof *all);
-    if (!all || setup_bounds(d, r, &b) < 0) {
+    if (!all || setup_bounds(d, tot, sw, r, &b) < 0) {
         free(all);
         free_bound_setup(&b);
         return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
@@ -568,7 +601,7 @@ static int compute_bounds(const ari_prog_data *d, ari_prog_result *r, ari_error 
     return rc;
 }
 
-/* ---- entry point ------------------------------------------------------------------ */
+/* ---- entry points ------------------------------------------------------------------ */
 
 static int fail(ari_prog_result *out)
 {
@@ -576,16 +609,57 @@ static int fail(ari_prog_result *out)
     return -1;
 }
 
-int ari_progression(const ari_prog_data *data, const ari_prog_options *opt, ari_prog_result *out,
-                    ari_error *err)
+static void sweep_free(ari_prog_sweep *sw)
+{
+    void *owned[] = {sw->total, sw->count, sw->running, sw->type_count};
+    ari_free_all(owned, sizeof owned / sizeof owned[0]);
+}
+
+/* The sweep's arrays for out's steps, filled by sweep(ctx). */
+static int run_sweep(const ari_prog_data *d, ari_prog_sweep_fn sweep, void *ctx, ari_prog_result *out,
+                     ari_prog_sweep *sw, ari_error *err)
+{
+    size_t cells = (size_t)out->nsteps * (size_t)d->nnodes;
+    double *times = malloc((size_t)out->nsteps * sizeof *times);
+    sw->total = calloc((size_t)d->nnodes, sizeof *sw->total);
+    sw->count = calloc(cells, sizeof *sw->count);
+    sw->running = calloc(cells, sizeof *sw->running);
+    sw->type_count = calloc((size_t)out->nsteps * (size_t)d->ntypes, sizeof *sw->type_count);
+    if (!times || !sw->total || !sw->count || !sw->running || !sw->type_count) {
+        free(times);
+        return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
+    }
+    for (int s = 0; s < out->nsteps; s++)
+        times[s] = out->steps[s].time;
+    int rc = sweep(ctx, times, out->nsteps, out->weights, sw, err);
+    free(times);
+    return rc;
+}
+
+static int validate_shape(const ari_prog_data *d, const ari_prog_totals *tot, ari_error *err)
+{
+    if (!d || d->nnodes < 1 || d->ntypes < 1 || d->nrestypes < 0 || d->ntasks < 1 || !d->node_ids ||
+        (d->nrestypes > 0 && !d->workers) || !tot)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: no tasks to analyse");
+    if (!isfinite(tot->start) || !isfinite(tot->end))
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: a task has an invalid time");
+    for (long g = 0; g < tot->ngroups; g++)
+        if (tot->groups[g].node < 0 || tot->groups[g].node >= d->nnodes || tot->groups[g].type < 0 ||
+            tot->groups[g].type >= d->ntypes)
+            return ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: a task has an invalid node or type");
+    return 0;
+}
+
+int ari_progression_sums(const ari_prog_data *data, const ari_prog_totals *tot, ari_prog_sweep_fn sweep,
+                         void *ctx, const ari_prog_options *opt, ari_prog_result *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
     out->global_abe = NAN;
-    if (validate_data(data, err) < 0 || validate_options(opt, err) < 0)
+    if (validate_shape(data, tot, err) < 0 || validate_options(opt, err) < 0)
         return -1;
     out->nnodes = data->nnodes;
     out->ntypes = data->ntypes;
-    if (plan_steps(data, opt, out, err) < 0)
+    if (plan_steps(data, tot, opt, out, err) < 0)
         return fail(out);
     out->values = calloc((size_t)out->nsteps * out->nnodes, sizeof *out->values);
     out->weights = calloc((size_t)out->nnodes * out->ntypes, sizeof *out->weights);
@@ -595,29 +669,45 @@ int ari_progression(const ari_prog_data *data, const ari_prog_options *opt, ari_
         ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
         return fail(out);
     }
-    for (long i = 0; i < data->ntasks; i++)
-        out->node_tasks[data->tasks[i].node]++;
-    for (int n = 0; n < data->nnodes; n++)
+    for (int n = 0; n < data->nnodes; n++) {
+        out->node_tasks[n] = tot->node_tasks[n];
+        out->last_end[n] = tot->last_end[n];
         if (out->node_tasks[n] == 0) {
             ari_error_set(err, ARI_E_INVALID_PARAMETER, "progression: node %d has no tasks",
                           data->node_ids[n]);
             return fail(out);
         }
-    if (ari_prog_weights(data, opt->weight, out->weights, err) < 0)
-        return fail(out);
-    if (compute_metrics(data, opt, out) < 0) {
-        ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
-        return fail(out);
     }
-    if (cluster_steps(opt, out, err) < 0)
-        return fail(out);
-    if (compute_flows(out) < 0) {
-        ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
-        return fail(out);
+    weights_of(data, tot, opt->weight, out->weights);
+    ari_prog_sweep sw = {0};
+    int rc = run_sweep(data, sweep, ctx, out, &sw, err);
+    if (rc == 0) {
+        compute_metrics(opt, out, &sw);
+        rc = cluster_steps(opt, out, err);
     }
-    if (opt->with_bounds && compute_bounds(data, out, err) < 0)
-        return fail(out);
-    return 0;
+    if (rc == 0 && compute_flows(out) < 0)
+        rc = ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
+    if (rc == 0 && opt->with_bounds)
+        rc = compute_bounds(data, tot, &sw, out, err);
+    sweep_free(&sw);
+    return rc < 0 ? fail(out) : 0;
+}
+
+int ari_progression(const ari_prog_data *data, const ari_prog_options *opt, ari_prog_result *out,
+                    ari_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->global_abe = NAN;
+    if (validate_data(data, err) < 0 || validate_options(opt, err) < 0)
+        return -1;
+    ari_prog_totals tot;
+    if (totals_of_tasks(data, &tot) < 0) {
+        ari_prog_totals_free(&tot);
+        return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
+    }
+    int rc = ari_progression_sums(data, &tot, sweep_tasks, (void *)data, opt, out, err);
+    ari_prog_totals_free(&tot);
+    return rc;
 }
 
 void ari_prog_result_free(ari_prog_result *r)

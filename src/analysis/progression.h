@@ -35,6 +35,10 @@
  *     workers table (at least 1 when tasks ran on it); a type whose tasks
  *     have no known resource type uses W = mean duration / node workers (or
  *     / 1).
+ * Order: every sum adds its terms in the order of data->tasks (the store
+ * loads them by job id, then row), a node's tasks with equal ends
+ * included, so the answer is one sequence of additions whatever qsort
+ * does with equal keys.
  * Corner cases (both): a mean of 0 makes W = 0 (infinitely fast); a node
  * whose weights all vanish uses eq. 1. Only ratios of weights matter
  * (eq. 3 normalises per node). Both metrics are in [0, 1], never decrease,
@@ -157,6 +161,62 @@ int ari_progression(const ari_prog_data *data, const ari_prog_options *opt, ari_
                     ari_error *err);
 
 void ari_prog_result_free(ari_prog_result *r);
+
+/* ---- the same computation from sums over groups of tasks ----
+ * Everything above reads the tasks only through the sums below, in two
+ * rounds: the totals (independent of the options), then, once the step
+ * times and the weights are known, the sweep. ari_progression computes
+ * both from data->tasks; a store may compute them in SQL instead
+ * (store/progression_queries.h) and call ari_progression_sums, which
+ * gives the same result to the last bit when its sums add the same terms
+ * in the same order (see "Order"). */
+
+/* The tasks of one (node, type, worker): the StarVZ weights' groups. */
+typedef struct ari_prog_group {
+    int node, type;
+    int64_t worker;
+    long count;
+    double sum; /* durations (0 when end <= start) added in input order */
+} ari_prog_group;
+
+typedef struct ari_prog_totals {
+    double start, end;   /* earliest start and latest end of the tasks */
+    long *node_tasks;    /* [nnodes] N_n */
+    double *last_end;    /* [nnodes] latest end of the node's tasks */
+    long ngroups;
+    ari_prog_group *groups; /* by (node, type, worker) */
+    /* durations per (node, type, resource type), slot nrestypes = unknown:
+     * [(node * ntypes + type) * (nrestypes + 1) + restype], input order */
+    double *rsum;
+    long *rcount;
+    /* durations per (resource type, type) over every node, known resource
+     * types only: [restype * ntypes + type], input order (the bounds' means) */
+    double *bsum;
+    long *bcount;
+} ari_prog_totals;
+
+void ari_prog_totals_free(ari_prog_totals *t);
+
+/* The sweep of the tasks over the step times. */
+typedef struct ari_prog_sweep {
+    double *total;    /* [nnodes] sum of weights[node * ntypes + type] over the node's tasks, input order */
+    long *count;      /* [nsteps * nnodes] tasks of node n completing in step s ([s * nnodes + n]) */
+    double *running;  /* [nsteps * nnodes] the node's running sum of weights, its tasks taken by (end,
+                       * input order), at its last task completing in step s; any value when none */
+    long *type_count; /* [nsteps * ntypes] tasks of each type completing in step s */
+} ari_prog_sweep;
+
+/* Fills *out (arrays allocated by the caller, zeroed) for step times
+ * times[nsteps] (a task completes in the first step s with end <=
+ * times[s]) and weights[nnodes * ntypes]. Returns 0 or -1 with err set. */
+typedef int (*ari_prog_sweep_fn)(void *ctx, const double *times, int nsteps, const double *weights,
+                                 ari_prog_sweep *out, ari_error *err);
+
+/* ari_progression from sums: shape gives the nodes, names, workers and
+ * ntasks (its tasks are not read: NULL), totals the first round, sweep
+ * (with ctx) the second. */
+int ari_progression_sums(const ari_prog_data *shape, const ari_prog_totals *totals, ari_prog_sweep_fn sweep,
+                         void *ctx, const ari_prog_options *opt, ari_prog_result *out, ari_error *err);
 
 /* The weights W_{t,n} of eq. 2 under `mode` for every node and type
  * ([nnodes * ntypes], NAN for types a node never ran). Exposed for the tests. */

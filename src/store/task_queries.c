@@ -758,7 +758,22 @@ typedef struct loader {
     ari_strmap *map;
     worker_key *wkeys;
     int nworkers;
+    int dag_only; /* keep type, node and iteration only (ari_tq_dag_load) */
 } loader;
+
+/* Reallocates the DAG's columns (type, node, iteration) to hold cap tasks. */
+static int grow_dag_columns(ari_tq_tasks *t, size_t cap)
+{
+    void **cols[] = {(void **)&t->type, (void **)&t->node, (void **)&t->iteration};
+    size_t sizes[] = {sizeof *t->type, sizeof *t->node, sizeof *t->iteration};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        void *q = realloc(*cols[c], cap * sizes[c]);
+        if (!q)
+            return -1;
+        *cols[c] = q;
+    }
+    return 0;
+}
 
 /* Reallocates every column to hold cap tasks. */
 static int grow_columns(ari_tq_tasks *t, size_t cap)
@@ -778,9 +793,30 @@ static int grow_columns(ari_tq_tasks *t, size_t cap)
     return 0;
 }
 
+/* A task of ari_tq_dag_load: its type, node and iteration, and its job
+ * id in the map only. */
+static int append_dag_task(loader *L, ari_stmt *st, int type)
+{
+    ari_tq_tasks *t = L->t;
+    if ((size_t)t->n + 1 > L->cap) {
+        size_t cap = L->cap ? L->cap * 2 : 1024;
+        if (grow_dag_columns(t, cap) < 0)
+            return -1;
+        L->cap = cap;
+    }
+    const char *job = (const char *)ari_col_text(st, 0);
+    int64_t i = t->n++;
+    t->type[i] = type;
+    t->node[i] = ari_col_int64(st, 3);
+    t->iteration[i] = ari_col_type(st, 7) == ARI_NULL ? ARI_TQ_NO_ITERATION : ari_col_int64(st, 7);
+    return ari_strmap_put(L->map, job ? job : "", strlen(job ? job : ""), (void *)(intptr_t)(i + 1)) ? 0 : -1;
+}
+
 static int append_task(loader *L, ari_stmt *st, int type, int wi, const ari_tq_meta *m)
 {
     ari_tq_tasks *t = L->t;
+    if (L->dag_only)
+        return append_dag_task(L, st, type);
     if ((size_t)t->n + 1 > L->cap) {
         size_t cap = L->cap ? L->cap * 2 : 1024;
         if (grow_columns(t, cap) < 0)
@@ -1005,11 +1041,11 @@ static int load_deps(ari_store *s, int64_t trace_id, loader *L, ari_error *err)
     return rc;
 }
 
-int ari_tq_tasks_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
-                      const ari_task_filter *f, int with_deps, ari_tq_tasks *out, ari_error *err)
+static int load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const ari_task_filter *f,
+                int with_deps, int dag_only, ari_tq_tasks *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    loader L = {.t = out, .nworkers = meta->nworkers};
+    loader L = {.t = out, .nworkers = meta->nworkers, .dag_only = dag_only};
     L.wkeys = malloc(((size_t)meta->nworkers + 1) * sizeof *L.wkeys);
     if (with_deps)
         L.map = ari_strmap_new();
@@ -1021,7 +1057,7 @@ int ari_tq_tasks_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
             L.wkeys[i] = (worker_key){meta->workers[i].id, i};
         qsort(L.wkeys, (size_t)meta->nworkers, sizeof *L.wkeys, cmp_worker_key);
         rc = scan_tasks(s, trace_id, meta, f, &L, err);
-        if (rc == 0 && !out->ids && !(out->ids = calloc(1, 1)))
+        if (rc == 0 && !dag_only && !out->ids && !(out->ids = calloc(1, 1)))
             rc = nomem(err);
         if (rc == 0 && with_deps)
             rc = load_deps(s, trace_id, &L, err);
@@ -1031,6 +1067,18 @@ int ari_tq_tasks_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
     if (rc < 0)
         ari_tq_tasks_free(out);
     return rc;
+}
+
+int ari_tq_tasks_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
+                      const ari_task_filter *f, int with_deps, ari_tq_tasks *out, ari_error *err)
+{
+    return load(s, trace_id, meta, f, with_deps, 0, out, err);
+}
+
+int ari_tq_dag_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const ari_task_filter *f,
+                    ari_tq_tasks *out, ari_error *err)
+{
+    return load(s, trace_id, meta, f, 1, 1, out, err);
 }
 
 double ari_tq_duration(double start, double end)

@@ -136,6 +136,12 @@ typedef struct ari_tq_tasks {
  * ari_tq_tasks_free), -1 on error. */
 int ari_tq_tasks_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta,
                       const ari_task_filter *f, int with_deps, ari_tq_tasks *out, ari_error *err);
+/* ari_tq_tasks_load with its dependencies, keeping only what a walk of
+ * the DAG reads (the bounds' CPE on PostgreSQL, whose other inputs the
+ * database aggregates): type, node, iteration and the predecessors; the
+ * other columns, ids and id_off are NULL. */
+int ari_tq_dag_load(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const ari_task_filter *f,
+                    ari_tq_tasks *out, ari_error *err);
 void ari_tq_tasks_free(ari_tq_tasks *t);
 const char *ari_tq_job_id(const ari_tq_tasks *t, int64_t i);
 /* The loaded DAG (with_deps). */

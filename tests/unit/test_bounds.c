@@ -31,7 +31,7 @@ static const double node_workers[] = {1, 1, 0};
 static ari_bounds_input input(const double *workers, int by_iteration)
 {
     ari_bounds_tasks t = {4, type, restype, node, iteration, start, end, pred_offset, pred};
-    return (ari_bounds_input){t, 2, 1, workers, 3, nodes, node_workers, by_iteration};
+    return (ari_bounds_input){t, 2, 1, workers, 3, nodes, node_workers, by_iteration, NULL};
 }
 
 static void assert_near(double got, double want)

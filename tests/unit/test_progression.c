@@ -463,6 +463,78 @@ static void test_single_node(void **state)
     ari_prog_result_free(&r);
 }
 
+/* ---- ties: one defined order of additions -------------------------------------------
+ * One node, types whose weights differ by orders of magnitude, tasks
+ * sharing a few end times: a node's running sum depends on the order in
+ * which tied tasks are added. progression.h defines it (input order);
+ * brute force here, added in that order and, to show that the order
+ * shows, in reverse order of ties. */
+#define TIE_TASKS 400
+
+static void tie_data(ari_prog_data *d, ari_prog_task *tasks, int *node_ids, int *workers)
+{
+    static const double scale[] = {1e-7, 1.0, 3e3};
+    for (int i = 0; i < TIE_TASKS; i++) {
+        int type = (int)(rng_uniform() * 3);
+        double end = 1e4 * (1 + (int)(rng_uniform() * 8)); /* 8 distinct ends */
+        tasks[i] = (ari_prog_task){0, type, 0, end - scale[type] * (1 + rng_uniform()), end, 1 + i % 3};
+    }
+    node_ids[0] = 0;
+    workers[0] = 3;
+    *d = (ari_prog_data){1, node_ids, 3, NULL, 1, NULL, workers, TIE_TASKS, tasks};
+}
+
+/* The node's value at time t: weights added by (end, input order), ties
+ * reversed when reverse_ties. */
+static double tie_value(const ari_prog_data *d, const double *w, double t, int reverse_ties)
+{
+    double total = 0, done = 0;
+    long left = 0;
+    for (long i = 0; i < d->ntasks; i++)
+        total += w[d->tasks[i].type];
+    double last = -INFINITY;
+    for (;;) { /* the next end time, then its tasks */
+        double next = INFINITY;
+        for (long i = 0; i < d->ntasks; i++)
+            if (d->tasks[i].end > last && d->tasks[i].end < next)
+                next = d->tasks[i].end;
+        if (!(next <= t))
+            break;
+        for (long k = 0; k < d->ntasks; k++) {
+            long i = reverse_ties ? d->ntasks - 1 - k : k;
+            if (d->tasks[i].end == next)
+                done += w[d->tasks[i].type];
+        }
+        last = next;
+    }
+    for (long i = 0; i < d->ntasks; i++)
+        left += d->tasks[i].end > t;
+    double v = left == 0 ? 1.0 : done / total;
+    return v > 1 ? 1.0 : v;
+}
+
+static void test_ties_in_input_order(void **state)
+{
+    (void)state;
+    ari_prog_task tasks[TIE_TASKS];
+    int node_ids[1], workers[1];
+    ari_prog_data d;
+    tie_data(&d, tasks, node_ids, workers);
+    ari_prog_options o = options(16, ARI_PROG_WEIGHTED);
+    ari_prog_result r;
+    ari_error err = {0};
+    assert_int_equal(ari_progression(&d, &o, &r, &err), 0);
+    int shows = 0;
+    for (int s = 0; s < r.nsteps; s++) {
+        double got = r.values[s], want = tie_value(&d, r.weights, r.steps[s].time, 0);
+        if (memcmp(&got, &want, sizeof got) != 0)
+            fail_msg("step %d: %.17g, by input order %.17g", s, got, want);
+        shows += want != tie_value(&d, r.weights, r.steps[s].time, 1);
+    }
+    assert_true(shows > 0);
+    ari_prog_result_free(&r);
+}
+
 int main(void)
 {
     rng_state = 0x9E3779B97F4A7C15ULL; /* the seed the expectations were made with */
@@ -478,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_random_properties),
         cmocka_unit_test(test_slow_nodes_cluster),
         cmocka_unit_test(test_single_node),
+        cmocka_unit_test(test_ties_in_input_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
