@@ -48,7 +48,11 @@
  * the whole trace for every row 72.6 s raw, 0.15 s from the summaries; a
  * tenth 7.0 s, 0.13 s. Pixels from the in-memory rows are exact and as
  * fast (0.1 s for the whole trace): the pixel summaries are for a store
- * that does not hold the rows in memory.
+ * that does not hold the rows in memory. The 2^18 level (added after
+ * that run) lets a tenth of that trace at 1920 px be drawn from them (it
+ * was aggregated in SQL on PostgreSQL: 420 ms); the summaries take 89 MB
+ * in PostgreSQL for that trace, against 34 MB with four levels, and the
+ * import's peak memory did not change (1.07 GB).
  */
 #ifndef ARIADNE_STORE_GANTT_SUMMARIES_H
 #define ARIADNE_STORE_GANTT_SUMMARIES_H
