@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "store/store_internal.h"
-#include "util/sbuf.h"
+#include "store/task_filter_sql.h"
 #include "util/vec.h"
 
 /* f: the tasks passing the filter, on known workers; then one grouping
@@ -22,13 +22,7 @@ static const char aggregates_sql[] =
     "WITH f AS (SELECT t.type AS type, w.resource_type AS restype, t.node AS node, t.iteration AS iteration,"
     " t.start AS start, t.end AS fin, t.job_id AS job_id, t.rowid AS seq"
     " FROM tasks t JOIN workers w ON w.trace_id = t.trace_id AND w.container_id = t.worker_id"
-    " WHERE t.trace_id = ?1"
-    " AND (CAST(?2 AS TEXT) IS NULL OR t.type IN (SELECT value FROM json_each(?2)))"
-    " AND (CAST(?3 AS TEXT) IS NULL OR w.resource_type IN (SELECT value FROM json_each(?3)))"
-    " AND (CAST(?4 AS TEXT) IS NULL OR t.node IN (SELECT CAST(value AS INTEGER) FROM json_each(?4)))"
-    " AND (CAST(?5 AS REAL) IS NULL OR t.end - t.start >= ?5)"
-    " AND (CAST(?6 AS REAL) IS NULL OR CASE WHEN t.end > t.start THEN t.end > ?6 ELSE t.start >= ?6 END)"
-    " AND (CAST(?7 AS REAL) IS NULL OR t.start < ?7))"
+    ARI_TASK_FILTER_WHERE ")"
     " SELECT 0 AS kind, 0 AS k, type, restype, count(*), sum(fin - start ORDER BY job_id, seq), min(start),"
     " max(fin) FROM f GROUP BY type, restype"
     " UNION ALL SELECT 1, node, type, restype, count(*), sum(fin - start ORDER BY job_id, seq), min(start),"
@@ -40,66 +34,6 @@ static const char aggregates_sql[] =
 static int nomem(ari_error *err)
 {
     return ari_error_set(err, ARI_E_NOMEM, "bounds: out of memory");
-}
-
-/* A JSON array of a filter's list, n strings (names) or integers (nodes),
- * or NULL (no list) in *out; -1 on no memory. */
-static int list_json(char *const *names, const int64_t *nodes, size_t n, char **out)
-{
-    *out = NULL;
-    if (!names && !nodes)
-        return 0;
-    ari_sbuf b = {0};
-    ari_sbuf_add_char(&b, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            ari_sbuf_add_char(&b, ',');
-        if (names)
-            ari_sbuf_json_string(&b, names[i]);
-        else
-            ari_sbuf_json_int(&b, nodes[i]);
-    }
-    ari_sbuf_add_char(&b, ']');
-    if (ari_sbuf_failed(&b)) {
-        ari_sbuf_free(&b);
-        return -1;
-    }
-    *out = ari_sbuf_take(&b);
-    return *out ? 0 : -1;
-}
-
-static ari_arg text_or_null(const char *s)
-{
-    return s ? ari_arg_text(s) : ari_arg_null();
-}
-
-static ari_arg real_or_null(double v)
-{
-    return isnan(v) ? ari_arg_null() : ari_arg_real(v);
-}
-
-static ari_stmt *bind_filter(ari_store *s, int64_t trace_id, const ari_task_filter *f, int by_iteration,
-                             ari_error *err)
-{
-    char *types = NULL, *restypes = NULL, *nodes = NULL;
-    if (f && (list_json(f->types, NULL, f->ntypes, &types) < 0 ||
-              list_json(f->resources, NULL, f->nresources, &restypes) < 0 ||
-              list_json(NULL, f->nodes, f->nnodes, &nodes) < 0)) {
-        free(types), free(restypes), free(nodes);
-        nomem(err);
-        return NULL;
-    }
-    ari_arg args[] = {ari_arg_int(trace_id),
-                      text_or_null(types),
-                      text_or_null(restypes),
-                      text_or_null(nodes),
-                      real_or_null(f ? f->min_duration : NAN),
-                      real_or_null(f ? f->start : NAN),
-                      real_or_null(f ? f->end : NAN),
-                      ari_arg_int(by_iteration ? 1 : 0)};
-    ari_stmt *st = ari_store_bound(s, aggregates_sql, args, ARI_NARGS(args), err);
-    free(types), free(restypes), free(nodes);
-    return st;
 }
 
 static int stats_init(ari_bounds_stats *st, int64_t key, size_t cells)
@@ -153,7 +87,8 @@ static void add_group(ari_bounds_stats *st, size_t cell, ari_stmt *row)
 static int read_rows(ari_store *s, int64_t trace_id, const ari_tq_meta *m, const ari_task_filter *f,
                      int by_iteration, reader *R, ari_error *err)
 {
-    ari_stmt *st = bind_filter(s, trace_id, f, by_iteration, err);
+    ari_arg by = ari_arg_int(by_iteration ? 1 : 0);
+    ari_stmt *st = ari_task_filter_bound(s, aggregates_sql, trace_id, f, &by, 1, err);
     if (!st)
         return -1;
     int rc;

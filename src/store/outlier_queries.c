@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "store/store_internal.h"
-#include "util/sbuf.h"
+#include "store/task_filter_sql.h"
 #include "util/vec.h"
 
 /* f: the tasks passing the filter, on known workers (ari_task_filter_pass,
@@ -24,13 +24,7 @@
     "worker_id,"                                                                                             \
     " t.start AS start, t.end AS fin, t.rowid AS seq, t.end - t.start AS d"                                  \
     " FROM tasks t JOIN workers w ON w.trace_id = t.trace_id AND w.container_id = t.worker_id"               \
-    " WHERE t.trace_id = ?1"                                                                                 \
-    " AND (CAST(?2 AS TEXT) IS NULL OR t.type IN (SELECT value FROM json_each(?2)))"                         \
-    " AND (CAST(?3 AS TEXT) IS NULL OR w.resource_type IN (SELECT value FROM json_each(?3)))"                \
-    " AND (CAST(?4 AS TEXT) IS NULL OR t.node IN (SELECT CAST(value AS INTEGER) FROM json_each(?4)))"        \
-    " AND (CAST(?5 AS REAL) IS NULL OR t.end - t.start >= ?5)"                                               \
-    " AND (CAST(?6 AS REAL) IS NULL OR CASE WHEN t.end > t.start THEN t.end > ?6 ELSE t.start >= ?6 END)"    \
-    " AND (CAST(?7 AS REAL) IS NULL OR t.start < ?7)),"                                                      \
+    ARI_TASK_FILTER_WHERE "),"                                                                               \
     " g AS (SELECT job_id, type, restype, worker_id, start, fin, seq,"                                       \
     " CASE WHEN d > 0 AND d <= 1.7976931348623157e308 THEN"                                                  \
     " CASE WHEN floor(log10(d)) > -300"                                                                      \
@@ -65,66 +59,6 @@ static const char outliers_sql[] = OUTLIER_CTES
 static int nomem(ari_error *err)
 {
     return ari_error_set(err, ARI_E_NOMEM, "outliers: out of memory");
-}
-
-/* A JSON array of a filter's list, n strings (names) or integers (nodes),
- * or NULL (no list) in *out; -1 on no memory. */
-static int list_json(char *const *names, const int64_t *nodes, size_t n, char **out)
-{
-    *out = NULL;
-    if (!names && !nodes)
-        return 0;
-    ari_sbuf b = {0};
-    ari_sbuf_add_char(&b, '[');
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            ari_sbuf_add_char(&b, ',');
-        if (names)
-            ari_sbuf_json_string(&b, names[i]);
-        else
-            ari_sbuf_json_int(&b, nodes[i]);
-    }
-    ari_sbuf_add_char(&b, ']');
-    if (ari_sbuf_failed(&b)) {
-        ari_sbuf_free(&b);
-        return -1;
-    }
-    *out = ari_sbuf_take(&b);
-    return *out ? 0 : -1;
-}
-
-static ari_arg text_or_null(const char *s)
-{
-    return s ? ari_arg_text(s) : ari_arg_null();
-}
-
-static ari_arg real_or_null(double v)
-{
-    return isnan(v) ? ari_arg_null() : ari_arg_real(v);
-}
-
-/* The bound statement sql for trace_id and f; NULL with err set. */
-static ari_stmt *bind_filter(ari_store *s, const char *sql, int64_t trace_id, const ari_task_filter *f,
-                             ari_error *err)
-{
-    char *types = NULL, *restypes = NULL, *nodes = NULL;
-    if (f && (list_json(f->types, NULL, f->ntypes, &types) < 0 ||
-              list_json(f->resources, NULL, f->nresources, &restypes) < 0 ||
-              list_json(NULL, f->nodes, f->nnodes, &nodes) < 0)) {
-        free(types), free(restypes), free(nodes);
-        nomem(err);
-        return NULL;
-    }
-    ari_arg args[] = {ari_arg_int(trace_id),
-                      text_or_null(types),
-                      text_or_null(restypes),
-                      text_or_null(nodes),
-                      real_or_null(f ? f->min_duration : NAN),
-                      real_or_null(f ? f->start : NAN),
-                      real_or_null(f ? f->end : NAN)};
-    ari_stmt *st = ari_store_bound(s, sql, args, ARI_NARGS(args), err);
-    free(types), free(restypes), free(nodes);
-    return st;
 }
 
 /* The group cell of a row's (type, restype) names in columns c, c + 1; -1
@@ -189,7 +123,7 @@ static int add_task(task_reader *R, const ari_tq_meta *m, ari_stmt *st, long cel
 static int read_rows(ari_store *s, int64_t trace_id, const ari_tq_meta *m, const ari_task_filter *f,
                      ari_tq_outliers *o, ari_error *err)
 {
-    ari_stmt *st = bind_filter(s, outliers_sql, trace_id, f, err);
+    ari_stmt *st = ari_task_filter_bound(s, outliers_sql, trace_id, f, NULL, 0, err);
     if (!st)
         return -1;
     task_reader R = {o, 0, 0, 0};
