@@ -87,6 +87,14 @@ static void test_migrated(void **state)
     ari_store *again = ari_store_open(p->db.url, &err);
     assert_non_null(again);
     ari_store_close(again);
+    /* the session's settings (pg_backend.c session_setup): no JIT */
+    ari_stmt *st = ari_store_prepare(p->s, "SELECT current_setting('jit') || ' ' || current_setting('TimeZone')", &err);
+    assert_non_null(st);
+    char *text = NULL;
+    assert_int_equal(ari_store_query_text(p->s, st, &text, &err), 0);
+    assert_string_equal(text, "off UTC");
+    free(text);
+    ari_stmt_finalize(st);
 }
 
 static void test_column_types(void **state)
