@@ -18,9 +18,15 @@
 #include "reply.h"
 #include "store/analysis_cache.h"
 #include "store/profile_queries.h"
+#include "store/supergraph_queries.h"
 #include "supergraph_params.h"
 
 #define MAX_LIST 50   /* entry functions and callers listed per node */
+/* PostgreSQL sums the per-process values from this many (nodes x
+ * processes) on: below, loading them is 15 to 20 times faster (0.5 s
+ * against 9.5 s at 4,000 nodes x 250 processes, a loaded machine) and
+ * holds about 95 bytes per value, so a request stays under about 400 MB. */
+#define SQL_MIN_VALUES 4000000
 
 /* Marks the processes whose rank is in [lo, hi]; 0 if there is one. */
 static int mark_ranks(const ari_cct *c, int64_t lo, int64_t hi, unsigned char *mask)
@@ -230,6 +236,8 @@ static json_t *metrics_list(const ari_cct *c)
 typedef struct sg_state {
     ari_cct cct;
     int have_cct;
+    int in_sql;            /* PostgreSQL sums per process (supergraph_queries.h) */
+    double *vinc, *vexc;   /* then: each node's collapsed values */
     ari_cct_times t;
     ari_module_map *map;
     unsigned char *keep;
@@ -246,29 +254,79 @@ static void state_free(sg_state *s)
     ari_supergraph_free(&s->g);
     free(s->keep);
     free(s->mask);
+    free(s->vinc);
+    free(s->vexc);
     ari_module_map_free(s->map);
     ari_cct_times_free(&s->t);
     if (s->have_cct)
         ari_cct_free(&s->cct);
 }
 
+/* The profile: on PostgreSQL, for a profile of SQL_MIN_VALUES values
+ * (nodes x processes) or more, its tree without the per-process values,
+ * which the super graph then sums in SQL (supergraph_queries.h); else
+ * (SQLite, smaller profiles, or a variant of the metric derived per
+ * process at query time) every value. *metric: the metric's index, -1
+ * when unknown. */
+static int load(ari_request *r, int64_t id, const sg_request *q, sg_state *s, int *metric, ari_error *err)
+{
+    s->in_sql = ari_store_is_pg(r->db);
+    int rc = s->in_sql ? ari_profile_load_summary(r->db, id, &s->cct, err) : ari_profile_load(r->db, id, &s->cct, err);
+    if (rc != 0)
+        return rc;
+    s->have_cct = 1;
+    *metric = ari_cct_metric_find(&s->cct, q->metric);
+    if (*metric < 0 || !s->in_sql)
+        return 0;
+    if ((int64_t)s->cct.nnodes * s->cct.nprocs >= SQL_MIN_VALUES && ari_sgq_times(&s->cct, *metric, &s->t) == 0)
+        return 0;
+    ari_cct_free(&s->cct);
+    s->have_cct = s->in_sql = 0;
+    if ((rc = ari_profile_load(r->db, id, &s->cct, err)) != 0)
+        return rc;
+    s->have_cct = 1;
+    *metric = ari_cct_metric_find(&s->cct, q->metric);
+    return 0;
+}
+
+/* The filter's keep mask and the graph with its per-process values. */
+static int build_graph(ari_request *r, int64_t id, const sg_request *q, sg_state *s, int64_t *kept, ari_error *err)
+{
+    const ari_cct *c = &s->cct;
+    ari_cct_filter f = {q->filter_percent / 100.0, q->filter_exclusive, q->collapse};
+    ari_sg_params p = {q->group_by, s->map, q->splits, q->nsplits, q->collapse};
+    if (!s->in_sql)
+        return ari_cct_filter_mask(c, &s->t, &f, s->keep, kept, err) < 0 ||
+                       ari_supergraph_build(c, &s->t, s->keep, &p, &s->g, err) < 0
+                   ? -1
+                   : 0;
+    s->vinc = malloc(((size_t)c->nnodes + 1) * sizeof *s->vinc);
+    s->vexc = malloc(((size_t)c->nnodes + 1) * sizeof *s->vexc);
+    if (!s->vinc || !s->vexc)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    if (ari_sgq_collapse(r->db, id, c, &s->t, q->collapse, s->vinc, s->vexc, err) < 0 ||
+        ari_cct_filter_mask_collapsed(c, s->vinc, s->vexc, &f, s->keep, kept, err) < 0 ||
+        ari_supergraph_build_collapsed(c, s->vinc, s->vexc, s->keep, &p, &s->g, err) < 0)
+        return -1;
+    return ari_sgq_fill(r->db, id, s->t.inc_metric, &s->g, err);
+}
+
 static enum MHD_Result compute(ari_request *r, int64_t id, sg_request *q, sg_state *s, json_t **out)
 {
     ari_error err = {0};
-    int rc = ari_profile_load(r->db, id, &s->cct, &err);
+    int m = -1;
+    int rc = load(r, id, q, s, &m, &err);
     if (rc == 2)
         return ari_reply_error(r, 409, "not_a_profile", "%s", err.message);
     if (rc != 0)
         return ari_reply_lookup_failed(r, rc, &err, "trace", id);
-    s->have_cct = 1;
     const ari_cct *c = &s->cct;
-    int m = ari_cct_metric_find(c, q->metric);
     if (m < 0)
         return ari_reply_error(r, 400, "invalid_parameter", "metric: this profile has no metric '%.100s'",
                                q->metric ? q->metric : "");
     if (q->map_text && !(s->map = ari_module_map_from_json(q->map_text, &err)))
         return ari_reply_from_error(r, &err);
-    if (ari_cct_times_init(&s->t, c, m, &err) < 0)
+    if (!s->in_sql && ari_cct_times_init(&s->t, c, m, &err) < 0)
         return ari_reply_from_error(r, &err);
     s->keep = malloc((size_t)c->nnodes + 1);
     s->mask = malloc((size_t)c->nprocs + 1);
@@ -277,12 +335,8 @@ static enum MHD_Result compute(ari_request *r, int64_t id, sg_request *q, sg_sta
     int nsel = 0;
     if (q->ranks_text && parse_ranks(r, q->ranks_text, c, s->mask, &nsel) < 0)
         return MHD_YES;
-    ari_cct_filter f = {q->filter_percent / 100.0, q->filter_exclusive, q->collapse};
     int64_t kept = 0;
-    if (ari_cct_filter_mask(c, &s->t, &f, s->keep, &kept, &err) < 0)
-        return ari_reply_from_error(r, &err);
-    ari_sg_params p = {q->group_by, s->map, q->splits, q->nsplits, q->collapse};
-    if (ari_supergraph_build(c, &s->t, s->keep, &p, &s->g, &err) < 0 ||
+    if (build_graph(r, id, q, s, &kept, &err) < 0 ||
         ari_sg_view_compute(&s->g, NULL, q->collapse, q->bins, &s->all, &err) < 0)
         return ari_reply_from_error(r, &err);
     json_t *brush = json_null();

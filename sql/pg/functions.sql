@@ -427,3 +427,25 @@ CREATE OR REPLACE FUNCTION ari_real_text(v double precision) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT AS $$
     SELECT CASE WHEN ari_real_15g(v)::double precision = v THEN ari_real_15g(v) ELSE ari_real_shortest(v) END
 $$;
+
+-- ---- profiles: the super graph's sums per process (src/store/supergraph_queries.c) ----
+-- ari_vsum(sign, v ORDER BY ...): the element-wise sum of the vectors v
+-- (one float8 per process) times sign, from zeros, in the aggregate's
+-- order, NULL elements (unmeasured) skipped: fill_metrics' add_row in
+-- src/analysis/supergraph.c, addition for addition, so the sums are the C
+-- code's bit for bit.
+CREATE OR REPLACE FUNCTION ari_vadd(acc float8[], sgn float8, v float8[]) RETURNS float8[]
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    IF acc IS NULL THEN
+        acc := array_fill(0::float8, ARRAY[cardinality(v)]);
+    END IF;
+    FOR i IN 1 .. cardinality(v) LOOP
+        IF v[i] IS NOT NULL THEN
+            acc[i] := acc[i] + sgn * v[i];
+        END IF;
+    END LOOP;
+    RETURN acc;
+END
+$$;
+CREATE OR REPLACE AGGREGATE ari_vsum(float8, float8[]) (SFUNC = ari_vadd, STYPE = float8[]);

@@ -48,7 +48,7 @@ int ari_cct_metric_find(const ari_cct *c, const char *name)
     return (!name || !*name) ? 0 : -1;
 }
 
-int ari_cct_validate(const ari_cct *c, ari_error *err)
+int ari_cct_validate_tree(const ari_cct *c, ari_error *err)
 {
     if (!c || c->nnodes < 0 || c->nprocs < 0 || c->nmetrics < 0)
         return ari_error_set(err, ARI_E_INVALID_INPUT, "profile: malformed calling context tree");
@@ -60,6 +60,13 @@ int ari_cct_validate(const ari_cct *c, ari_error *err)
                                  "profile: node %lld has parent %lld (parents must come first)",
                                  (long long)i, (long long)c->parent[i]);
     }
+    return 0;
+}
+
+int ari_cct_validate(const ari_cct *c, ari_error *err)
+{
+    if (ari_cct_validate_tree(c, err) < 0)
+        return -1;
     for (int m = 0; m < c->nmetrics; m++) {
         if (c->nnodes > 0 && c->nprocs > 0 && (!c->values || !c->values[m]))
             return ari_error_set(err, ARI_E_INVALID_INPUT, "profile: metric %d has no values", m);
@@ -362,6 +369,25 @@ done:
 int ari_cct_filter_mask(const ari_cct *c, const ari_cct_times *t, const ari_cct_filter *f,
                         unsigned char *keep, int64_t *kept_out, ari_error *err)
 {
+    if (c->nnodes <= 0 || f->fraction <= 0)
+        return ari_cct_filter_mask_collapsed(c, NULL, NULL, f, keep, kept_out, err);
+    size_t nn = (size_t)c->nnodes;
+    double *inc = malloc(nn * sizeof *inc), *exc = malloc(nn * sizeof *exc);
+    int rc = -1;
+    if (!inc || !exc)
+        ari_error_set(err, ARI_E_NOMEM, "out of memory filtering the profile");
+    else if (ari_cct_collapse(c, t->inc, NULL, f->collapse, inc, err) == 0 &&
+             ari_cct_collapse(c, t->exc, NULL, f->collapse, exc, err) == 0)
+        rc = ari_cct_filter_mask_collapsed(c, inc, exc, f, keep, kept_out, err);
+    free(inc);
+    free(exc);
+    return rc;
+}
+
+int ari_cct_filter_mask_collapsed(const ari_cct *c, const double *inc, const double *exc,
+                                  const ari_cct_filter *f, unsigned char *keep, int64_t *kept_out,
+                                  ari_error *err)
+{
     if (c->nnodes <= 0) {
         if (kept_out)
             *kept_out = 0;
@@ -376,21 +402,16 @@ int ari_cct_filter_mask(const ari_cct *c, const ari_cct_times *t, const ari_cct_
         return 0;
     }
     int64_t *ids = malloc((size_t)n * sizeof *ids);
-    double *inc = malloc((size_t)n * sizeof *inc);
-    double *exc = malloc((size_t)n * sizeof *exc);
     unsigned char *top = malloc((size_t)n);
     double *total = NULL;
     int64_t nnames = 0;
     int rc = -1;
-    if (!ids || !inc || !exc || !top || ari_intern_strings(c->name, n, ids, &nnames) < 0 ||
+    if (!ids || !top || ari_intern_strings(c->name, n, ids, &nnames) < 0 ||
         mark_top_instances(c, ids, nnames, top) < 0 ||
         !(total = calloc((size_t)nnames + 1, sizeof *total))) {
         ari_error_set(err, ARI_E_NOMEM, "out of memory filtering the profile");
         goto done;
     }
-    if (ari_cct_collapse(c, t->inc, NULL, f->collapse, inc, err) < 0 ||
-        ari_cct_collapse(c, t->exc, NULL, f->collapse, exc, err) < 0)
-        goto done;
     double root = 0;
     for (int64_t i = 0; i < n; i++) {
         if (c->parent[i] < 0)
@@ -416,8 +437,6 @@ int ari_cct_filter_mask(const ari_cct *c, const ari_cct_times *t, const ari_cct_
     rc = 0;
 done:
     free(ids);
-    free(inc);
-    free(exc);
     free(top);
     free(total);
     return rc;

@@ -100,6 +100,13 @@ typedef struct ari_cct_filter {
 
 int ari_cct_filter_mask(const ari_cct *c, const ari_cct_times *t, const ari_cct_filter *f,
                         unsigned char *keep, int64_t *kept_out, ari_error *err);
+/* The same filter from the collapsed values already made (inc[nnodes] and
+ * exc[nnodes], f->collapse of t->inc and t->exc over all processes; unread
+ * when fraction <= 0): what a store that collapses in SQL calls (store/
+ * supergraph_queries.h). The CCT's values are not read. */
+int ari_cct_filter_mask_collapsed(const ari_cct *c, const double *inc, const double *exc,
+                                  const ari_cct_filter *f, unsigned char *keep, int64_t *kept_out,
+                                  ari_error *err);
 
 /* Interns n strings (NULL counts as ""): ids[i] in 0..*nunique, equal
  * strings getting equal ids, numbered by first occurrence. 0 or -1 (memory). */
@@ -108,5 +115,7 @@ int ari_intern_strings(const char *const *s, int64_t n, int64_t *ids, int64_t *n
 /* Checks the structural promises of cct.h (parents before children, arrays
  * present, values arrays for every metric). 0 or -1 with invalid_input. */
 int ari_cct_validate(const ari_cct *c, ari_error *err);
+/* The same checks without the values (a summary, cct.h). */
+int ari_cct_validate_tree(const ari_cct *c, ari_error *err);
 
 #endif

@@ -997,7 +997,8 @@ static int finish(builder *b, ari_supergraph *g)
     for (int64_t i = 0; i < b->n; i++)
         g->group[i] = b->group[i] >= 0 ? rank[b->group[i]] : -1;
     g->cct_nodes = b->n;
-    fill_metrics(g, b->c->parent, b->t->inc);
+    if (b->t)
+        fill_metrics(g, b->c->parent, b->t->inc); /* else the caller's (build_collapsed) */
     if (fill_entries_and_callers(b, g, rank) < 0)
         goto done;
     g->keys = b->keys;
@@ -1035,8 +1036,9 @@ static void builder_free(builder *b)
     ari_strmap_free(b->stems);
 }
 
-static int builder_init(builder *b, const ari_cct *c, const ari_cct_times *t,
-                        const unsigned char *keep, const ari_sg_params *p, ari_error *err)
+/* t NULL: vinc and vexc are given (build_collapsed), else collapsed here. */
+static int builder_init(builder *b, const ari_cct *c, const ari_cct_times *t, const double *vinc,
+                        const double *vexc, const unsigned char *keep, const ari_sg_params *p, ari_error *err)
 {
     memset(b, 0, sizeof *b);
     b->c = c;
@@ -1058,24 +1060,33 @@ static int builder_init(builder *b, const ari_cct *c, const ari_cct_times *t,
     if (!b->key || !b->name_id || !b->vinc || !b->vexc || !b->group || !b->mark || !b->ids ||
         !b->stems)
         return oom(b);
+    if (!t) {
+        if (b->n > 0) {
+            memcpy(b->vinc, vinc, (size_t)b->n * sizeof *vinc);
+            memcpy(b->vexc, vexc, (size_t)b->n * sizeof *vexc);
+        }
+        return 0;
+    }
     if (ari_cct_collapse(c, t->inc, NULL, p->collapse, b->vinc, err) < 0 ||
         ari_cct_collapse(c, t->exc, NULL, p->collapse, b->vexc, err) < 0)
         return -1;
     return 0;
 }
 
-int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigned char *keep,
-                         const ari_sg_params *p, ari_supergraph *out, ari_error *err)
+static int build(const ari_cct *c, const ari_cct_times *t, const double *vinc, const double *vexc,
+                 const unsigned char *keep, const ari_sg_params *p, ari_supergraph *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (ari_cct_validate(c, err) < 0)
+    if (t ? ari_cct_validate(c, err) < 0 : ari_cct_validate_tree(c, err) < 0)
         return -1;
-    if (t->nnodes != c->nnodes || t->nprocs != c->nprocs || (c->nnodes && c->nprocs && (!t->inc || !t->exc)))
+    if (t && (t->nnodes != c->nnodes || t->nprocs != c->nprocs || (c->nnodes && c->nprocs && (!t->inc || !t->exc))))
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "super graph: metric values do not match the tree");
+    if (!t && c->nnodes && (!vinc || !vexc))
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "super graph: no collapsed values");
     if (p->group_by == ARI_GROUP_MAP && ari_module_map_count(p->map) == 0)
         return ari_error_set(err, ARI_E_INVALID_PARAMETER, "group_by=map needs a module map");
     builder b;
-    int rc = builder_init(&b, c, t, keep, p, err);
+    int rc = builder_init(&b, c, t, vinc, vexc, keep, p, err);
     if (rc == 0)
         rc = assign_keys(&b);
     if (rc == 0)
@@ -1100,6 +1111,19 @@ int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigne
     if (rc < 0)
         ari_supergraph_free(out);
     return rc;
+}
+
+int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigned char *keep,
+                         const ari_sg_params *p, ari_supergraph *out, ari_error *err)
+{
+    return build(c, t, NULL, NULL, keep, p, out, err);
+}
+
+int ari_supergraph_build_collapsed(const ari_cct *c, const double *vinc, const double *vexc,
+                                   const unsigned char *keep, const ari_sg_params *p, ari_supergraph *out,
+                                   ari_error *err)
+{
+    return build(c, NULL, vinc, vexc, keep, p, out, err);
 }
 
 int ari_sg_node_support(const ari_supergraph *g, const int64_t *parent, int64_t j, int64_t **nodes, int64_t *n)

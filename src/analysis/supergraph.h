@@ -141,6 +141,16 @@ typedef struct ari_supergraph {
  * (entry and caller names): free it before the CCT. */
 int ari_supergraph_build(const ari_cct *c, const ari_cct_times *t, const unsigned char *keep,
                          const ari_sg_params *p, ari_supergraph *out, ari_error *err);
+/* The same graph from the values collapsed already (vinc[i], vexc[i]: the
+ * collapse p->collapse of node i's inclusive and exclusive times over all
+ * processes, as ari_cct_collapse gives them), the CCT's values unread (a
+ * summary will do): grouping, ids, edges, levels, entries and callers are
+ * ari_supergraph_build's; the per-process arrays (inc, exc, filtered,
+ * root_inflow, weight) are allocated and zero, for the caller to fill as
+ * fill_metrics would (store/supergraph_queries.h does it in SQL). */
+int ari_supergraph_build_collapsed(const ari_cct *c, const double *vinc, const double *vexc,
+                                   const unsigned char *keep, const ari_sg_params *p, ari_supergraph *out,
+                                   ari_error *err);
 void ari_supergraph_free(ari_supergraph *g);
 /* The graph's per-process values again, from other processes' times of the
  * same CCT nodes (t over a CCT with the nodes and parents the graph was
