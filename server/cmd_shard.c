@@ -1,4 +1,4 @@
-/* cmd_shard.c: `ariadned shard add|list|remove|sweep`: the shards of a
+/* cmd_shard.c: `ariadned shard add|list|remove|sweep|explain|spread`: the shards of a
  * PostgreSQL store, other PostgreSQL databases that hold whole traces'
  * large tables as postgres_fdw foreign partitions (src/store/pg_shards.h,
  * docs/postgresql.md "Sharding by trace"). */
@@ -19,6 +19,7 @@ static const char usage[] =
     "       ariadned shard remove NAME --db COORDINATOR_URL\n"
     "       ariadned shard sweep --db COORDINATOR_URL\n"
     "       ariadned shard explain --db COORDINATOR_URL --trace ID\n"
+    "       ariadned shard spread --db COORDINATOR_URL [--rows N]\n"
     "\n"
     "Shards hold the large per-trace tables (states, tasks, links, ...) of the traces\n"
     "imported from now on, a trace on the shard that holds the fewest; the coordinator\n"
@@ -28,7 +29,11 @@ static const char usage[] =
     "prints the shards as JSON (no passwords). remove unregisters a shard that holds no\n"
     "trace. sweep drops the shards' tables that no trace uses (left by a failed import).\n"
     "explain prints EXPLAIN (VERBOSE) of the Gantt's aggregation of a task trace (the whole\n"
-    "trace at 1000 pixels): on a shard, its GROUP BY is in the Remote SQL.\n";
+    "trace at 1000 pixels): on a shard, its GROUP BY is in the Remote SQL. spread\n"
+    "prints (and with --rows sets) the size from which an import spreads a trace over\n"
+    "every shard, its rows split by worker, container or metric: N rows or more in states,\n"
+    "tasks, variables, links and dm_samples together (default 5000000; 0: never). A spread\n"
+    "trace needs every shard up.\n";
 
 static int add(ari_store *s, const char *name, const char *url)
 {
@@ -91,9 +96,29 @@ static int explain(ari_store *s, const char *trace)
     return 0;
 }
 
+static int spread(ari_store *s, const char *rows)
+{
+    ari_error err = {0};
+    if (!ari_store_is_pg(s))
+        return ari_cli_fail("shard", "shards need a PostgreSQL store (--db postgresql://...)");
+    if (rows) {
+        char *end = NULL;
+        long long n = strtoll(rows, &end, 10);
+        if (!*rows || *end || n < 0)
+            return ari_cli_fail("shard", "spread --rows wants a count of rows (0: never spread)");
+        if (ari_pg_shards_set_spread(s, n, &err) < 0)
+            return ari_cli_fail("shard", "%s", err.message);
+    }
+    int64_t now = 0;
+    if (ari_pg_shards_spread_rows(s, &now, &err) < 0)
+        return ari_cli_fail("shard", "%s", err.message);
+    printf("{\"spread_rows\":%lld}\n", (long long)now);
+    return 0;
+}
+
 static int known_action(const char *action)
 {
-    static const char *const actions[] = {"add", "list", "remove", "sweep", "explain"};
+    static const char *const actions[] = {"add", "list", "remove", "sweep", "explain", "spread"};
     for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++)
         if (strcmp(action, actions[i]) == 0)
             return 1;
@@ -107,11 +132,12 @@ int cmd_shard(int argc, char **argv)
         {"name", required_argument, NULL, 'n'},
         {"url", required_argument, NULL, 'u'},
         {"trace", required_argument, NULL, 't'},
+        {"rows", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    const char *db = NULL, *name = NULL, *url = NULL, *trace = NULL;
+    const char *db = NULL, *name = NULL, *url = NULL, *trace = NULL, *rows = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
@@ -126,6 +152,9 @@ int cmd_shard(int argc, char **argv)
             break;
         case 't':
             trace = optarg;
+            break;
+        case 'r':
+            rows = optarg;
             break;
         case 'h':
             fputs(usage, stdout);
@@ -145,7 +174,8 @@ int cmd_shard(int argc, char **argv)
     const char *action = argv[optind];
     int is_remove = strcmp(action, "remove") == 0;
     if (!known_action(action))
-        return ari_cli_fail("shard", "unknown action '%s' (add, list, remove, sweep or explain)", action);
+        return ari_cli_fail("shard", "unknown action '%s' (add, list, remove, sweep, explain or spread)",
+                            action);
     if (is_remove ? optind + 2 != argc : optind + 1 != argc)
         return ari_cli_fail("shard", is_remove ? "remove wants exactly one NAME" : "unexpected argument");
     if (!db)
@@ -159,6 +189,7 @@ int cmd_shard(int argc, char **argv)
              : strcmp(action, "add") == 0     ? add(s, name, url)
              : strcmp(action, "list") == 0    ? list(s)
              : strcmp(action, "explain") == 0 ? explain(s, trace)
+             : strcmp(action, "spread") == 0  ? spread(s, rows)
                                               : sweep(s);
     ari_store_close(s);
     return rc;

@@ -19,7 +19,9 @@
  * over a second connection, loaded with COPY, indexed and analysed, and
  * attached on the coordinator as foreign tables. The shards commit first, the coordinator's transaction
  * after (its caller's commit): if that fails, the shards' tables are
- * orphans that the next publication (or `ariadned shard sweep`) drops. */
+ * orphans that the next publication (or `ariadned shard sweep`) drops.
+ * A trace too large for one shard (ari_pg_shards_spread_rows) is spread
+ * over all of them instead: "spreading a trace" below. */
 #include "store/pg_publish.h"
 
 #include <stdio.h>
@@ -93,14 +95,17 @@ static int copy_row(ari_pg_copy *cp, ari_stmt *st, int ncols, int shift, int64_t
 
 /* COPY of the rows of a staged SELECT (positioned on its first row) into
  * `target`; with serial > 0, the rows get serial, serial + 1, ... in one
- * more column (cols names it). */
+ * more column (cols names it), or with by_col serial + the SELECT's column
+ * ncols (the row's place among its trace's staged rows: a spread trace's
+ * rows go to several shards, each numbered as on one server). */
 static int copy_rows(ari_store *stage, ari_store *s, ari_stmt *st, const char *target, const char *cols, int ncols,
-                     int shift, int64_t offset, int64_t serial, ari_error *err)
+                     int shift, int64_t offset, int64_t serial, int by_col, ari_error *err)
 {
     ari_pg_copy *cp = ari_pg_copy_begin(s->pg, target, cols);
     int step = ARI_ROW, rc = cp ? 0 : -1;
     while (rc == 0 && step == ARI_ROW) {
-        rc = copy_row(cp, st, ncols, shift, offset, serial > 0 ? serial++ : 0) == ARI_OK ? 0 : -1;
+        int64_t n = serial <= 0 ? 0 : by_col ? serial + ari_col_int64(st, ncols) : serial++;
+        rc = copy_row(cp, st, ncols, shift, offset, n) == ARI_OK ? 0 : -1;
         step = ari_step(st);
     }
     if (cp && ari_pg_copy_end(cp, rc == 0 && step == ARI_DONE, NULL) != ARI_OK)
@@ -163,7 +168,7 @@ static int copy_partition(ari_store *stage, ari_store *s, const char *table, con
         } else if (step != ARI_ROW) {
             rc = ari_store_fail(stage, err, "read the staged rows");
         } else if (ari_store_exec(s, create, err) == 0 &&
-                   copy_rows(stage, s, st, part, cols, ncols, shift, offset, 0, err) == 0) {
+                   copy_rows(stage, s, st, part, cols, ncols, shift, offset, 0, 0, err) == 0) {
             char *alter = NULL;
             if (asprintf(&alter, "ALTER TABLE \"%s\" ATTACH PARTITION \"%s\" FOR VALUES IN (%lld)", table, part,
                          (long long)id) < 0 ||
@@ -192,9 +197,13 @@ static int copy_partition(ari_store *stage, ari_store *s, const char *table, con
 typedef struct placement {
     ari_pg_shards shards;
     char *shardable;
+    int64_t spread_rows;  /* a trace with this many rows to spread is spread (0: never) */
     int64_t *staged;
     ari_pg_shard **to;
     size_t n, cap;
+    int64_t *spread_ids;  /* the staged traces decided on, and whether each is spread */
+    unsigned char *spread;
+    size_t nspread, spread_cap;
 } placement;
 
 static ari_pg_shard *shard_of(placement *pl, int64_t staged, ari_error *err)
@@ -219,6 +228,8 @@ static void placement_free(placement *pl)
     free(pl->shardable);
     free(pl->staged);
     free(pl->to);
+    free(pl->spread_ids);
+    free(pl->spread);
 }
 
 /* One text from the coordinator's catalogue for ?1 = a (and ?2 = b):
@@ -352,6 +363,262 @@ static int push_attach(attach_list *attach, const char *table, const char *part,
     return 0;
 }
 
+/* ---- spreading a trace over every shard ----
+ *
+ * A trace with pl->spread_rows staged rows or more in the tables below
+ * (ari_pg_shards_spread_rows), when there are two shards or more, has its
+ * partition "<table>_t<id>" of each table below made on the coordinator
+ * as a table partitioned by LIST of the table's row key, and one foreign
+ * sub-partition "<table>_t<id>_s<k>" per shard k that gets keys. The keys
+ * are dealt from the staged per-key row counts: the largest first, each to
+ * the shard with the fewest rows so far; a NULL key is a key like the
+ * others (LIST (..., NULL)). Each shard's rows are read from the staging
+ * database with WHERE key IN (its keys), so no hash function has to agree
+ * between SQLite, the import and PostgreSQL. A rowid is numbered as on one
+ * server: the coordinator's sequence reserves the trace's count, and a row
+ * gets first + its place among the trace's staged rows. */
+static const char *spread_key(const char *table)
+{
+    static const char *const keys[][2] = {
+        {"tasks", "worker_id"},         {"states", "container_id"},    {"variables", "container_id"},
+        {"links", "container_id"},      {"dm_samples", "metric_id"},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(table, keys[i][0]) == 0)
+            return keys[i][1];
+    return NULL;
+}
+
+/* 1 if staged trace `staged` is spread, 0 if not, -1 with err set:
+ * decided on its first sharded table, from its rows in the tables that
+ * can be spread (states and tasks for a task trace, dm_samples for a
+ * data-movement one). */
+static int is_spread(ari_store *stage, placement *pl, int64_t staged, ari_error *err)
+{
+    for (size_t i = 0; i < pl->nspread; i++)
+        if (pl->spread_ids[i] == staged)
+            return pl->spread[i];
+    static const char *const tables[] = {"states", "tasks", "variables", "links", "dm_samples"};
+    int64_t rows = 0;
+    int spread = 0;
+    for (size_t i = 0; pl->spread_rows > 0 && pl->shards.n >= 2 && i < sizeof tables / sizeof tables[0]; i++) {
+        int64_t n = 0;
+        if (staged_count(stage, tables[i], staged, &n, err) < 0)
+            return -1;
+        rows += n;
+        spread = rows >= pl->spread_rows;
+    }
+    size_t cap = pl->spread_cap;
+    if (ari_vec_reserve((void **)&pl->spread_ids, &cap, pl->nspread + 1, sizeof *pl->spread_ids) < 0 ||
+        ari_vec_reserve((void **)&pl->spread, &pl->spread_cap, pl->nspread + 1, sizeof *pl->spread) < 0)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    pl->spread_ids[pl->nspread] = staged;
+    pl->spread[pl->nspread++] = (unsigned char)spread;
+    if (spread) /* it is on every shard now */
+        for (size_t k = 0; k < pl->shards.n; k++)
+            pl->shards.v[k].traces++;
+    return spread;
+}
+
+/* The keys dealt to each shard k: bounds[k], its sub-partition's list
+ * ("1,5,NULL"; empty: no rows for k), and where[k], the staging query's
+ * condition on the key ("(key IN (1,5) OR key IS NULL)"). */
+typedef struct deal {
+    size_t n;
+    ari_sbuf *bounds, *in, *where;
+    unsigned char *has_null;
+    int64_t *rows;
+} deal;
+
+static void deal_free(deal *d)
+{
+    for (size_t k = 0; k < d->n; k++) {
+        ari_sbuf_free(&d->bounds[k]);
+        ari_sbuf_free(&d->in[k]);
+        ari_sbuf_free(&d->where[k]);
+    }
+    free(d->bounds);
+    free(d->in);
+    free(d->where);
+    free(d->has_null);
+    free(d->rows);
+}
+
+/* The key (column 0, count in column 1) of st's row to the emptiest shard. */
+static void deal_one(deal *d, ari_stmt *st)
+{
+    size_t best = 0;
+    for (size_t k = 1; k < d->n; k++)
+        if (d->rows[k] < d->rows[best])
+            best = k;
+    d->rows[best] += ari_col_int64(st, 1);
+    ari_sbuf *b = &d->bounds[best];
+    if (ari_col_type(st, 0) == ARI_NULL) {
+        ari_sbuf_printf(b, "%sNULL", b->len ? "," : "");
+        d->has_null[best] = 1;
+        return;
+    }
+    long long key = (long long)ari_col_int64(st, 0);
+    ari_sbuf_printf(b, "%s%lld", b->len ? "," : "", key);
+    ari_sbuf_printf(&d->in[best], "%s%lld", d->in[best].len ? "," : "", key);
+}
+
+/* Deals the staged trace's keys of `table` over n shards, the largest
+ * first. */
+static int deal_keys(ari_store *stage, const char *table, const char *key, int64_t staged, size_t n, deal *d,
+                     ari_error *err)
+{
+    d->n = n;
+    d->bounds = calloc(n, sizeof *d->bounds);
+    d->in = calloc(n, sizeof *d->in);
+    d->where = calloc(n, sizeof *d->where);
+    d->has_null = calloc(n, 1);
+    d->rows = calloc(n, sizeof *d->rows);
+    if (!d->bounds || !d->in || !d->where || !d->has_null || !d->rows)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "SELECT \"%s\", count(*) FROM \"%s\" WHERE trace_id = %lld GROUP BY 1 ORDER BY 2 DESC, 1", key, table,
+             (long long)staged);
+    ari_stmt *st = ari_store_prepare(stage, sql, err);
+    if (!st)
+        return -1;
+    int step;
+    while ((step = ari_step(st)) == ARI_ROW)
+        deal_one(d, st);
+    int rc = step == ARI_DONE ? 0 : ari_store_fail(stage, err, "the staged rows per key");
+    ari_stmt_finalize(st);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        const char *in = ari_sbuf_text(&d->in[k]);
+        if (d->in[k].len && d->has_null[k])
+            ari_sbuf_printf(&d->where[k], "(\"%s\" IN (%s) OR \"%s\" IS NULL)", key, in, key);
+        else if (d->in[k].len)
+            ari_sbuf_printf(&d->where[k], "\"%s\" IN (%s)", key, in);
+        else if (d->has_null[k])
+            ari_sbuf_printf(&d->where[k], "\"%s\" IS NULL", key);
+        if (ari_sbuf_failed(&d->bounds[k]) || ari_sbuf_failed(&d->in[k]) || ari_sbuf_failed(&d->where[k]))
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    }
+    return rc;
+}
+
+/* The staged SELECT of shard k's rows: the columns, then (with a rowid to
+ * number) the row's place among the trace's staged rows, in staged order:
+ * rowid - the first rowid when the trace's rows are contiguous, else a
+ * row_number(). */
+static char *spread_select(ari_store *stage, const char *table, const char *cols, int numbered, int64_t staged,
+                           int64_t count, const char *where, ari_error *err)
+{
+    char *sql = NULL;
+    int64_t lo = 0, hi = -1;
+    if (numbered) {
+        char q[200];
+        snprintf(q, sizeof q, "SELECT min(rowid), max(rowid) FROM \"%s\" WHERE trace_id = %lld", table,
+                 (long long)staged);
+        ari_stmt *st = ari_store_prepare(stage, q, err);
+        if (!st || ari_store_step_row(stage, st, "the staged rowids", err) < 0) {
+            ari_stmt_finalize(st);
+            return NULL;
+        }
+        lo = ari_col_int64(st, 0);
+        hi = ari_col_int64(st, 1);
+        ari_stmt_finalize(st);
+    }
+    int rc;
+    if (!numbered)
+        rc = asprintf(&sql, "SELECT %s FROM \"%s\" NOT INDEXED WHERE trace_id = %lld AND %s", cols, table,
+                      (long long)staged, where);
+    else if (hi - lo + 1 == count)
+        rc = asprintf(&sql, "SELECT %s, rowid - %lld FROM \"%s\" NOT INDEXED WHERE trace_id = %lld AND %s", cols,
+                      (long long)lo, table, (long long)staged, where);
+    else
+        rc = asprintf(&sql,
+                      "SELECT * FROM (SELECT %s, row_number() OVER (ORDER BY rowid) - 1 AS ariadne_n"
+                      " FROM \"%s\" NOT INDEXED WHERE trace_id = %lld) WHERE %s",
+                      cols, table, (long long)staged, where);
+    if (rc < 0) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    return sql;
+}
+
+/* Rows of spread trace `staged` of `table`: the coordinator's partition
+ * partitioned by the row key, a table on each shard that gets keys and its
+ * foreign sub-partition; the partition is attached at the end. */
+static int copy_spread_partition(ari_store *stage, ari_store *s, placement *pl, const char *table,
+                                 const char *key, const char *cols, int ncols, int shift, int64_t staged,
+                                 int64_t offset, attach_list *attach, ari_error *err)
+{
+    int64_t id = staged + offset, count = 0, first = 0;
+    if (staged_count(stage, table, staged, &count, err) < 0)
+        return -1;
+    if (count == 0)
+        return 0; /* as on one server: no partition */
+    char part[160];
+    snprintf(part, sizeof part, "%s_t%lld", table, (long long)id);
+    char *defs = NULL, *col = NULL, *seq = NULL, *copy_cols = NULL, *create = NULL;
+    deal d = {0};
+    int rc = -1;
+    if (!(defs = column_defs(s, table, err)) || serial_column(s, table, cols, &col, &seq, err) < 0 ||
+        (col && reserve_serial(s, seq, count, &first, err) < 0) ||
+        deal_keys(stage, table, key, staged, pl->shards.n, &d, err) < 0)
+        goto done;
+    if ((col ? asprintf(&copy_cols, "%s, \"%s\"", cols, col) : asprintf(&copy_cols, "%s", cols)) < 0 ||
+        asprintf(&create,
+                 "CREATE TABLE \"%s\" (LIKE \"%s\" INCLUDING DEFAULTS INCLUDING CONSTRAINTS,"
+                 " CHECK (trace_id = %lld)) PARTITION BY LIST (\"%s\")",
+                 part, table, (long long)id, key) < 0) {
+        rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if (ari_store_exec(s, create, err) < 0)
+        goto done;
+    rc = 0;
+    for (size_t k = 0; rc == 0 && k < pl->shards.n; k++) {
+        if (!d.bounds[k].len)
+            continue;
+        ari_pg_shard *sh = &pl->shards.v[k];
+        char sub[200];
+        snprintf(sub, sizeof sub, "%s_s%zu", part, k);
+        char *shard_create = NULL, *foreign = NULL, *sql = NULL;
+        ari_store *shard = NULL;
+        ari_stmt *st = NULL;
+        rc = -1;
+        if (asprintf(&shard_create, "CREATE TABLE \"%s\" (%s, CHECK (trace_id = %lld))", sub, defs, (long long)id) <
+                0 ||
+            asprintf(&foreign,
+                     "CREATE FOREIGN TABLE \"%s\" PARTITION OF \"%s\" FOR VALUES IN (%s) SERVER %s"
+                     " OPTIONS (table_name '%s')",
+                     sub, part, ari_sbuf_text(&d.bounds[k]), sh->server, sub) < 0) {
+            rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        } else if ((sql = spread_select(stage, table, cols, col != NULL, staged, count, ari_sbuf_text(&d.where[k]),
+                                        err)) != NULL &&
+                   (shard = ari_pg_shard_conn(s, sh, err)) != NULL && ari_store_exec(shard, shard_create, err) == 0 &&
+                   (st = ari_store_prepare(stage, sql, err)) != NULL) {
+            if (ari_step(st) != ARI_ROW)
+                rc = ari_store_fail(stage, err, "read the staged rows");
+            else if (copy_rows(stage, shard, st, sub, copy_cols, ncols, shift, offset, col ? first : 0, 1, err) == 0 &&
+                     index_shard_table(s, shard, table, sub, err) == 0)
+                rc = ari_store_exec(s, foreign, err);
+        }
+        ari_stmt_finalize(st);
+        free(shard_create);
+        free(foreign);
+        free(sql);
+    }
+    if (rc == 0)
+        rc = push_attach(attach, table, part, id, err);
+done:
+    deal_free(&d);
+    free(defs);
+    free(col);
+    free(seq);
+    free(copy_cols);
+    free(create);
+    return rc;
+}
+
 /* Rows of trace `staged` of a sharded table into a new table on shard sh,
  * and its foreign table on the coordinator, attached at the end. */
 static int copy_shard_partition(ari_store *stage, ari_store *s, ari_pg_shard *sh, const char *table,
@@ -386,7 +653,7 @@ static int copy_shard_partition(ari_store *stage, ari_store *s, ari_pg_shard *sh
         rc = ari_store_fail(stage, err, "read the staged rows");
         goto done;
     }
-    if (copy_rows(stage, shard, st, part, copy_cols, ncols, shift, offset, col ? first : 0, err) == 0 &&
+    if (copy_rows(stage, shard, st, part, copy_cols, ncols, shift, offset, col ? first : 0, 0, err) == 0 &&
         index_shard_table(s, shard, table, part, err) == 0 && ari_store_exec(s, foreign, err) == 0)
         rc = push_attach(attach, table, part, id, err);
 done:
@@ -433,10 +700,14 @@ static int copy_table(ari_store *stage, ari_store *s, const char *table, const c
     int rc = 0;
     if (shift >= 0 && strcmp(table, "traces") != 0 && is_partitioned(partitioned, table)) {
         int sharded = pl && is_partitioned(pl->shardable, table);
+        const char *key = sharded ? spread_key(table) : NULL;
         for (size_t i = 0; rc == 0 && i < nids; i++) {
-            ari_pg_shard *sh = sharded ? shard_of(pl, ids[i], err) : NULL;
-            if (sharded && !sh)
+            int spread = key ? is_spread(stage, pl, ids[i], err) : 0;
+            ari_pg_shard *sh = sharded && spread == 0 ? shard_of(pl, ids[i], err) : NULL;
+            if (spread < 0 || (sharded && spread == 0 && !sh))
                 rc = -1;
+            else if (spread)
+                rc = copy_spread_partition(stage, s, pl, table, key, cols, ncols, shift, ids[i], offset, attach, err);
             else if (sh)
                 rc = copy_shard_partition(stage, s, sh, table, cols, ncols, shift, ids[i], offset, attach, err);
             else
@@ -456,7 +727,7 @@ static int copy_table(ari_store *stage, ari_store *s, const char *table, const c
         if (step == ARI_ROW && shift < 0)
             rc = ari_error_set(err, ARI_E_DB, "internal error: an import wrote to table %s", table);
         else if (step == ARI_ROW)
-            rc = copy_rows(stage, s, st, table, cols, ncols, shift, offset, 0, err);
+            rc = copy_rows(stage, s, st, table, cols, ncols, shift, offset, 0, 0, err);
         else if (step != ARI_DONE)
             rc = ari_store_fail(stage, err, "read the staged rows");
     }
@@ -519,6 +790,8 @@ static int placement_open(ari_store *s, placement *pl, ari_error *err)
         return -1;
     if (pl->shards.n == 0)
         return 0;
+    if (ari_pg_shards_spread_rows(s, &pl->spread_rows, err) < 0)
+        return -1;
     pl->shardable = name_list(s,
         "SELECT c.relname FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid"
         " WHERE c.relname IN ('states', 'tasks', 'variables', 'links', 'events', 'ev_messages', 'profile_values',"

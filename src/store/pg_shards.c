@@ -6,9 +6,12 @@
  * database holds no schema of ariadne's: an import creates there one plain
  * table per trace and sharded table, "<table>_t<id>" (pg_publish.c), and
  * the coordinator attaches a foreign table of the same name as that
- * trace's partition. Daemons reach a shard directly too (to COPY an
- * import's rows, to drop a deleted trace's tables), with the options of
- * its server and user mapping. */
+ * trace's partition. A trace spread over the shards (pg_publish.c) has
+ * on the coordinator a partition "<table>_t<id>" that is itself
+ * partitioned by the table's row key, with one foreign sub-partition
+ * "<table>_t<id>_s<k>" per shard k. Daemons reach a shard directly too (to
+ * COPY an import's rows, to drop a deleted trace's tables), with the
+ * options of its server and user mapping. */
 #include "store/pg_shards.h"
 
 #include <libpq-fe.h>
@@ -24,6 +27,10 @@
 #include "util/vec.h"
 
 #define SHARD_PREFIX "ariadne_shard_"
+/* The trace id of a shard table's name: "<table>_t<id>", or
+ * "<table>_t<id>_s<k>" (a sub-partition of a spread trace). */
+#define TRACE_OF(name) "substring(" name " from '_t([0-9]+)(_s[0-9]+)?$')"
+#define TABLE_NAME_RE "'^[a-z][a-z0-9_]*_t[0-9]+(_s[0-9]+)?$'"
 
 /* Options of postgres_fdw's servers and user mappings that are not
  * libpq's: left out of a direct connection's conninfo. */
@@ -296,8 +303,8 @@ int ari_pg_shards_list(ari_store *s, char **json, ari_error *err)
                                 " || '/' || coalesce(" OPT(
                                     "v.srvoptions",
                                     "dbname") ", ''),"
-                                              "'traces', (SELECT count(DISTINCT regexp_replace(c.relname, "
-                                              "'^.*_t', '')) FROM pg_foreign_table f"
+                                              "'traces', (SELECT count(DISTINCT " TRACE_OF("c.relname") ")"
+                                              " FROM pg_foreign_table f"
                                               "           JOIN pg_class c ON c.oid = f.ftrelid WHERE "
                                               "f.ftserver = v.oid),"
                                               "'tables', (SELECT count(*) FROM pg_foreign_table f WHERE "
@@ -371,6 +378,40 @@ int ari_pg_shards_sweep(ari_store *s, int64_t *dropped, ari_error *err)
         rc = ari_store_commit(s, err);
     ari_store_rollback(s);
     return rc;
+}
+
+int ari_pg_shards_set_spread(ari_store *s, int64_t rows, ari_error *err)
+{
+    if (!ari_store_is_pg(s))
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER,
+                             "shards need a PostgreSQL store (--db postgresql://...)");
+    if (rows < 0)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "spread: --rows must be 0 (off) or more");
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "DO $$ BEGIN EXECUTE format('ALTER DATABASE %%I SET ariadne.spread_rows = %%L',"
+             " current_database(), '%lld'); END $$",
+             (long long)rows);
+    return ari_store_exec(s, sql, err);
+}
+
+int ari_pg_shards_spread_rows(ari_store *s, int64_t *rows, ari_error *err)
+{
+    /* the stored setting, not the session's (set when it connected) */
+    ari_stmt *st = ari_store_prepare(s,
+        "SELECT coalesce(max(CAST(regexp_replace(x, '^[^=]*=', '') AS BIGINT)), -1)"
+        " FROM pg_db_role_setting r CROSS JOIN unnest(r.setconfig) x"
+        " WHERE r.setrole = 0 AND r.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        " AND x ~ '^ariadne[.]spread_rows='", err);
+    if (!st)
+        return -1;
+    int64_t v = -1;
+    int rc = ari_store_query_int64(s, st, &v, "the spreading threshold", err);
+    ari_stmt_finalize(st);
+    if (rc < 0)
+        return -1;
+    *rows = v < 0 ? ARI_PG_SPREAD_ROWS_DEFAULT : v;
+    return 0;
 }
 
 /* The trace's workers with tasks, and its span and longest task. */
@@ -506,7 +547,7 @@ static int sweep_one(ari_store *s, ari_pg_shard *sh, int64_t *dropped, ari_error
     ari_stmt *st = ari_store_prepare(sh->conn,
                                      "SELECT relname FROM pg_class WHERE relkind = 'r'"
                                      " AND relnamespace = current_schema()::regnamespace"
-                                     " AND relname ~ '^[a-z][a-z0-9_]*_t[0-9]+$'",
+                                     " AND relname ~ " TABLE_NAME_RE,
                                      err);
     char **orphans = NULL;
     size_t n = 0, cap = 0;
@@ -546,7 +587,7 @@ static int load_shards(ari_store *s, ari_pg_shards *out, ari_error *err)
 {
     ari_stmt *st = ari_store_prepare(
         s,
-        "SELECT v.srvname, (SELECT count(DISTINCT regexp_replace(c.relname, '^.*_t', ''))"
+        "SELECT v.srvname, (SELECT count(DISTINCT " TRACE_OF("c.relname") ")"
         " FROM pg_foreign_table f JOIN pg_class c ON c.oid = f.ftrelid WHERE f.ftserver = v.oid)"
         " FROM pg_foreign_server v WHERE v.srvname ~ '^" SHARD_PREFIX "' ORDER BY v.srvname",
         err);

@@ -31,12 +31,26 @@ int ari_pg_shards_list(ari_store *s, char **json, ari_error *err);
  * 0, 1 if there is no such shard, -1 with err set (it holds traces). */
 int ari_pg_shards_remove(ari_store *s, const char *name, ari_error *err);
 
-/* Drops the orphans of every shard: its trace tables ("<table>_t<id>")
+/* Drops the orphans of every shard: its trace tables ("<table>_t<id>",
+ * or "<table>_t<id>_s<k>" for a spread trace's)
  * that no foreign partition of the coordinator refers to (left by an
  * import whose coordinator transaction failed after the shard's commit,
  * or a deletion that could not reach the shard). Waits for the imports
  * being published. *dropped gets their number. 0, or -1 with err set. */
 int ari_pg_shards_sweep(ari_store *s, int64_t *dropped, ari_error *err);
+
+/* Spreading (docs/postgresql.md, "Spreading a large trace"): an import
+ * whose trace has at least `rows` rows in states, tasks, variables, links
+ * and dm_samples together (the tables spread), with
+ * two shards or more, spreads that trace over every shard (pg_publish.c).
+ * The threshold is kept in the coordinator database's settings
+ * (ALTER DATABASE ... SET ariadne.spread_rows), read by each import:
+ * 0 turns spreading off. */
+#define ARI_PG_SPREAD_ROWS_DEFAULT 5000000
+int ari_pg_shards_set_spread(ari_store *s, int64_t rows, ari_error *err);
+/* The threshold in *rows (the default when none was set): 0, or -1 with
+ * err set. */
+int ari_pg_shards_spread_rows(ari_store *s, int64_t *rows, ari_error *err);
 
 /* EXPLAIN (VERBOSE) of the Gantt's aggregation (gantt_sql.h) of a whole
  * task trace at 1000 pixels, every worker, as the daemons run it: a

@@ -213,7 +213,11 @@ static int drop_partitions(ari_store *s, int64_t id, shard_tables *remote, ari_e
         "SELECT c.relname, coalesce(v.srvname, '') FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
         " JOIN pg_class p ON p.oid = i.inhparent LEFT JOIN pg_foreign_table f ON f.ftrelid = c.oid"
         " LEFT JOIN pg_foreign_server v ON v.oid = f.ftserver"
-        " WHERE c.relname = p.relname || '_t' || CAST(?1 AS TEXT)",
+        " WHERE c.relname = p.relname || '_t' || CAST(?1 AS TEXT)"
+        /* a spread trace's sub-partitions, one per shard (pg_shards.h),
+         * dropped before their parent so that the shards' tables are known */
+        " OR c.relname ~ ('^' || p.relname || '_s[0-9]+$') AND p.relname ~ ('_t' || CAST(?1 AS TEXT) || '$')"
+        " ORDER BY c.relkind = 'p'",
         id, err);
     if (!st)
         return -1;

@@ -1,19 +1,25 @@
 // pg_shards.test.mjs: a sharded PostgreSQL store (issue 20's check): a
 // coordinator database on the fixture's cluster and two more clusters
 // (tests/lib/pg_cluster.sh) registered as its shards with `ariadned shard
-// add`. The fixtures (and a few real traces when ../shared/data is there)
-// are imported into the coordinator and into a plain one-server database in
-// the same order; then:
+// add`. A few fixtures of each kind (and the StarVZ LU trace when
+// ../shared/data is there) are imported into the coordinator and into a
+// plain one-server database in the same order; then, with the spreading
+// threshold lowered (`ariadned shard spread --rows 3`), a task trace and a
+// data-movement trace more, which are spread over both shards. Then:
 // - traces landed on both shards: each shard holds trace tables, each with
-//   the rows the plain database holds for that table and trace, and the
-//   coordinator has one foreign partition per shard table;
+//   the rows the plain database holds for that table and trace (a spread
+//   trace's split by worker, container or metric, no key on two shards, the
+//   same rows and rowids in all), and the coordinator has one foreign
+//   partition per shard table;
 // - every GET endpoint answers the sharded daemon as the plain one
 //   (tests/lib/parity.mjs, pg_parity's comparison);
 // - EXPLAIN (VERBOSE) of the Gantt's aggregation shows its GROUP BY in the
 //   shard's Remote SQL: a query of its shape (tasks per worker, type and
 //   pixel, which gives the same groups as one server), and the daemons' own
-//   statement (src/store/gantt_sql.c, through `ariadned shard explain`);
-// - deleting a trace drops its tables on its shard; an orphan table on a
+//   statement (src/store/gantt_sql.c, through `ariadned shard explain`),
+//   and on a spread trace on both shards at once (Async Foreign Scan);
+// - deleting a trace drops its tables on its shard (a spread trace's: by
+//   the next sweep, for now); an orphan table on a
 //   shard is dropped by `ariadned shard sweep`; a shard holding traces
 //   cannot be removed; the URL's password is printed nowhere.
 // Runs under CTest's api_pg label; under plain SQLite it skips.
@@ -22,7 +28,7 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 // $ARIADNE_PARITY_ARIADNED, when set, names the ariadned that imports and
 // serves here instead of $ARIADNED (deploy/test.sh: the Release build, as
@@ -40,6 +46,7 @@ const clusterScript = join(sourceDir, 'tests', 'lib', 'pg_cluster.sh');
 const PASSWORD = 'not-to-be-printed-7f3a';
 
 let work = null, coord = null, plain = null, importMs = 0;
+let spreadTask = 0, spreadDm = 0; // the spread traces' ids
 const shards = {}; // name -> {dir, url}
 const daemons = {};
 const cliOutput = [];
@@ -55,15 +62,22 @@ async function cli(...args) {
   return r.stdout;
 }
 
-// The trace tables ("<table>_t<id>") of a shard: [{name, table, trace}].
+// The trace tables of a shard ("<table>_t<id>", and "<table>_t<id>_s<k>"
+// for a spread trace): [{name, table, trace, sub}].
 function shardTables(url) {
   const out = psql(url, "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace" +
-    " AND relname ~ '_t[0-9]+$' ORDER BY relname");
+    " AND relname ~ '_t[0-9]+(_s[0-9]+)?$' ORDER BY relname");
   return out ? out.split('\n').map((name) => {
-    const m = /^(.*)_t(\d+)$/.exec(name);
-    return { name, table: m[1], trace: Number(m[2]) };
+    const m = /^(.*)_t(\d+)(_s\d+)?$/.exec(name);
+    return { name, table: m[1], trace: Number(m[2]), sub: Boolean(m[3]) };
   }) : [];
 }
+
+// The row key a spread trace's table is split by (src/store/pg_publish.c).
+const KEYS = { tasks: 'worker_id', states: 'container_id', variables: 'container_id', links: 'container_id',
+  dm_samples: 'metric_id' };
+
+const lastTrace = (db) => Number(psql(db, 'SELECT max(id) FROM traces'));
 
 before(async () => {
   if (skip) return;
@@ -71,7 +85,12 @@ before(async () => {
   chmodSync(work, 0o755); // the clusters run as an unprivileged user when we are root
   for (const name of ['one', 'two']) {
     const dir = join(work, name);
-    const url = execFileSync('bash', [clusterScript, 'start', dir], { encoding: 'utf8' }).trim();
+    // Children of CTest's fixture cluster, when there is one: its pg.stop
+    // stops them too if this test is killed before its after() (a timeout).
+    const owner = process.env.ARIADNE_TEST_PG_FILE ? { PG_CLUSTER_OWNER: dirname(process.env.ARIADNE_TEST_PG_FILE) } : {};
+    const url = execFileSync('bash', [clusterScript, 'start', dir], {
+      encoding: 'utf8', env: { ...process.env, ...owner },
+    }).trim();
     shards[name] = { dir, url };
   }
   coord = newPgDatabase();
@@ -80,10 +99,24 @@ before(async () => {
     const withPassword = url.replace('ariadne@', `ariadne:${PASSWORD}@`);
     await cli('shard', 'add', '--db', coord, '--name', name, '--url', withPassword);
   }
-  const real = existsSync(sharedData) ? REAL.slice(0, 3) : [];
-  const entries = FIXTURES.concat(real);
+  // one or two of each kind (tasks, Paje, profile, data movement): the
+  // other fixtures add requests, not checks
+  const pick = ['starpu/bundle', 'starpu/starvz', 'paje/quirks.trace', 'profiles/small.cali', 'datamove/kineto_small'];
+  const entries = FIXTURES.filter((paths) => pick.some((p) => paths[0].includes(p)))
+    .concat(existsSync(sharedData) ? REAL.slice(0, 1) : []);
+  assert.equal(entries.length, pick.length + (existsSync(sharedData) ? 1 : 0));
   const t0 = Date.now();
   await Promise.all([importAll(coord, entries), importAll(plain, entries)]);
+  // spread: every trace from now on with 3 rows or more (the fixtures'
+  // first task trace and data-movement trace once more)
+  assert.deepEqual(JSON.parse(await cli('shard', 'spread', '--db', coord)), { spread_rows: 5000000 });
+  assert.deepEqual(JSON.parse(await cli('shard', 'spread', '--db', coord, '--rows', '3')), { spread_rows: 3 });
+  for (const paths of [entries[0], entries.find((p) => p[0].includes('datamove'))]) {
+    for (const db of [coord, plain]) await cli('import', '--quiet', '--allow-duplicate', '--db', db, ...paths);
+    if (paths[0].includes('datamove')) spreadDm = lastTrace(coord);
+    else spreadTask = lastTrace(coord);
+  }
+  assert.ok(spreadTask > 0 && spreadDm > 0);
   importMs = Date.now() - t0;
   daemons.plain = await startDaemon({ db: plain });
   daemons.sharded = await startDaemon({ db: coord });
@@ -110,18 +143,26 @@ test('traces land on both shards, with the rows one server holds', { skip }, () 
   for (const [name, { url }] of Object.entries(shards)) {
     const tables = shardTables(url);
     assert.ok(tables.length > 0, `shard ${name} holds no table`);
-    for (const t of tables) {
+    const whole = tables.filter((x) => !x.sub);
+    for (const t of whole) {
       assert.equal(traces[t.trace] ?? name, name, `trace ${t.trace} is on two shards`);
       traces[t.trace] = name;
-      const here = Number(psql(url, `SELECT count(*) FROM "${t.name}"`));
-      const there = Number(psql(plain, `SELECT count(*) FROM "${t.table}" WHERE trace_id = ${t.trace}`));
-      assert.ok(here > 0, `${name}: ${t.name} is empty`);
-      assert.equal(here, there, `${name}: ${t.name} has ${here} rows, one server ${there}`);
-      // the coordinator reads the same rows through its foreign partition
-      assert.equal(Number(psql(coord, `SELECT count(*) FROM "${t.table}" WHERE trace_id = ${t.trace}`)), here);
     }
+    // row counts: on the shard, on one server, and through the coordinator's
+    // foreign partitions (one query each)
+    const counts = (db, from) => psql(db, whole.map((t) => `SELECT count(*) FROM ${from(t)}`).join(' UNION ALL ') ||
+      'SELECT 0 WHERE false').split('\n').map(Number);
+    const here = counts(url, (t) => `"${t.name}"`);
+    const one = counts(plain, (t) => `"${t.table}" WHERE trace_id = ${t.trace}`);
+    const viaCoord = counts(coord, (t) => `"${t.table}" WHERE trace_id = ${t.trace}`);
+    whole.forEach((t, i) => {
+      assert.ok(here[i] > 0, `${name}: ${t.name} is empty`);
+      assert.equal(here[i], one[i], `${name}: ${t.name} has ${here[i]} rows, one server ${one[i]}`);
+      assert.equal(viaCoord[i], here[i], `${name}: ${t.name} through the coordinator`);
+    });
     total += tables.length;
   }
+  assert.ok(Object.keys(traces).length >= 3, 'the traces imported before the threshold was lowered are not spread');
   const foreign = Number(psql(coord, 'SELECT count(*) FROM pg_foreign_table'));
   assert.equal(foreign, total, 'one foreign partition per shard table');
   // the tables with a unique key stay on the coordinator
@@ -129,8 +170,45 @@ test('traces land on both shards, with the rows one server holds', { skip }, () 
     " WHERE c.relname ~ '^(events|cct_nodes|profile_values|state_chunks)_t'")), 0);
 });
 
+test('a trace over the threshold is spread over both shards, with the rows one server holds', { skip }, () => {
+  for (const id of [spreadTask, spreadDm]) {
+    const subs = Object.entries(shards).flatMap(([name, { url }]) =>
+      shardTables(url).filter((t) => t.trace === id).map((t) => ({ ...t, shard: name, url })));
+    assert.ok(subs.every((t) => t.sub), `trace ${id}: a table that is not a sub-partition`);
+    assert.deepEqual([...new Set(subs.map((t) => t.shard))].sort(), ['one', 'two'], `trace ${id} is on one shard`);
+    for (const table of new Set(subs.map((t) => t.table))) {
+      const key = KEYS[table];
+      assert.ok(key, `${table} is spread`);
+      // on the coordinator: a partitioned partition, one foreign sub-partition per shard table
+      assert.equal(psql(coord, `SELECT relkind FROM pg_class WHERE relname = '${table}_t${id}'`), 'p');
+      const parts = subs.filter((t) => t.table === table);
+      assert.equal(Number(psql(coord, `SELECT count(*) FROM pg_inherits WHERE inhparent = '"${table}_t${id}"'::regclass`)),
+        parts.length);
+      // each key on one shard; the shards' rows together are one server's, rowids too
+      const seen = new Set();
+      const rows = [];
+      for (const t of parts) {
+        for (const k of psql(t.url, `SELECT DISTINCT coalesce(${key}::text, 'null') FROM "${t.name}"`).split('\n')) {
+          assert.ok(!seen.has(k), `${table} key ${k} of trace ${id} on two shards`);
+          seen.add(k);
+        }
+        rows.push(...psql(t.url, `SELECT t::text FROM "${t.name}" t`).split('\n'));
+      }
+      const one = psql(plain, `SELECT t::text FROM "${table}" t WHERE trace_id = ${id}`).split('\n');
+      assert.deepEqual(rows.sort(), one.sort(), `${table} of trace ${id}`);
+      const viaCoord = psql(coord, `SELECT t::text FROM "${table}" t WHERE trace_id = ${id}`).split('\n');
+      assert.deepEqual(viaCoord.sort(), one.sort(), `${table} of trace ${id} through the coordinator`);
+    }
+  }
+});
+
 test('every GET answers as on one server', { skip }, async (t) => {
-  const { paths, traces } = await parityPaths(daemons.plain.url);
+  const all = await parityPaths(daemons.plain.url);
+  const { traces } = all;
+  // CSV variants (the JSON answers' rows again, pg_parity checks them) for
+  // the spread traces only
+  const spread = (p) => [spreadTask, spreadDm].some((id) => new RegExp(`/traces/${id}(/|\\?|$)`).test(p));
+  const paths = all.paths.filter((p) => !/format=csv/.test(p) || spread(p));
   const t0 = Date.now();
   const { ok200, mismatches, slowest } = await compareAnswers(daemons.plain.url, daemons.sharded.url, paths);
   t.diagnostic(`${traces.length} traces, ${paths.length} requests, ${ok200} answered 200; ` +
@@ -170,11 +248,19 @@ test('the daemons\' own Gantt statement runs on the shard (shard explain)', { sk
   const local = await cli('shard', 'explain', '--db', plain, '--trace', String(id));
   assert.doesNotMatch(local, /Remote SQL/, local);
   assert.match(local, /Aggregate/, local);
+  // a spread trace: each shard aggregates its workers, both at once
+  const spread = await cli('shard', 'explain', '--db', coord, '--trace', String(spreadTask));
+  assert.match(spread, /^Append/, spread);
+  for (const k of [0, 1]) {
+    assert.match(spread, new RegExp(`Relations: Aggregate on \\(public\\.tasks_t${spreadTask}_s${k} tasks(_\\d+)?\\)`), spread);
+    assert.match(spread, new RegExp(`Remote SQL: SELECT worker_id, type, .* FROM public\\.tasks_t${spreadTask}_s${k} WHERE .* GROUP BY [\\d, ]+$`, 'm'), spread);
+  }
+  assert.equal(spread.match(/^ {2}-> {2}Async Foreign Scan/gm)?.length, 2, spread);
 });
 
 test('deleting a trace drops its tables on its shard', { skip }, async () => {
-  const [name, { url }] = Object.entries(shards).find(([, s]) => shardTables(s.url).length > 0);
-  const id = shardTables(url)[0].trace;
+  const [name, { url }] = Object.entries(shards).find(([, s]) => shardTables(s.url).some((t) => !t.sub));
+  const id = shardTables(url).find((t) => !t.sub).trace;
   const r = await fetch(`${daemons.sharded.url}/api/v1/traces/${id}`, { method: 'DELETE' });
   assert.ok(r.status === 200 || r.status === 204, `DELETE answered ${r.status}`);
   assert.deepEqual(shardTables(url).filter((t) => t.trace === id), [], `${name} keeps trace ${id}'s tables`);
@@ -182,12 +268,28 @@ test('deleting a trace drops its tables on its shard', { skip }, async () => {
   assert.equal((await fetch(`${daemons.sharded.url}/api/v1/traces/${id}`)).status, 404);
 });
 
+test('deleting a spread trace drops it from both shards', { skip }, async () => {
+  const id = spreadDm;
+  const r = await fetch(`${daemons.sharded.url}/api/v1/traces/${id}`, { method: 'DELETE' });
+  assert.ok(r.status === 200 || r.status === 204, `DELETE answered ${r.status}`);
+  assert.equal(Number(psql(coord, `SELECT count(*) FROM pg_class WHERE relname ~ '_t${id}(_s[0-9]+)?$'`)), 0);
+  // the deletion (src/store/store_traces.c) drops the foreign partitions it
+  // finds, not yet a spread trace's sub-partitions: their shard tables go at
+  // the next sweep (or import)
+  await cli('shard', 'sweep', '--db', coord);
+  for (const [name, { url }] of Object.entries(shards)) {
+    assert.deepEqual(shardTables(url).filter((t) => t.trace === id), [], `${name} keeps trace ${id}'s tables`);
+  }
+  assert.equal((await fetch(`${daemons.sharded.url}/api/v1/traces/${id}`)).status, 404);
+});
+
 test('shard sweep drops orphans only; a shard with traces stays', { skip }, async () => {
   const { url } = shards.two;
   const before = shardTables(url).length;
   psql(url, 'CREATE TABLE states_t999999 (trace_id bigint)');
+  psql(url, 'CREATE TABLE tasks_t999999_s1 (trace_id bigint)');
   const swept = JSON.parse(await cli('shard', 'sweep', '--db', coord));
-  assert.deepEqual(swept, { dropped: 1 });
+  assert.deepEqual(swept, { dropped: 2 });
   assert.equal(shardTables(url).length, before);
   await assert.rejects(cli('shard', 'remove', 'two', '--db', coord), /holds \d+ tables/);
 });
