@@ -49,10 +49,7 @@ static uint64_t rng_state;
 
 static double uniform(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
+    return test_uniform(&rng_state);
 }
 
 static void add_worker(ari_store *s, int64_t trace, int64_t id, int64_t node, const char *restype,
@@ -157,13 +154,8 @@ static int setup(void **state)
     test_db_setup(&lite);
     f->lite = lite;
     f->lite_trace = generate(f->lite->s);
-    if (test_pg_db_create(&f->pgdb, "ariadne_bounds_q")) {
-        ari_error err = {0};
-        f->pg = ari_store_open(f->pgdb.url, &err);
-        if (!f->pg)
-            fail_msg("open %s: %s", f->pgdb.url, err.message);
+    if ((f->pg = test_pg_store_open(&f->pgdb, "ariadne_bounds_q")) != NULL)
         f->pg_trace = generate(f->pg);
-    }
     *state = f;
     return 0;
 }
@@ -173,10 +165,7 @@ static int teardown(void **state)
     fixture *f = *state;
     void *lite = f->lite;
     test_db_teardown(&lite);
-    if (f->pg) {
-        ari_store_close(f->pg);
-        test_pg_db_drop(&f->pgdb);
-    }
+    test_pg_store_close(f->pg, &f->pgdb);
     free(f);
     return 0;
 }

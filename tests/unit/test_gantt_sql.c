@@ -52,10 +52,7 @@ static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
 static double uniform(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
+    return test_uniform(&rng_state);
 }
 
 static void run(ari_store *s, const char *sql, const ari_arg *args, int n)

@@ -1,8 +1,10 @@
 /* test_helpers.h: small helpers shared by the C unit tests: temporary
- * directories and files, and reading a count from the store. */
+ * directories and files, reading a count from the store, throwaway
+ * PostgreSQL databases and stores, and a deterministic generator. */
 #ifndef ARIADNE_TEST_HELPERS_H
 #define ARIADNE_TEST_HELPERS_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +126,40 @@ static inline void test_pg_db_drop(const test_pg_db *db)
     char sql[128];
     snprintf(sql, sizeof sql, "-c 'DROP DATABASE IF EXISTS %s WITH (FORCE)'", db->name);
     test_pg_admin(db->base, sql);
+}
+
+/* test_pg_db_create, then a store opened (migrated) on it: NULL without
+ * a cluster (the caller skips its PostgreSQL part); aborts when the store
+ * cannot be opened. Close with test_pg_store_close. */
+static inline ari_store *test_pg_store_open(test_pg_db *db, const char *prefix)
+{
+    if (!test_pg_db_create(db, prefix))
+        return NULL;
+    ari_error err = {0};
+    ari_store *s = ari_store_open(db->url, &err);
+    if (!s) {
+        fprintf(stderr, "open %s: %s\n", db->url, err.message);
+        abort();
+    }
+    return s;
+}
+
+static inline void test_pg_store_close(ari_store *s, const test_pg_db *db)
+{
+    if (!s)
+        return;
+    ari_store_close(s);
+    test_pg_db_drop(db);
+}
+
+/* A deterministic generator (xorshift64) in [0, 1), so that a failure
+ * repeats: *state non-zero, restarted by the caller for each run. */
+static inline double test_uniform(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (double)(*state >> 11) / 9007199254740992.0;
 }
 
 /* A fresh database in a fresh directory (with a "work" subdirectory for

@@ -47,10 +47,7 @@ static uint64_t rng_state;
 
 static double uniform(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
+    return test_uniform(&rng_state);
 }
 
 static const char *const modules[] = {"/usr/lib/libA.so", "/usr/lib/libB.so", "app", ""};
