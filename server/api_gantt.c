@@ -53,9 +53,10 @@
 #define GANTT_DIGITS 12
 /* PostgreSQL: a row with at most this many tasks estimated in the window
  * is drawn from its tasks, read as the tasks mode reads them, rather than
- * aggregated by the database: the daemon reads a task in about 1 us and
- * PostgreSQL aggregates one in about 5 (its expressions, per task), and
- * the read holds at most about 1.3 MB per row (20 bytes a task). Denser
+ * aggregated by the database: the daemon reads a task in 1 to 4 us (the
+ * index scan's heap reads) and PostgreSQL aggregates one in about 5 (its
+ * expressions, per task; measured at 10 M states, tests/bench/README.md),
+ * and the read holds at most about 1.3 MB per row (20 bytes a task). Denser
  * rows, which the summaries cannot draw (filters, a zoom between their
  * levels), are aggregated in the database: no row of a huge trace is
  * ever read whole. The two give the same pixels (the aggregation within
