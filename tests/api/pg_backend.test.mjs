@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, backendName, waitJob } from '../lib/daemon.mjs';
+import { startDaemon, backendName, waitJob, runCli, sourceDir } from '../lib/daemon.mjs';
 import {
   getJson, sendJson, assertOkJson, uploadRaw, acceptedJob, smallTrace, stopClean,
 } from '../fixtures/api/util.mjs';
@@ -99,4 +99,18 @@ test('two daemons on one PostgreSQL database', { skip: PG_ONLY }, async (t) => {
     await stopClean(d1);
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a trace\'s tasks are stored by worker and start, numbered in the file\'s order', { skip: PG_ONLY }, () => {
+  const r = runCli(['import', '--quiet', '--db', d.db, join(sourceDir, 'tests', 'fixtures', 'starpu', 'bundle')]);
+  assert.equal(r.status, 0, r.stderr);
+  const id = JSON.parse(r.stdout.trim().split('\n')[0]).id;
+  // the partition's heap order (ctid): by worker, then start (pg_publish.c cluster_order)
+  const disorder = psqlValue(d.db, `SELECT count(*) FROM (SELECT worker_id, start, lag(worker_id) OVER w AS pw,
+    lag(start) OVER w AS ps FROM tasks_t${id} WINDOW w AS (ORDER BY ctid)) x
+    WHERE worker_id < pw OR (worker_id = pw AND start < ps)`);
+  assert.equal(disorder, '0', 'tasks out of (worker, start) order in the heap');
+  assert.ok(Number(psqlValue(d.db, `SELECT count(DISTINCT worker_id) FROM tasks_t${id}`)) > 1, 'several workers');
+  // the rowids still number the rows as the staged order did: consecutive, one each
+  assert.equal(psqlValue(d.db, `SELECT max(rowid) - min(rowid) + 1 = count(DISTINCT rowid) AND count(DISTINCT rowid) = count(*) FROM tasks_t${id}`), 't');
 });
