@@ -255,6 +255,20 @@ static int finish(loader *l, ari_prog_data *d, const int *counts, int stride)
     return 0;
 }
 
+/* The common end of both loaders: the node filter, the worker counts and
+ * the names sorted (finish). */
+static int filter_and_finish(loader *l, const int *filter, int nfilter, ari_prog_data *out, ari_error *err)
+{
+    if (nfilter > 0 && apply_node_filter(l, &out->node_ids, &out->nnodes, filter, nfilter, err) < 0)
+        return -1;
+    int *counts = NULL;
+    if (read_workers(l, out, &counts, err) < 0)
+        return -1;
+    int rc = finish(l, out, counts, out->nrestypes);
+    free(counts);
+    return rc < 0 ? ari_error_set(err, ARI_E_NOMEM, "progression: out of memory") : 0;
+}
+
 static int read_time_unit(ari_store *s, int64_t id, char **time_unit, ari_error *err)
 {
     ari_stmt *st = ari_store_stmt_id(s, "SELECT time_unit FROM traces WHERE id = ?", id, err);
@@ -270,16 +284,7 @@ static int load(loader *l, const int *filter, int nfilter, ari_prog_data *out, a
         return ARI_PROG_LOAD_NO_TASKS;
     if (distinct_nodes(l, &out->node_ids, &out->nnodes) < 0)
         return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
-    if (nfilter > 0 && apply_node_filter(l, &out->node_ids, &out->nnodes, filter, nfilter, err) < 0)
-        return -1;
-    int *counts = NULL;
-    if (read_workers(l, out, &counts, err) < 0)
-        return -1;
-    int rc = finish(l, out, counts, out->nrestypes);
-    free(counts);
-    if (rc < 0)
-        return ari_error_set(err, ARI_E_NOMEM, "progression: out of memory");
-    return 0;
+    return filter_and_finish(l, filter, nfilter, out, err);
 }
 
 int ari_progression_load(ari_store *s, int64_t id, const int *nodes_filter, int nnodes_filter,
@@ -357,14 +362,7 @@ static int load_shape(loader *l, const int *filter, int nfilter, ari_prog_data *
         return -1;
     if (out->nnodes == 0)
         return ARI_PROG_LOAD_NO_TASKS;
-    if (nfilter > 0 && apply_node_filter(l, &out->node_ids, &out->nnodes, filter, nfilter, err) < 0)
-        return -1;
-    int *counts = NULL;
-    if (read_workers(l, out, &counts, err) < 0)
-        return -1;
-    int rc = finish(l, out, counts, out->nrestypes);
-    free(counts);
-    return rc < 0 ? ari_error_set(err, ARI_E_NOMEM, "progression: out of memory") : 0;
+    return filter_and_finish(l, filter, nfilter, out, err);
 }
 
 /* The kept nodes as a PostgreSQL array literal, and the types as one of
