@@ -11,7 +11,6 @@
 
 #include "store/pg_notify.h"
 #include "store/store_internal.h"
-#include "util/proc.h"
 #include "util/vec.h"
 
 /* The advisory lock of job ?1: the two-key form (class 20, the job id's
@@ -78,20 +77,11 @@ static int lock_call(ari_store *s, const char *sql, int64_t id, int64_t *out, co
     return rc;
 }
 
-/* This process's key, as claim_row writes it in owner_key (the rows the
- * later calls may change: not a job another replica took over). */
-static void own_key(char *key, size_t size)
-{
-    ari_process_key((int64_t)getpid(), key, size);
-}
-
 /* The claim proper, inside the caller's transaction: 0 with the row, 1 if
  * none is queued, -1. */
 static int claim_row(ari_store *s, const char *kind, int64_t *id, char **params_json, ari_error *err)
 {
-    char key[128];
-    own_key(key, sizeof key);
-    ari_arg args[] = {ari_arg_raw_text(kind), ari_arg_int((int64_t)getpid()), ari_arg_raw_text(key)};
+    ari_arg args[] = {ari_arg_raw_text(kind), ari_arg_int((int64_t)getpid()), ari_arg_raw_text(ari_jobs_owner_key())};
     ari_stmt *st = ari_store_bound(s,
         "UPDATE jobs SET status = 'running', progress = 0, phase = 'starting', owner_pid = ?2, owner_key = ?3"
         " WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND kind = ?1 ORDER BY id LIMIT 1"
@@ -153,9 +143,8 @@ int ari_jobq_requeue(ari_store *s, int64_t id, ari_error *err)
 {
     if (need_pg(s, err) < 0)
         return -1;
-    char key[128];
-    own_key(key, sizeof key);
-    ari_arg args[] = {ari_arg_int(id), ari_arg_raw_text(key)};
+    /* not a job another replica took over (its owner_key is that replica's) */
+    ari_arg args[] = {ari_arg_int(id), ari_arg_raw_text(ari_jobs_owner_key())};
     return ari_store_run(s,
         "UPDATE jobs SET status = 'queued', progress = 0, phase = 'queued', owner_pid = 0, owner_key = ''"
         " WHERE id = ?1 AND status = 'running' AND owner_key = ?2", args, ARI_NARGS(args), "requeue a job", err);
@@ -167,10 +156,8 @@ int ari_jobq_progress(ari_store *s, int64_t id, double progress, const char *pha
         return -1;
     if (ari_pg_in_transaction(s->pg))
         return 0; /* would join (and wait for) the import's own transaction */
-    char key[128];
-    own_key(key, sizeof key);
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(progress), ari_arg_text(phase ? phase : ""),
-                      ari_arg_raw_text(key)};
+                      ari_arg_raw_text(ari_jobs_owner_key())};
     return ari_store_run(s,
         "UPDATE jobs SET progress = ?2, phase = ?3 WHERE id = (SELECT id FROM jobs"
         " WHERE id = ?1 AND status = 'running' AND owner_key = ?4 FOR UPDATE SKIP LOCKED)",

@@ -115,6 +115,10 @@ ari_stmt *ari_store_stmt_id(ari_store *s, const char *sql, int64_t id, ari_error
  * ("what: message"). */
 int ari_store_run(ari_store *s, const char *sql, const ari_arg *args, int n, const char *what,
                   ari_error *err);
+/* This process's key (util/proc.h ari_process_key), as the jobs it
+ * creates or claims hold it in owner_key (store_jobs.c). */
+const char *ari_jobs_owner_key(void);
+
 /* ari_store_write, then whether the statement changed a row: 0 if it did,
  * 1 if it matched none (no such id), -1 with err set. */
 int ari_store_write_changed(ari_store *s, ari_stmt *st, const char *what, ari_error *err);

@@ -33,7 +33,7 @@ static void own_key_init(void)
     ari_process_key((int64_t)getpid(), own_key_text, sizeof own_key_text);
 }
 
-static const char *own_key(void)
+const char *ari_jobs_owner_key(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, own_key_init);
@@ -58,7 +58,7 @@ int ari_jobs_create(ari_store *s, const char *kind, const char *params_json,
                     int64_t *id_out, ari_error *err)
 {
     ari_arg args[] = {ari_arg_raw_text(kind), ari_arg_raw_text(params_json ? params_json : "{}"),
-                      ari_arg_int((int64_t)getpid()), ari_arg_raw_text(own_key())};
+                      ari_arg_int((int64_t)getpid()), ari_arg_raw_text(ari_jobs_owner_key())};
     if (ari_store_run(s, "INSERT INTO jobs(kind, status, params_json, owner_pid, owner_key)"
                          " VALUES (?1, 'queued', ?2, ?3, ?4)",
                       args, ARI_NARGS(args), "create job", err) < 0)
@@ -102,7 +102,7 @@ static int finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids
 int ari_jobs_finish(ari_store *s, int64_t id, int succeeded, const char *trace_ids_json,
                     const char *error_code, const char *error_message, ari_error *err)
 {
-    return finish(s, id, succeeded, trace_ids_json, error_code, error_message, own_key(), err);
+    return finish(s, id, succeeded, trace_ids_json, error_code, error_message, ari_jobs_owner_key(), err);
 }
 
 int ari_jobs_get(ari_store *s, int64_t id, char **json_out, ari_error *err)
