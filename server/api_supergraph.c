@@ -270,16 +270,18 @@ static void state_free(sg_state *s)
  * when unknown. */
 static int load(ari_request *r, int64_t id, const sg_request *q, sg_state *s, int *metric, ari_error *err)
 {
-    s->in_sql = ari_store_is_pg(r->db);
+    int64_t nnodes = 0, nprocs = 0;
+    ari_error ignored = {0}; /* the load below says what is wrong */
+    s->in_sql = ari_store_is_pg(r->db) && ari_profile_size(r->db, id, &nnodes, &nprocs, &ignored) == 0 &&
+                nnodes * nprocs >= SQL_MIN_VALUES;
     int rc = s->in_sql ? ari_profile_load_summary(r->db, id, &s->cct, err) : ari_profile_load(r->db, id, &s->cct, err);
     if (rc != 0)
         return rc;
     s->have_cct = 1;
     *metric = ari_cct_metric_find(&s->cct, q->metric);
-    if (*metric < 0 || !s->in_sql)
+    if (*metric < 0 || !s->in_sql || ari_sgq_times(&s->cct, *metric, &s->t) == 0)
         return 0;
-    if ((int64_t)s->cct.nnodes * s->cct.nprocs >= SQL_MIN_VALUES && ari_sgq_times(&s->cct, *metric, &s->t) == 0)
-        return 0;
+    /* a variant of the metric derived per process: every value */
     ari_cct_free(&s->cct);
     s->have_cct = s->in_sql = 0;
     if ((rc = ari_profile_load(r->db, id, &s->cct, err)) != 0)

@@ -90,6 +90,13 @@ static int64_t query_int(ari_store *s, const char *sql, int64_t trace_id, ari_er
     return n;
 }
 
+int ari_profile_size(ari_store *s, int64_t trace_id, int64_t *nnodes, int64_t *nprocs, ari_error *err)
+{
+    *nnodes = query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
+    *nprocs = *nnodes < 0 ? -1 : query_int(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
+    return *nnodes < 0 || *nprocs < 0 ? -1 : 0;
+}
+
 /* ---- loading the whole CCT ---- */
 
 /* The loader's view of ari_cct with writable pointers. */
@@ -608,9 +615,7 @@ int ari_profile_summary_load(ari_store *s, int64_t trace_id, const char *metric,
         return -1;
     if (resolve_metric(s, trace_id, NULL, &out->inclusive, err) < 0)
         return -1;
-    out->nnodes = query_int(s, "SELECT count(*) FROM cct_nodes WHERE trace_id = ?1", trace_id, err);
-    out->nprocs = query_int(s, "SELECT count(*) FROM profile_procs WHERE trace_id = ?1", trace_id, err);
-    if (out->nnodes < 0 || out->nprocs < 0)
+    if (ari_profile_size(s, trace_id, &out->nnodes, &out->nprocs, err) < 0)
         rc = -1;
     if (rc == 0)
         rc = summary_nodes(s, trace_id, out, err);

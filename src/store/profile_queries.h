@@ -34,6 +34,9 @@ int ari_profile_load(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *er
  * ensemble needs for its super graph, gradients and statistics, at a
  * fraction of the reading. */
 int ari_profile_load_summary(ari_store *s, int64_t trace_id, ari_cct *out, ari_error *err);
+/* The trace's CCT nodes and processes, counted (0 and 0 for a trace
+ * without a profile): 0, or -1 with err set. */
+int ari_profile_size(ari_store *s, int64_t trace_id, int64_t *nnodes, int64_t *nprocs, ari_error *err);
 /* The per-process values of metric `metric` (an id of the trace) for the
  * nodes nodes[0..n) (a negative id: none) into out[k * nprocs + p], NAN
  * where the node has no row or was not measured: point reads of a few rows
