@@ -5,7 +5,11 @@
  * A statement's rows arrive whole at its first step (PQexecPrepared), so
  * that the store may run other statements on the same connection while it
  * reads them, as it does with SQLite; the queries that would return a
- * trace's millions of rows aggregate in SQL instead. Parameters travel as
+ * trace's millions of rows aggregate in SQL instead. A statement marked
+ * streamed (ari_pg_stream) gets its rows one at a time instead (libpq's
+ * single-row mode): the daemon holds one row of it, not the whole result,
+ * but no other statement may run on the connection until it is read to
+ * its end or reset. Parameters travel as
  * text (doubles with 17 digits, which round-trip), blobs as bytes; rows
  * come back binary. Statements run by ari_pg_exec are PostgreSQL's own and
  * are not translated. The session prints doubles with 15 significant digits
@@ -76,6 +80,8 @@ struct ari_pg_stmt {
     unsigned *types;      /* the parameter types it was prepared with */
     PGresult *res;        /* the rows of the current execution */
     int row, nrows;       /* row -1 before the first step */
+    int stream;           /* rows one at a time (ari_pg_stream) */
+    int streaming;        /* a streamed execution has rows still to come */
     char **texts;         /* numbers of the current row read as text, per column */
 };
 
@@ -321,11 +327,24 @@ static void clear_texts(ari_pg_stmt *st)
     st->texts = NULL;
 }
 
+/* Reads what a streamed execution still has to send, so that the
+ * connection takes statements again. */
+static void drain(ari_pg_stmt *st)
+{
+    PGresult *res;
+    while ((res = PQgetResult(st->c->conn)))
+        PQclear(res);
+    st->streaming = 0;
+    note_transaction(st->c);
+}
+
 void ari_pg_reset(ari_pg_stmt *st)
 {
     clear_texts(st);
     PQclear(st->res);
     st->res = NULL;
+    if (st->streaming)
+        drain(st);
     st->row = -1;
     st->nrows = 0;
 }
@@ -484,6 +503,17 @@ static int prepare_on_server(ari_pg_stmt *st)
     return rc;
 }
 
+/* The statement's bindings as libpq takes them. */
+static void param_arrays(const ari_pg_stmt *st, const char **values, int *lengths, int *formats, unsigned *types)
+{
+    for (int i = 0; i < st->nparams; i++) {
+        values[i] = st->params[i].value;
+        lengths[i] = st->params[i].length;
+        formats[i] = st->params[i].binary;
+        types[i] = st->params[i].value ? st->params[i].type : st->types[i];
+    }
+}
+
 /* Runs the statement with its bindings (prepared first): under its name
  * when the types are those it was prepared with, else once with these. */
 static PGresult *execute(ari_pg_stmt *st)
@@ -491,15 +521,59 @@ static PGresult *execute(ari_pg_stmt *st)
     const char *values[st->nparams ? st->nparams : 1];
     int lengths[st->nparams ? st->nparams : 1], formats[st->nparams ? st->nparams : 1];
     unsigned types[st->nparams ? st->nparams : 1];
-    for (int i = 0; i < st->nparams; i++) {
-        values[i] = st->params[i].value;
-        lengths[i] = st->params[i].length;
-        formats[i] = st->params[i].binary;
-        types[i] = st->params[i].value ? st->params[i].type : st->types[i];
-    }
+    param_arrays(st, values, lengths, formats, types);
     if (same_types(st))
         return PQexecPrepared(st->c->conn, st->name, st->nparams, values, lengths, formats, 1);
     return PQexecParams(st->c->conn, st->sql, st->nparams, types, values, lengths, formats, 1);
+}
+
+/* execute's streamed form: sends the statement in single-row mode.
+ * ARI_OK, or an error code. */
+static int send_streamed(ari_pg_stmt *st)
+{
+    if ((!st->name[0] || st->session != st->c->session) && prepare_on_server(st) != ARI_OK)
+        return st->c->errcode;
+    const char *values[st->nparams ? st->nparams : 1];
+    int lengths[st->nparams ? st->nparams : 1], formats[st->nparams ? st->nparams : 1];
+    unsigned types[st->nparams ? st->nparams : 1];
+    param_arrays(st, values, lengths, formats, types);
+    int sent = same_types(st)
+                   ? PQsendQueryPrepared(st->c->conn, st->name, st->nparams, values, lengths, formats, 1)
+                   : PQsendQueryParams(st->c->conn, st->sql, st->nparams, types, values, lengths, formats, 1);
+    if (!sent)
+        return fail_result(st->c, NULL);
+    st->streaming = 1;
+    if (!PQsetSingleRowMode(st->c->conn)) {
+        drain(st);
+        return fail(st->c, ARI_ERROR, "%s%s", "PostgreSQL refused single-row mode", "");
+    }
+    return ARI_OK;
+}
+
+/* A streamed statement's next row: ARI_ROW (the row is st->res's only
+ * one), ARI_DONE, or an error code (the rest drained). */
+static int next_streamed(ari_pg_stmt *st)
+{
+    clear_texts(st);
+    PQclear(st->res);
+    st->res = PQgetResult(st->c->conn);
+    ExecStatusType status = st->res ? PQresultStatus(st->res) : PGRES_FATAL_ERROR;
+    if (status == PGRES_SINGLE_TUPLE) {
+        st->row = 0;
+        st->nrows = 1;
+        return ARI_ROW;
+    }
+    int rc = status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK ? ARI_DONE : fail_result(st->c, st->res);
+    PQclear(st->res);
+    st->res = NULL;
+    drain(st);
+    st->row = st->nrows = 0;
+    return rc;
+}
+
+void ari_pg_stream(ari_pg_stmt *st)
+{
+    st->stream = 1;
 }
 
 /* 1 for a statement that only reads (run again after a reconnection). */
@@ -520,6 +594,19 @@ static PGresult *prepare_and_execute(ari_pg_stmt *st)
 
 int ari_pg_step(ari_pg_stmt *st)
 {
+    if (st->streaming || (st->row < 0 && st->stream)) {
+        if (!st->streaming) {
+            ari_pg_conn *c = st->c;
+            if (usable(c) != ARI_OK)
+                return c->errcode;
+            if (c->lost_tx)
+                return refuse_lost(c);
+            int rc = send_streamed(st);
+            if (rc != ARI_OK)
+                return rc;
+        }
+        return next_streamed(st);
+    }
     if (st->row < 0) {
         ari_pg_conn *c = st->c;
         if (usable(c) != ARI_OK)

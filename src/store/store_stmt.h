@@ -53,6 +53,7 @@ const unsigned char *ari_pg_col_text(ari_pg_stmt *st, int i);
 const void *ari_pg_col_blob(ari_pg_stmt *st, int i);
 int ari_pg_col_bytes(ari_pg_stmt *st, int i);
 int ari_pg_col_count(ari_pg_stmt *st);
+void ari_pg_stream(ari_pg_stmt *st);
 
 /* ---- stepping ---- */
 
@@ -61,6 +62,17 @@ int ari_pg_col_count(ari_pg_stmt *st);
 static inline int ari_step(ari_stmt *st)
 {
     return st->lite ? sqlite3_step(st->lite) : ari_pg_step(st->pg);
+}
+
+/* Marks a query whose rows are many and are read in one loop: PostgreSQL
+ * then sends them one at a time (single-row mode) instead of the whole
+ * result at the first step, and the connection runs no other statement
+ * until the loop ends or the statement is reset. SQLite reads rows so
+ * anyway. */
+static inline void ari_stream(ari_stmt *st)
+{
+    if (st->pg)
+        ari_pg_stream(st->pg);
 }
 
 /* Ready to step again from the start; bindings are kept. */

@@ -8,7 +8,9 @@
  * name the statement's fault; a store opened on a new database migrates to
  * the latest version; a connection that the server cut is opened again (a
  * prepared read runs on the new one, a transaction cut short refuses every
- * statement until its rollback, and none of its rows stay). */
+ * statement until its rollback, and none of its rows stay); a streamed
+ * statement (ari_stream) gives the same rows one at a time, and one reset
+ * half-way or failing half-way leaves the connection usable. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/pg_backend.h"
 #include "store/store_internal.h"
 #include "test_helpers.h"
 
@@ -211,6 +214,57 @@ static void test_errors_and_transactions(void **state)
     ari_stmt_finalize(st);
 }
 
+/* A streamed statement: every row, in order, read again after a reset;
+ * reset half-way, and failing half-way (division by zero at the 500th
+ * row), with the next statement on the connection answered each time. */
+static void test_streamed_rows(void **state)
+{
+    pg_fixture *p = *state;
+    NEED_PG(p);
+    ari_error err = {0};
+    ari_stmt *st = ari_store_prepare(p->s, "SELECT x, x * 0.5, 'r' || x FROM generate_series(1, ?1) x", &err);
+    assert_non_null(st);
+    ari_stream(st);
+    assert_int_equal(ari_store_bind_args(p->s, st, (ari_arg[]){ari_arg_int(2000)}, 1, &err), 0);
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t n = 0;
+        int rc;
+        while ((rc = ari_step(st)) == ARI_ROW) {
+            n++;
+            assert_int_equal(ari_col_int64(st, 0), n);
+            assert_true(ari_col_double(st, 1) == n * 0.5);
+            char text[32];
+            snprintf(text, sizeof text, "r%lld", (long long)n);
+            assert_string_equal((const char *)ari_col_text(st, 2), text);
+        }
+        assert_int_equal(rc, ARI_DONE);
+        assert_int_equal(n, 2000);
+        assert_int_equal(ari_step(st), ARI_DONE);
+        ari_reset(st);
+    }
+    for (int i = 0; i < 10; i++) /* reset after 10 rows: the rest is drained */
+        assert_int_equal(ari_step(st), ARI_ROW);
+    ari_reset(st);
+    ari_stmt *one = row(p->s, "SELECT 42");
+    assert_int_equal(ari_col_int64(one, 0), 42);
+    ari_stmt_finalize(one);
+    ari_stmt_finalize(st);
+    st = ari_store_prepare(p->s, "SELECT 1 / (500 - x) FROM generate_series(1, 1000) x", &err);
+    assert_non_null(st);
+    ari_stream(st);
+    int rc, n = 0;
+    while ((rc = ari_step(st)) == ARI_ROW)
+        n++;
+    assert_int_equal(n, 499);
+    assert_int_equal(ari_store_rows_end(p->s, st, rc, "divide", &err), -1);
+    assert_non_null(strstr(err.message, "division by zero"));
+    ari_stmt_finalize(st);
+    one = row(p->s, "SELECT 43");
+    assert_int_equal(ari_col_int64(one, 0), 43);
+    ari_stmt_finalize(one);
+    assert_int_equal(ari_pg_in_transaction(p->s->pg), 0);
+}
+
 /* Ends the store's server process from another connection, as a restart
  * or a failover would, and waits until it is gone. */
 static void cut_connection(pg_fixture *p)
@@ -278,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_bound_values_round_trip),
         cmocka_unit_test(test_null_parameter_typed_by_use),
         cmocka_unit_test(test_errors_and_transactions),
+        cmocka_unit_test(test_streamed_rows),
         cmocka_unit_test(test_reconnects), /* last: it cuts the connection */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
