@@ -14,7 +14,9 @@
  * (store/gantt_sql.h) per (worker, type, first pixel, last pixel), and the
  * daemon holds O(types x width) groups per row; a row whose tasks overlap
  * (none in StarPU traces), or a window whose pixels are a few ulps wide,
- * is drawn from its tasks in the window read the same way. Either
+ * is drawn from its tasks in the window read the same way. The rows read
+ * so are read in one statement (store/gantt_row_reads.h), so that on a
+ * trace spread over shards every shard reads its rows at once. Either
  * way the tasks mode then reads the row's few tasks with that index, from
  * start - (the row's longest task) to the window's end.
  *
@@ -28,7 +30,8 @@
  * 1/512 of the window), else from the states table (index by container and
  * start) from t0 - the row's longest state; rows without summaries (small
  * ones, traces imported before them) read every state of the row starting
- * before the window's end.
+ * before the window's end. The raw states of all the rows that need them
+ * are read in one statement too.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +43,7 @@
 #include "time_origin.h"
 #include "params.h"
 #include "reply.h"
+#include "store/gantt_row_reads.h"
 #include "store/gantt_rows.h"
 #include "store/gantt_sql.h"
 #include "store/gantt_summaries.h"
@@ -73,6 +77,9 @@ typedef struct gantt {
     unsigned char *overlaps; /* [nworkers] PostgreSQL: rows whose tasks overlap (read from their tasks) */
     unsigned char *raw;      /* [nworkers] PostgreSQL: rows few enough in the window to read (RAW_ROW_TASKS) */
     ari_gantt_result *summary; /* [nworkers] rows drawn from the summaries (mode 0: not) */
+    ari_row_tasks *read;     /* [nworkers] PostgreSQL: rows drawn from their tasks, read at once (start set) */
+    ari_gantt_state_totals *cells; /* [nworkers] states=true: rows whose state shares the summaries give */
+    ari_tq_states *states;   /* [nworkers] states=true: the others' raw states, read at once */
     double t0, t1;
     int width;
     int64_t max_tasks;
@@ -225,35 +232,77 @@ static json_t *summary_states_json(const ari_gantt_state_totals *tot, double spa
     return obj;
 }
 
-static json_t *states_json(gantt *g, const ari_tq_worker *w, ari_error *err)
+static json_t *states_json(gantt *g, int i, ari_error *err)
 {
-    ari_gantt_state_totals tot;
-    int answered =
-        ari_gantt_summary_states(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0, g->t1, &tot, err);
-    if (answered < 0)
-        return NULL;
-    if (answered) {
-        json_t *obj = summary_states_json(&tot, g->t1 - g->t0);
-        ari_gantt_state_totals_free(&tot);
+    json_t *obj;
+    if (g->cells[i].names) {
+        obj = summary_states_json(&g->cells[i], g->t1 - g->t0);
         if (!obj)
             ari_error_set(err, ARI_E_NOMEM, "out of memory");
         return obj;
     }
-    ari_tq_states st;
-    if (ari_tq_worker_states(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0, g->t1, &st, err) < 0)
-        return NULL;
-    double *time = malloc(((size_t)st.nvalues + 1) * sizeof *time);
-    json_t *obj = time ? json_object() : NULL;
+    const ari_tq_states *st = &g->states[i];
+    double *time = malloc(((size_t)st->nvalues + 1) * sizeof *time);
+    obj = time ? json_object() : NULL;
     if (!obj)
         ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    else if (ari_gantt_state_times(st.states, st.n, g->t0, g->t1, st.nvalues, time, err) < 0)
+    else if (ari_gantt_state_times(st->states, st->n, g->t0, g->t1, st->nvalues, time, err) < 0)
         obj = (json_decref(obj), NULL);
-    for (int v = 0; obj && v < st.nvalues; v++)
-        if (!st.is_task[v] && time[v] > 0)
-            json_object_set_new(obj, st.names[v], json_real(time[v] / (g->t1 - g->t0)));
+    for (int v = 0; obj && v < st->nvalues; v++)
+        if (!st->is_task[v] && time[v] > 0)
+            json_object_set_new(obj, st->names[v], json_real(time[v] / (g->t1 - g->t0)));
     free(time);
-    ari_tq_states_free(&st);
     return obj;
+}
+
+/* states=true: each shown row's runtime states, from the summary cells
+ * where a level fits the window, else from the raw states, read for all
+ * those rows in one statement (store/gantt_row_reads.h) from t0 - the
+ * row's longest state (its summary's; every earlier state without one). */
+static int read_states(gantt *g, ari_error *err)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    g->cells = calloc((size_t)m->nworkers + 1, sizeof *g->cells);
+    g->states = calloc((size_t)m->nworkers + 1, sizeof *g->states);
+    int *rows = malloc(((size_t)m->nworkers + 1) * sizeof *rows);
+    double *lo = malloc(((size_t)m->nworkers + 1) * sizeof *lo);
+    ari_tq_states *read = calloc((size_t)m->nworkers + 1, sizeof *read);
+    int rc = g->cells && g->states && rows && lo && read ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int n = 0;
+    for (int i = 0; rc == 0 && i < m->nworkers; i++) {
+        if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]))
+            continue;
+        int64_t id = m->workers[i].id, trace_id = g->ctx->trace.id;
+        rc = ari_gantt_summary_state_cells(g->r->db, trace_id, m, id, g->t0, g->t1, &g->cells[i], err);
+        if (rc == 0) {
+            rows[n] = i;
+            rc = ari_gantt_summary_states_from(g->r->db, trace_id, id, g->t0, &lo[n], err);
+            if (rc == 1)
+                lo[n] = -INFINITY, rc = 0;
+            n++;
+        }
+        rc = rc < 0 ? -1 : 0;
+    }
+    if (rc == 0)
+        rc = ari_gantt_read_states(g->r->db, g->ctx->trace.id, m, rows, lo, n, g->t0, g->t1, read, err);
+    for (int k = 0; rc == 0 && k < n; k++)
+        g->states[rows[k]] = read[k];
+    free(rows);
+    free(lo);
+    free(read);
+    return rc;
+}
+
+static void states_free(gantt *g)
+{
+    for (int i = 0; i < g->ctx->meta->nworkers; i++) {
+        if (g->cells)
+            ari_gantt_state_totals_free(&g->cells[i]);
+        if (g->states)
+            ari_tq_states_free(&g->states[i]);
+    }
+    free(g->cells);
+    free(g->states);
 }
 
 /* Renders one row from its tasks (the row cache's, or those read now):
@@ -321,6 +370,8 @@ static int render_row(gantt *g, int i, ari_gantt_result *res, double *idle, ari_
     }
     if (g->rows)
         return render_tasks(g, w, &g->rows->rows[i], res, idle, err);
+    if (g->read && g->read[i].start)
+        return render_tasks(g, w, &g->read[i], res, idle, err);
     if (g->sql_exact && !g->overlaps[i] && !g->raw[i]) {
         int rc = ari_gantt_sql_render(&g->sql, i, g->max_tasks, res, err);
         if (rc <= 0) {
@@ -339,7 +390,7 @@ static json_t *row_json(gantt *g, int i, ari_error *err)
     if (render_row(g, i, &res, &idle, err) < 0)
         return NULL;
     json_t *tasks = json_null(), *pixels = json_null();
-    json_t *states = g->with_states ? states_json(g, w, err) : json_null();
+    json_t *states = g->with_states ? states_json(g, i, err) : json_null();
     if (!states)
         tasks = NULL;
     else if (res.mode == ARI_GANTT_TASKS)
@@ -484,6 +535,37 @@ static double window_tasks(const ari_tq_worker *w, double t0, double t1)
     return hi > lo ? (double)w->ntasks * ((hi - lo) / span) : 0;
 }
 
+/* PostgreSQL: the tasks of the rows that are drawn from their tasks (few
+ * in the window, overlapping, or pixels too narrow for the aggregation),
+ * read in one statement (store/gantt_row_reads.h): on a trace spread over
+ * shards, every shard reads its rows at once. */
+static int read_rows(gantt *g, ari_error *err)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    g->read = calloc((size_t)m->nworkers + 1, sizeof *g->read);
+    int *rows = malloc(((size_t)m->nworkers + 1) * sizeof *rows);
+    double *lo = malloc(((size_t)m->nworkers + 1) * sizeof *lo);
+    ari_row_tasks *read = calloc((size_t)m->nworkers + 1, sizeof *read);
+    int rc = g->read && rows && lo && read ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int n = 0;
+    for (int i = 0; rc == 0 && i < m->nworkers; i++) {
+        if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]) || (g->summary && g->summary[i].mode))
+            continue;
+        if (g->raw[i] || g->overlaps[i] || !g->sql_exact) {
+            rows[n] = i;
+            lo[n++] = g->t0 - m->workers[i].max_duration;
+        }
+    }
+    if (rc == 0)
+        rc = ari_gantt_read_tasks(g->r->db, g->ctx->trace.id, m, rows, lo, n, g->t1, read, err);
+    for (int k = 0; rc == 0 && k < n; k++)
+        g->read[rows[k]] = read[k];
+    free(rows);
+    free(lo);
+    free(read);
+    return rc;
+}
+
 /* PostgreSQL: the rows shown, aggregated by the database in one statement
  * (store/gantt_sql.h), but for the rows read from their tasks as the row
  * cache would draw them: those whose tasks overlap, and those with few
@@ -515,7 +597,7 @@ static int aggregate_in_sql(gantt *g, ari_error *err)
         rc = ari_gantt_sql_run(g->r->db, g->ctx->trace.id, m, &q, &g->sql, err);
     }
     free(shown);
-    return rc;
+    return rc < 0 ? -1 : read_rows(g, err);
 }
 
 /* ---- at import ---- */
@@ -600,11 +682,17 @@ enum MHD_Result api_gantt(ari_request *r)
         ready = aggregate_in_sql(&g, &err);
     else
         ready = (g.rows = ari_rows_acquire(r->db, ctx.meta, ctx.trace.key, &err)) ? 0 : -1;
+    if (ready == 0 && g.with_states)
+        ready = read_states(&g, &err);
     json_t *doc = ari_set_time_origin(ready == 0 ? render(&g, &err) : NULL, ctx.trace.time_origin);
     res = doc ? ari_reply_analysis(r, doc, GANTT_DIGITS) : ari_reply_from_error(r, &err);
     ari_rows_release(g.rows);
     ari_gantt_sql_result_free(&g.sql);
     summaries_free(&g);
+    states_free(&g);
+    if (g.read)
+        ari_row_reads_free(g.read, ctx.meta->nworkers);
+    free(g.read);
     free(g.overlaps);
     free(g.raw);
     free(g.type_ok);

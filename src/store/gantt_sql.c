@@ -281,6 +281,7 @@ int ari_gantt_sql_run(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, c
                       ari_arg_int(q->width - 1)};
     int rc = ari_store_bind_args(s, st, args, ARI_NARGS(args), err);
     int pg = ari_store_is_pg(s);
+    ari_stream(st); /* O(types x pixels) groups a row: held as C groups, not also as a whole result */
     if (rc == 0 && pg)
         rc = ari_store_exec(s, "SET extra_float_digits = 3", err);
     if (rc == 0 && pg)

@@ -713,9 +713,8 @@ static int value_names(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, 
     return rc;
 }
 
-/* The row's longest state: 0 and *longest, 1 when the row has no
- * summary, -1 on error. */
-static int longest_state(ari_store *s, int64_t trace_id, int64_t worker_id, double *longest, ari_error *err)
+int ari_gantt_summary_states_from(ari_store *s, int64_t trace_id, int64_t worker_id, double t0, double *lo,
+                                  ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(worker_id)};
     ari_stmt *st =
@@ -725,7 +724,8 @@ static int longest_state(ari_store *s, int64_t trace_id, int64_t worker_id, doub
         return -1;
     int rc = ari_store_step_row(s, st, "read a gantt summary row", err);
     if (rc == 0) {
-        *longest = ari_col_double(st, 0);
+        double longest = ari_col_double(st, 0);
+        *lo = t0 - longest - 1e-9 * (fabs(t0) + longest); /* rounding of end - start */
         ari_reset(st);
     }
     return rc;
@@ -738,11 +738,10 @@ static int longest_state(ari_store *s, int64_t trace_id, int64_t worker_id, doub
 static int bounded_raw(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id, double t0,
                        double t1, ari_gantt_state_totals *out, ari_error *err)
 {
-    double longest;
-    int rc = longest_state(s, trace_id, worker_id, &longest, err);
+    double lo;
+    int rc = ari_gantt_summary_states_from(s, trace_id, worker_id, t0, &lo, err);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
-    double lo = t0 - longest - 1e-9 * (fabs(t0) + longest); /* rounding of end - start */
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(worker_id), ari_arg_real(lo), ari_arg_real(t1),
                       ari_arg_real(t0)};
     ari_stmt *st = ari_store_bound(s,
@@ -793,8 +792,8 @@ static int window_totals(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
     return rc < 0 ? -1 : 1;
 }
 
-int ari_gantt_summary_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
-                             double t0, double t1, ari_gantt_state_totals *out, ari_error *err)
+int ari_gantt_summary_state_cells(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
+                                  double t0, double t1, ari_gantt_state_totals *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
     window_cells w;
@@ -803,6 +802,15 @@ int ari_gantt_summary_states(ari_store *s, int64_t trace_id, const ari_tq_meta *
     if (rc == 1)
         rc = window_totals(s, trace_id, meta, &w, t0, t1, out, err);
     free(w.cells);
+    if (rc != 1)
+        ari_gantt_state_totals_free(out);
+    return rc;
+}
+
+int ari_gantt_summary_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
+                             double t0, double t1, ari_gantt_state_totals *out, ari_error *err)
+{
+    int rc = ari_gantt_summary_state_cells(s, trace_id, meta, worker_id, t0, t1, out, err);
     if (rc == 0)
         rc = bounded_raw(s, trace_id, meta, worker_id, t0, t1, out, err);
     if (rc != 1)

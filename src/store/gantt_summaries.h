@@ -103,6 +103,17 @@ typedef struct ari_gantt_state_totals {
 int ari_gantt_summary_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
                              double t0, double t1, ari_gantt_state_totals *out, ari_error *err);
 void ari_gantt_state_totals_free(ari_gantt_state_totals *t);
+/* ari_gantt_summary_states' two halves, for a caller that reads the raw
+ * states of several rows at once (store/gantt_row_reads.h): the answer
+ * from the summary cells alone (1, or 0 when no level fits the window or
+ * the row has none; -1 with err set), and the lowest start of a state of
+ * the row that can reach t0 (t0 - the row's longest state, less rounding):
+ * 0 and *lo, 1 when the row has no summary (every earlier state can), -1
+ * with err set. */
+int ari_gantt_summary_state_cells(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
+                                  double t0, double t1, ari_gantt_state_totals *out, ari_error *err);
+int ari_gantt_summary_states_from(ari_store *s, int64_t trace_id, int64_t worker_id, double t0, double *lo,
+                                  ari_error *err);
 
 /* The stored levels, coarsest first: 0 and *n (<= cap), 1 when the trace
  * has none, -1 on error. */

@@ -1168,8 +1168,7 @@ static int append_state(ari_tq_states *out, size_t *cap, ari_gantt_state st)
     return 0;
 }
 
-/* Fills names and is_task from the dense ids' names.id values. */
-static int state_names(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int64_t *ids,
+int ari_tq_states_names(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int64_t *ids,
                        ari_tq_states *out, ari_error *err)
 {
     out->names = calloc((size_t)out->nvalues + 1, sizeof *out->names);
@@ -1221,7 +1220,7 @@ int ari_tq_worker_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
         ari_tq_states_free(out);
         return -1;
     }
-    rc = state_names(s, trace_id, meta, ids, out, err);
+    rc = ari_tq_states_names(s, trace_id, meta, ids, out, err);
     free(ids);
     if (rc < 0)
         ari_tq_states_free(out);

@@ -178,6 +178,10 @@ typedef struct ari_tq_states {
 int ari_tq_worker_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, int64_t worker_id,
                          double t0, double t1, ari_tq_states *out, ari_error *err);
 void ari_tq_states_free(ari_tq_states *st);
+/* Fills out->names and out->is_task (out->nvalues of them) from the names
+ * whose ids (names.id) are ids[0..nvalues): 0, or -1 with err set. */
+int ari_tq_states_names(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int64_t *ids,
+                        ari_tq_states *out, ari_error *err);
 
 /* One container's step function of a scheduler variable: values[i] holds
  * from times[i] until times[i + 1] (the last until its end). */
