@@ -99,6 +99,7 @@ static int read_tasks(loader *l, ari_error *err)
         "WHERE t.trace_id = ?1 ORDER BY t.job_id, t.rowid", l->id, err);
     if (!st)
         return -1;
+    ari_stream(st); /* PostgreSQL: a row at a time, not the trace's tasks as a whole result too */
     int rc;
     while ((rc = ari_step(st)) == ARI_ROW) {
         const char *type = (const char *)ari_col_text(st, 1);

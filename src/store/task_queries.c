@@ -863,6 +863,7 @@ static int scan_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *m,
         trace_id, err);
     if (!st)
         return -1;
+    ari_stream(st); /* PostgreSQL: a row at a time, not the trace's tasks twice (as rows, then as arrays) */
     int rc;
     while ((rc = ari_step(st)) == ARI_ROW) {
         int wi = ari_col_type(st, 2) == ARI_NULL ? -1 : worker_of(L, ari_col_int64(st, 2));
@@ -919,6 +920,7 @@ static int read_edges(ari_store *s, int64_t trace_id, loader *L, raw_graph *g, a
         s, "SELECT job_id, depends_on FROM deps WHERE trace_id = ?1 ORDER BY job_id, depends_on", trace_id, err);
     if (!st)
         return -1;
+    ari_stream(st);
     int rc;
     while ((rc = ari_step(st)) == ARI_ROW) {
         const char *a = (const char *)ari_col_text(st, 0);
