@@ -116,6 +116,7 @@ enum MHD_Result ari_reply_from_error(ari_request *r, const ari_error *e)
     static const struct { const char *code; unsigned status; } map[] = {
         {ARI_E_NOT_FOUND, 404}, {ARI_E_BUSY, 503}, {ARI_E_INVALID_PARAMETER, 400},
         {ARI_E_INVALID_INPUT, 400}, {ARI_E_UNSUPPORTED, 400}, {ARI_E_TOO_LARGE, 413},
+        {ARI_E_UNAVAILABLE, 503},
     };
     unsigned status = 500;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)

@@ -96,7 +96,9 @@ static int fail(ari_pg_conn *c, int code, const char *fmt, const char *a, const 
 }
 
 /* The code of a failed result: lock and statement timeouts, serialization
- * failures and deadlocks are worth a retry (ARI_BUSY), like SQLite's busy. */
+ * failures and deadlocks are worth a retry (ARI_BUSY), like SQLite's busy;
+ * a connection that fails (class 08: postgres_fdw's to a shard that is
+ * down, "could not connect to server") is ARI_UNAVAILABLE. */
 static int result_code(const PGresult *res)
 {
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -106,6 +108,8 @@ static int result_code(const PGresult *res)
     for (size_t i = 0; i < sizeof busy / sizeof busy[0]; i++)
         if (strcmp(state, busy[i]) == 0)
             return ARI_BUSY;
+    if (strncmp(state, "08", 2) == 0)
+        return ARI_UNAVAILABLE;
     return strcmp(state, "53200") == 0 ? ARI_NOMEM : ARI_ERROR;
 }
 

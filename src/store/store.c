@@ -37,6 +37,11 @@ int ari_store_fail(ari_store *s, ari_error *err, const char *what)
 {
     if (s->pg) {
         int code = ari_pg_errcode(s->pg);
+        if (code == ARI_UNAVAILABLE)
+            return ari_error_set(err, ARI_E_UNAVAILABLE,
+                                 "%s: a database server holding this data cannot be reached (a shard that is down"
+                                 " stops only the traces it holds; `ariadned shard list` names them): %s",
+                                 what, ari_pg_errmsg(s->pg));
         const char *ecode = code == ARI_BUSY ? ARI_E_BUSY : code == ARI_NOMEM ? ARI_E_NOMEM : ARI_E_DB;
         return ari_error_set(err, ecode, "%s: %s", what, ari_pg_errmsg(s->pg));
     }

@@ -26,6 +26,7 @@ typedef struct ari_error {
 #define ARI_E_INVALID_PARAMETER "invalid_parameter"
 #define ARI_E_TOO_LARGE         "too_large"
 #define ARI_E_CANCELLED         "cancelled"
+#define ARI_E_UNAVAILABLE       "unavailable"        /* the database, or a shard holding the data, cannot be reached */
 
 /* Sets code and a printf-style message; returns -1 so callers can write
  * `return ari_error_set(err, ...);`. `err` may be NULL. */

@@ -4,6 +4,8 @@
 #   bash tests/lib/pg_cluster.sh start DIR   # a fresh cluster in DIR; prints its URL
 #   bash tests/lib/pg_cluster.sh url DIR     # prints the URL of the cluster in DIR
 #   bash tests/lib/pg_cluster.sh stop DIR    # stops it and removes DIR (idempotent)
+#   bash tests/lib/pg_cluster.sh pause DIR   # stops its server, keeping DIR (a server that is down)
+#   bash tests/lib/pg_cluster.sh resume DIR  # starts the paused server again, on its port
 #
 # start creates DIR (a leftover cluster there is stopped and removed first),
 # hands it to an unprivileged user when run as root (initdb refuses root;
@@ -28,7 +30,7 @@ CLEANUP_DIR=               # what a failed start removes on exit
 
 die() { printf 'pg_cluster.sh: %s\n' "$*" >&2; exit 1; }
 
-usage() { die "usage: pg_cluster.sh start|stop|url DIR"; }
+usage() { die "usage: pg_cluster.sh start|stop|url|pause|resume DIR"; }
 
 # The PostgreSQL 15 server programs: $PG_BIN, Debian's directory, or PATH.
 find_bin() {
@@ -224,6 +226,21 @@ EOF
     printf '%s\n' "$url"
 }
 
+cmd_pause() {
+    local dir=$1
+    check_ours "$dir"
+    as_user "$(stat -c %U "$dir/data")" "$(find_bin)/pg_ctl" stop -D "$dir/data" -m fast -w -t 30 >/dev/null ||
+        die "the server in $dir did not stop"
+}
+
+cmd_resume() {
+    local dir=$1 port
+    check_ours "$dir"
+    port=$(cat "$dir/port")
+    as_user "$(stat -c %U "$dir/data")" "$(find_bin)/pg_ctl" start -D "$dir/data" -l "$dir/log" -w -t 30 \
+        -o "-p $port" >/dev/null || die "the server in $dir did not start again on port $port (see $dir/log)"
+}
+
 cmd_url() {
     local dir=$1
     [ -f "$dir/url" ] || die "no cluster in $dir (run: pg_cluster.sh start $dir)"
@@ -235,5 +252,7 @@ case $1 in
     start) cmd_start "$2" ;;
     stop) cmd_stop "$2" ;;
     url) cmd_url "$2" ;;
+    pause) cmd_pause "$2" ;;
+    resume) cmd_resume "$2" ;;
     *) usage ;;
 esac
