@@ -13,11 +13,16 @@
 //   partition per shard table;
 // - every GET endpoint answers the sharded daemon as the plain one
 //   (tests/lib/parity.mjs, pg_parity's comparison);
+// - `ariadned copy` from the sharded coordinator into SQLite (read through
+//   the shards) answers the spread traces' GETs as the plain database;
 // - EXPLAIN (VERBOSE) of the Gantt's aggregation shows its GROUP BY in the
 //   shard's Remote SQL: a query of its shape (tasks per worker, type and
 //   pixel, which gives the same groups as one server), and the daemons' own
 //   statement (src/store/gantt_sql.c, through `ariadned shard explain`),
 //   and on a spread trace on both shards at once (Async Foreign Scan);
+// - a shard that is down (its server stopped) stops only the traces it
+//   holds, with 503 "unavailable" naming the shard; they answer as before
+//   once it is back (postgres_fdw connects again);
 // - deleting a trace drops its tables on its shard (a spread trace's: by
 //   the next sweep, for now); an orphan table on a
 //   shard is dropped by `ariadned shard sweep`; a shard holding traces
@@ -218,6 +223,24 @@ test('every GET answers as on one server', { skip }, async (t) => {
   assert.deepEqual(mismatches, [], `${mismatches.length} answers differ:\n${mismatches.join('\n')}`);
 });
 
+test('ariadned copy of the sharded store into SQLite answers as one server', { skip }, async (t) => {
+  const file = join(work, 'copy.db');
+  const summary = JSON.parse(await cli('copy', '--quiet', '--from', coord, '--to', file));
+  assert.ok(summary.rows > 0);
+  const copy = await startDaemon({ db: file });
+  try {
+    const { paths: all } = await parityPaths(daemons.plain.url);
+    const mine = (p) => [spreadTask, spreadDm].some((id) => new RegExp(`/traces/${id}(/|\\?|$)`).test(p));
+    const paths = all.filter((p) => !/format=csv/.test(p) && (mine(p) || !p.includes('/traces/')));
+    const { ok200, mismatches } = await compareAnswers(daemons.plain.url, copy.url, paths);
+    t.diagnostic(`${paths.length} requests, ${ok200} answered 200`);
+    assert.ok(ok200 >= 8, `requests answered 200: ${ok200} of ${paths.length}`);
+    assert.deepEqual(mismatches, [], `${mismatches.length} answers differ:\n${mismatches.join('\n')}`);
+  } finally {
+    await stopClean(copy);
+  }
+});
+
 test('the Gantt aggregation runs on the shard (EXPLAIN VERBOSE)', { skip }, () => {
   const id = Number(psql(coord, "SELECT min(trace_id) FROM tasks"));
   const [t0, t1] = psql(coord, `SELECT min(start), max("end") FROM tasks WHERE trace_id = ${id}`).split('|').map(Number);
@@ -256,6 +279,46 @@ test('the daemons\' own Gantt statement runs on the shard (shard explain)', { sk
     assert.match(spread, new RegExp(`Remote SQL: SELECT worker_id, type, .* FROM public\\.tasks_t${spreadTask}_s${k} WHERE .* GROUP BY [\\d, ]+$`, 'm'), spread);
   }
   assert.equal(spread.match(/^ {2}-> {2}Async Foreign Scan/gm)?.length, 2, spread);
+});
+
+// The statuses of a trace's GET paths (parityPaths' list) on the sharded daemon.
+async function statuses(paths) {
+  const out = {};
+  for (const p of paths) out[p] = (await fetch(`${daemons.sharded.url}${p}`)).status;
+  return out;
+}
+
+test('a shard that is down stops only the traces it holds (503 unavailable), which answer once it is back', { skip }, async () => {
+  const held = (name) => new Set(shardTables(shards[name].url).map((t) => t.trace));
+  const one = held('one'), two = held('two');
+  const onlyTwo = [...two].find((id) => !one.has(id));
+  const onlyOne = [...one].find((id) => !two.has(id));
+  assert.ok(onlyTwo && onlyOne, 'a trace on each shard alone');
+  const { paths } = await parityPaths(daemons.sharded.url);
+  const of = (id) => paths.filter((p) => p.startsWith(`/api/v1/traces/${id}/`) || p.startsWith(`/api/v1/traces/${id}?`));
+  const [pathsTwo, pathsOne, pathsSpread] = [of(onlyTwo), of(onlyOne), of(spreadTask)];
+  const up = await statuses([...pathsTwo, ...pathsOne, ...pathsSpread]);
+  execFileSync('bash', [clusterScript, 'pause', shards.two.dir]);
+  try {
+    const down = await statuses([...pathsTwo, ...pathsOne, ...pathsSpread]);
+    for (const p of pathsOne) assert.equal(down[p], up[p], `${p} with shard two down`);
+    const unavailable = [...pathsTwo, ...pathsSpread].filter((p) => down[p] === 503);
+    assert.ok(unavailable.some((p) => pathsTwo.includes(p)) && unavailable.some((p) => pathsSpread.includes(p)),
+      'the traces on shard two answer 503');
+    for (const p of [...pathsTwo, ...pathsSpread]) assert.ok(down[p] === up[p] || down[p] === 503, `${p}: ${down[p]}`);
+    const r = await fetch(`${daemons.sharded.url}${unavailable[0]}`);
+    assert.equal(r.headers.get('retry-after'), '2');
+    const body = await r.json();
+    assert.equal(body.error.code, 'unavailable');
+    assert.match(body.error.message, /cannot be reached.*ariadne_shard_two/s);
+    assert.ok(!body.error.message.includes(PASSWORD));
+    assert.equal((await fetch(`${daemons.sharded.url}/api/v1/traces?limit=1000`)).status, 200);
+    assert.equal((await fetch(`${daemons.sharded.url}/api/v1/health`)).status, 200);
+  } finally {
+    execFileSync('bash', [clusterScript, 'resume', shards.two.dir]);
+  }
+  assert.deepEqual(await statuses([...pathsTwo, ...pathsSpread]),
+    Object.fromEntries([...pathsTwo, ...pathsSpread].map((p) => [p, up[p]])));
 });
 
 test('deleting a trace drops its tables on its shard', { skip }, async () => {
