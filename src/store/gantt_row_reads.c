@@ -207,25 +207,42 @@ int ari_gantt_read_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
 
 /* ---- runtime states ---- */
 
+/* One state as read: value is the row's dense id (state_buf's ids), the
+ * rowid orders ties. 32 bytes; compacted to the 24 of ari_gantt_state in
+ * place once sorted, so a row's states are held once. */
 typedef struct read_state {
-    double start, end;
-    int64_t value, rowid; /* value: names.id */
-    int depth;
+    ari_gantt_state st;
+    int64_t rowid;
 } read_state;
 
 typedef struct state_buf {
     read_state *s;
     size_t n, cap;
+    int64_t *ids; /* dense id -> names.id */
+    int nvalues;
+    size_t ids_cap;
 } state_buf;
 
 static int cmp_state(const void *a, const void *b)
 {
     const read_state *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->depth != y->depth)
-        return x->depth < y->depth ? -1 : 1;
+    if (x->st.start != y->st.start)
+        return x->st.start < y->st.start ? -1 : 1;
+    if (x->st.depth != y->st.depth)
+        return x->st.depth < y->st.depth ? -1 : 1;
     return (x->rowid > y->rowid) - (x->rowid < y->rowid);
+}
+
+/* The dense id of names.id `value` in b's ids, appended when new. */
+static int dense_value(state_buf *b, int64_t value)
+{
+    for (int v = b->nvalues - 1; v >= 0; v--)
+        if (b->ids[v] == value)
+            return v;
+    if (ari_vec_reserve((void **)&b->ids, &b->ids_cap, (size_t)b->nvalues + 1, sizeof *b->ids) < 0)
+        return -1;
+    b->ids[b->nvalues] = value;
+    return b->nvalues++;
 }
 
 static int stream_states(ari_store *s, ari_stmt *st, const row_id *by_id, const double *lo, int n,
@@ -238,50 +255,39 @@ static int stream_states(ari_store *s, ari_stmt *st, const row_id *by_id, const 
         if (k < 0 || start < lo[k])
             continue;
         state_buf *b = &bufs[k];
-        if (ari_vec_reserve((void **)&b->s, &b->cap, b->n + 1, sizeof *b->s) < 0) {
+        int v = dense_value(b, ari_col_int64(st, 1));
+        if (v < 0 || ari_vec_reserve((void **)&b->s, &b->cap, b->n + 1, sizeof *b->s) < 0) {
             ari_reset(st);
             return nomem(err);
         }
-        b->s[b->n++] = (read_state){.start = start, .end = ari_col_double(st, 3), .value = ari_col_int64(st, 1),
-                                    .rowid = ari_col_int64(st, 5), .depth = ari_col_int(st, 4)};
+        b->s[b->n++] = (read_state){{.value = v, .depth = ari_col_int(st, 4), .start = start,
+                                     .end = ari_col_double(st, 3)},
+                                    ari_col_int64(st, 5)};
     }
     return ari_store_rows_end(s, st, rc, "read the states of the rows", err);
 }
 
-/* The dense id of names.id `value` in *ids, appended when new. */
-static int dense_value(int64_t **ids, int *n, size_t *cap, int64_t value)
-{
-    for (int v = *n - 1; v >= 0; v--)
-        if ((*ids)[v] == value)
-            return v;
-    if (ari_vec_reserve((void **)ids, cap, (size_t)*n + 1, sizeof **ids) < 0)
-        return -1;
-    (*ids)[*n] = value;
-    return (*n)++;
-}
-
-/* Sorts buf's states into out, values made dense in order of first
- * appearance, and names them. */
+/* Sorts buf's states and hands them to out, compacted in place (each
+ * state moves to a lower address), with their names. */
 static int take_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, state_buf *buf,
                        ari_tq_states *out, ari_error *err)
 {
     qsort(buf->s, buf->n, sizeof *buf->s, cmp_state);
-    out->states = malloc((buf->n ? buf->n : 1) * sizeof *out->states);
-    int64_t *ids = NULL;
-    size_t cap = 0;
-    int rc = out->states ? 0 : nomem(err);
-    for (size_t i = 0; rc == 0 && i < buf->n; i++) {
-        const read_state *r = &buf->s[i];
-        int v = dense_value(&ids, &out->nvalues, &cap, r->value);
-        if (v < 0)
-            rc = nomem(err);
-        out->states[i] = (ari_gantt_state){.value = v, .depth = r->depth, .start = r->start, .end = r->end};
+    ari_gantt_state *states = (ari_gantt_state *)buf->s;
+    for (size_t i = 0; i < buf->n; i++)
+        memmove(&states[i], &buf->s[i].st, sizeof *states);
+    out->states = buf->n ? realloc(buf->s, buf->n * sizeof *states) : malloc(sizeof *states);
+    if (!out->states) {
+        out->states = states; /* still the buffer: freed with out */
+        buf->s = NULL;
+        return nomem(err);
     }
+    if (buf->n == 0)
+        free(buf->s);
+    buf->s = NULL;
     out->n = (int64_t)buf->n;
-    if (rc == 0)
-        rc = ari_tq_states_names(s, trace_id, meta, ids, out, err);
-    free(ids);
-    return rc;
+    out->nvalues = buf->nvalues;
+    return ari_tq_states_names(s, trace_id, meta, buf->ids, out, err);
 }
 
 int ari_gantt_read_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int *rows,
@@ -302,6 +308,7 @@ int ari_gantt_read_states(ari_store *s, int64_t trace_id, const ari_tq_meta *met
         if (rc == 0)
             rc = take_states(s, trace_id, meta, &bufs[k], &out[k], err);
         free(bufs[k].s);
+        free(bufs[k].ids);
     }
     free(bufs);
     free(by_id);

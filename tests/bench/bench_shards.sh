@@ -7,6 +7,7 @@
 #   tests/bench/bench_shards.sh [BUILD_DIR]                 (default: build-rl, a Release build)
 #   STATES=2e6 TILES=80 RUNS=3 tests/bench/bench_shards.sh build-rl     (about 8 minutes)
 #   STATES=1e8 TILES=100 RUNS=3 STATE_ZOOMS=100 tests/bench/bench_shards.sh build-rl
+#   SETUPS=two ...: one set-up only (its times and memory; no ratio)
 #
 # Three throwaway clusters (tests/lib/pg_cluster.sh) on this machine: a
 # coordinator cluster and two shard clusters. "one server": coordinator
@@ -173,7 +174,7 @@ slow_statements() {
 
 declare -A first median rss_plain rss_all
 labels=()
-for db in one two; do
+for db in ${SETUPS:-one two}; do
     echo "== $db"
     setup "$db"
     url=$coordc/$db
@@ -251,6 +252,13 @@ for db in one two; do
 done
 echo
 echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${SETUPS:-one two}" != "one two" ]; then # one set-up: its own times and memory
+    for db in ${SETUPS}; do
+        for label in "${labels[@]}"; do printf '%-22s first %8s median %8s\n' "$label" "${first[$db,$label]}" "${median[$db,$label]}"; done
+        echo "daemon peak resident MB, without states / after all: $db ${rss_plain[$db]:-} / ${rss_all[$db]}"
+    done
+    exit 0
+fi
 printf '%-22s %10s %10s %10s %10s %8s\n' "GET (1920 px)" one_first one_median two_first two_median ratio
 for label in "${labels[@]}"; do
     ratio=$(echo "${median[two,$label]} / ${median[one,$label]}" | bc -l)
