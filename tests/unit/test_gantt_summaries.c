@@ -337,14 +337,10 @@ static void generate(fixture *f)
 
 static int64_t import_into(ari_store *s, const char *gen, const char *work)
 {
-    ari_import_input in = {gen, NULL};
-    ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = work, .allow_duplicate = 1};
-    ari_import_result res;
     ari_error err = {0};
-    if (ari_import(s, &req, &res, &err) < 0)
+    int64_t id = test_import_trace(s, gen, work, &err);
+    if (id < 0)
         fail_msg("import: %s", err.message);
-    int64_t id = res.traces[0].id;
-    ari_import_result_free(&res);
     return id;
 }
 

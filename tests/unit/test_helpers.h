@@ -1,6 +1,7 @@
 /* test_helpers.h: small helpers shared by the C unit tests: temporary
- * directories and files, reading a count from the store, throwaway
- * PostgreSQL databases and stores, and a deterministic generator. */
+ * directories and files, reading a count from the store, importing a
+ * generated trace, throwaway PostgreSQL databases and stores, and a
+ * deterministic generator. */
 #ifndef ARIADNE_TEST_HELPERS_H
 #define ARIADNE_TEST_HELPERS_H
 
@@ -13,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "import/import.h"
 #include "store/store.h"
 #include "upload.h"
 
@@ -23,6 +25,20 @@ static inline char *test_tmpdir(void)
     if (!dir || !mkdtemp(dir))
         abort();
     return dir;
+}
+
+/* Imports the trace at path (a file or directory; duplicates allowed) into
+ * s, working in work: the first trace's id, or -1 with err set. */
+static inline int64_t test_import_trace(ari_store *s, const char *path, const char *work, ari_error *err)
+{
+    ari_import_input in = {path, NULL};
+    ari_import_request req = {.inputs = &in, .ninputs = 1, .work_dir = work, .allow_duplicate = 1};
+    ari_import_result res;
+    if (ari_import(s, &req, &res, err) < 0)
+        return -1;
+    int64_t id = res.traces[0].id;
+    ari_import_result_free(&res);
+    return id;
 }
 
 /* Writes len bytes to dir/name; returns the malloc'd path. */
