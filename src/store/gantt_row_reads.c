@@ -129,7 +129,8 @@ static int type_id(const ari_tq_meta *meta, type_memo *memo, const char *name)
 /* Sorts buf's tasks into out (its arrays allocated here). */
 static int take_tasks(task_buf *buf, ari_row_tasks *out)
 {
-    qsort(buf->t, buf->n, sizeof *buf->t, cmp_task);
+    if (buf->n > 1)
+        qsort(buf->t, buf->n, sizeof *buf->t, cmp_task);
     size_t n = buf->n ? buf->n : 1;
     out->start = malloc(n * sizeof *out->start);
     out->end = malloc(n * sizeof *out->end);
@@ -272,7 +273,8 @@ static int stream_states(ari_store *s, ari_stmt *st, const row_id *by_id, const 
 static int take_states(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, state_buf *buf,
                        ari_tq_states *out, ari_error *err)
 {
-    qsort(buf->s, buf->n, sizeof *buf->s, cmp_state);
+    if (buf->n > 1)
+        qsort(buf->s, buf->n, sizeof *buf->s, cmp_state);
     ari_gantt_state *states = (ari_gantt_state *)buf->s;
     for (size_t i = 0; i < buf->n; i++)
         memmove(&states[i], &buf->s[i].st, sizeof *states);
