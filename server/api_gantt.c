@@ -47,6 +47,7 @@
 #include "store/gantt_rows.h"
 #include "store/gantt_sql.h"
 #include "store/gantt_summaries.h"
+#include "store/pg_shards.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/lower_bound.h"
@@ -66,6 +67,12 @@
  * ever read whole. The two give the same pixels (the aggregation within
  * 1e-12 of a share, unit.test_gantt_sql). */
 #define RAW_ROW_TASKS 65536
+/* The same for a trace whose tasks live on shards (store/pg_shards.h):
+ * there a row's tasks read pass through the coordinator's postgres_fdw,
+ * about 5 us a task, where a shard aggregates one in about 2.7 us, and
+ * the shards of a spread trace aggregate at once (100 M states on one and
+ * two shards, tests/bench/README.md). */
+#define REMOTE_RAW_ROW_TASKS 4096
 
 /* One request's state. */
 typedef struct gantt {
@@ -569,7 +576,7 @@ static int read_rows(gantt *g, ari_error *err)
 /* PostgreSQL: the rows shown, aggregated by the database in one statement
  * (store/gantt_sql.h), but for the rows read from their tasks as the row
  * cache would draw them: those whose tasks overlap, and those with few
- * tasks in the window (RAW_ROW_TASKS). */
+ * tasks in the window (RAW_ROW_TASKS, REMOTE_RAW_ROW_TASKS on shards). */
 static int aggregate_in_sql(gantt *g, ari_error *err)
 {
     const ari_tq_meta *m = g->ctx->meta;
@@ -580,11 +587,17 @@ static int aggregate_in_sql(gantt *g, ari_error *err)
         free(shown);
         return ari_error_set(err, ARI_E_NOMEM, "out of memory");
     }
+    int remote = ari_pg_shards_trace_remote(g->r->db, g->ctx->trace.id, err);
+    if (remote < 0) {
+        free(shown);
+        return -1;
+    }
+    double raw_limit = remote ? REMOTE_RAW_ROW_TASKS : RAW_ROW_TASKS;
     int aggregated = 0;
     for (int i = 0; i < m->nworkers; i++) {
         if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]) || (g->summary && g->summary[i].mode))
             continue;
-        g->raw[i] = window_tasks(&m->workers[i], g->t0, g->t1) <= RAW_ROW_TASKS;
+        g->raw[i] = window_tasks(&m->workers[i], g->t0, g->t1) <= raw_limit;
         shown[i] = !g->raw[i];
         aggregated += shown[i];
     }

@@ -414,6 +414,20 @@ int ari_pg_shards_spread_rows(ari_store *s, int64_t *rows, ari_error *err)
     return 0;
 }
 
+int ari_pg_shards_trace_remote(ari_store *s, int64_t trace_id, ari_error *err)
+{
+    if (!ari_store_is_pg(s))
+        return 0;
+    ari_stmt *st = ari_store_stmt_id(s,
+                                     "SELECT count(*) FROM pg_class WHERE relname = 'tasks_t' || CAST(?1 AS TEXT)"
+                                     " AND relkind IN ('f', 'p') AND relnamespace = current_schema()::regnamespace",
+                                     trace_id, err);
+    int64_t n = 0;
+    if (!st || ari_store_query_int64(s, st, &n, "where the trace's tasks live", err) < 0)
+        return -1;
+    return n > 0;
+}
+
 /* The trace's workers with tasks, and its span and longest task. */
 static int gantt_inputs(ari_store *s, int64_t trace_id, int64_t **workers, int *n, double span[3],
                         ari_error *err)

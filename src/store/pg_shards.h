@@ -52,6 +52,12 @@ int ari_pg_shards_set_spread(ari_store *s, int64_t rows, ari_error *err);
  * err set. */
 int ari_pg_shards_spread_rows(ari_store *s, int64_t *rows, ari_error *err);
 
+/* Whether the trace's tasks live on shards (its tasks partition is a
+ * foreign table, or is spread into foreign sub-partitions): 1, 0 (on the
+ * coordinator, or SQLite), -1 with err set. Reading a row's tasks then
+ * passes every task through the coordinator's postgres_fdw. */
+int ari_pg_shards_trace_remote(ari_store *s, int64_t trace_id, ari_error *err);
+
 /* EXPLAIN (VERBOSE) of the Gantt's aggregation (gantt_sql.h) of a whole
  * task trace at 1000 pixels, every worker, as the daemons run it: a
  * malloc'd text in *plan (one line per plan line). On a sharded store it

@@ -222,6 +222,14 @@ static void test_spread(void **state)
            "ft.ftrelid = c.oid"
            " JOIN pg_foreign_server v ON v.oid = ft.ftserver WHERE c.relname = 'tasks_t3'",
            "f ariadne_shard_a");
+    /* both kinds are on shards (a spread trace, one on one shard); a
+     * trace that is not is not, nor one that does not exist */
+    assert_int_equal(ari_pg_shards_trace_remote(f->s, 1, &err), 1);
+    assert_int_equal(ari_pg_shards_trace_remote(f->s, 3, &err), 1);
+    assert_int_equal(ari_pg_shards_trace_remote(f->s, 99, &err), 0);
+    assert_int_equal(ari_store_exec(f->s, "CREATE TABLE tasks_t98 (x int)", &err), 0);
+    assert_int_equal(ari_pg_shards_trace_remote(f->s, 98, &err), 0);
+    assert_int_equal(ari_store_exec(f->s, "DROP TABLE tasks_t98", &err), 0);
     /* a sweep finds no orphan among the sub-partitions */
     int64_t dropped = -1;
     assert_int_equal(ari_pg_shards_sweep(f->s, &dropped, &err), 0);
