@@ -171,15 +171,11 @@ static int setup_pg(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    if (!test_pg_db_create(&f->db, "ariadne_gantt_sql")) {
+    if (!(f->s = test_pg_store_open(&f->db, "ariadne_gantt_sql"))) {
         free(f);
         *state = NULL;
         return 0;
     }
-    ari_error err = {0};
-    f->s = ari_store_open(f->db.url, &err);
-    if (!f->s)
-        fail_msg("open %s: %s", f->db.url, err.message);
     generate(f);
     store_rows(f);
     *state = f;
@@ -191,12 +187,12 @@ static int teardown(void **state)
     fixture *f = *state;
     if (!f)
         return 0;
-    ari_store_close(f->s);
     if (f->dir) {
+        ari_store_close(f->s);
         ari_remove_tree(f->dir);
         free(f->dir);
     } else {
-        test_pg_db_drop(&f->db);
+        test_pg_store_close(f->s, &f->db);
     }
     for (int w = 0; w < NWORKERS; w++)
         free(f->rows[w]);

@@ -139,15 +139,12 @@ static int setup(void **state)
 {
     pg_fixture *p = calloc(1, sizeof *p);
     assert_non_null(p);
-    if (!test_pg_db_create(&p->db, "ariadne_outliers")) {
+    if (!(p->s = test_pg_store_open(&p->db, "ariadne_outliers"))) {
         free(p);
         *state = NULL;
         return 0;
     }
     ari_error err = {0};
-    p->s = ari_store_open(p->db.url, &err);
-    if (!p->s)
-        fail_msg("open %s: %s", p->db.url, err.message);
     ari_arg none[] = {ari_arg_text("generated")};
     run(p->s, "INSERT INTO traces (name, kind, format) VALUES (?1, 'tasks', 'test')", none, 1);
     p->trace = ari_store_last_insert_id(p->s);
@@ -164,8 +161,7 @@ static int teardown(void **state)
     pg_fixture *p = *state;
     if (!p)
         return 0;
-    ari_store_close(p->s);
-    test_pg_db_drop(&p->db);
+    test_pg_store_close(p->s, &p->db);
     free(p);
     return 0;
 }

@@ -37,15 +37,11 @@ static int setup(void **state)
 {
     pg_fixture *p = calloc(1, sizeof *p);
     assert_non_null(p);
-    if (!test_pg_db_create(&p->db, "ariadne_unit")) {
+    if (!(p->s = test_pg_store_open(&p->db, "ariadne_unit"))) {
         free(p);
         *state = NULL;
         return 0;
     }
-    ari_error err = {0};
-    p->s = ari_store_open(p->db.url, &err);
-    if (!p->s)
-        fail_msg("open %s: %s", p->db.url, err.message);
     *state = p;
     return 0;
 }
@@ -55,8 +51,7 @@ static int teardown(void **state)
     pg_fixture *p = *state;
     if (!p)
         return 0;
-    ari_store_close(p->s);
-    test_pg_db_drop(&p->db);
+    test_pg_store_close(p->s, &p->db);
     free(p);
     return 0;
 }

@@ -36,7 +36,7 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    if (!test_pg_db_create(&f->coord, "ariadne_spread_c")) {
+    if (!(f->s = test_pg_store_open(&f->coord, "ariadne_spread_c"))) {
         free(f);
         *state = NULL;
         return 0;
@@ -44,8 +44,6 @@ static int setup(void **state)
     test_pg_db_create(&f->a, "ariadne_spread_a");
     test_pg_db_create(&f->b, "ariadne_spread_b");
     ari_error err = {0};
-    if (!(f->s = ari_store_open(f->coord.url, &err)))
-        fail_msg("open %s: %s", f->coord.url, err.message);
     if (ari_pg_shards_add(f->s, "a", f->a.url, &err) < 0 || ari_pg_shards_add(f->s, "b", f->b.url, &err) < 0)
         fail_msg("shard add: %s", err.message);
     *state = f;
@@ -57,8 +55,7 @@ static int teardown(void **state)
     fixture *f = *state;
     if (!f)
         return 0;
-    ari_store_close(f->s);
-    test_pg_db_drop(&f->coord);
+    test_pg_store_close(f->s, &f->coord);
     test_pg_db_drop(&f->a);
     test_pg_db_drop(&f->b);
     free(f);
