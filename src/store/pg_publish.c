@@ -151,6 +151,16 @@ static int staged_count(ari_store *stage, const char *table, int64_t staged, int
 static char *spread_select(ari_store *stage, const char *table, const char *cols, int numbered, int64_t staged,
                            int64_t count, const char *where, ari_error *err);
 
+/* The columns a COPY writes: the staged ones, then the numbered column
+ * col given explicitly when there is one; malloc'd, NULL when out of
+ * memory. */
+static char *copy_columns(const char *cols, const char *col)
+{
+    char *out = NULL;
+    int rc = col ? asprintf(&out, "%s, \"%s\"", cols, col) : asprintf(&out, "%s", cols);
+    return rc < 0 ? NULL : out;
+}
+
 /* The order a table's partition is written in, when not the staged one:
  * a trace's tasks by worker and start, so that a worker's tasks in a
  * window (the Gantt's reads, the index on (trace, worker, start)) lie on
@@ -189,7 +199,7 @@ static int partition_select(ari_store *stage, ari_store *s, const char *table, c
         (!col || count == 0 || reserve_serial(s, seq, count, first, err) == 0) &&
         (base = spread_select(stage, table, cols, col != NULL, staged, count, "1", err)) != NULL) {
         if (asprintf(sql, "%s ORDER BY %s", base, order) < 0 ||
-            (col ? asprintf(copy_cols, "%s, \"%s\"", cols, col) : asprintf(copy_cols, "%s", cols)) < 0)
+            !(*copy_cols = copy_columns(cols, col)))
             rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
         else
             rc = 0;
@@ -618,7 +628,7 @@ static int copy_spread_partition(ari_store *stage, ari_store *s, placement *pl, 
         (col && reserve_serial(s, seq, count, &first, err) < 0) ||
         deal_keys(stage, table, key, staged, pl->shards.n, &d, err) < 0)
         goto done;
-    if ((col ? asprintf(&copy_cols, "%s, \"%s\"", cols, col) : asprintf(&copy_cols, "%s", cols)) < 0 ||
+    if (!(copy_cols = copy_columns(cols, col)) ||
         asprintf(&create,
                  "CREATE TABLE \"%s\" (LIKE \"%s\" INCLUDING DEFAULTS INCLUDING CONSTRAINTS,"
                  " CHECK (trace_id = %lld)) PARTITION BY LIST (\"%s\")",
@@ -696,7 +706,7 @@ static int copy_shard_partition(ari_store *stage, ari_store *s, ari_pg_shard *sh
     if (asprintf(&create, "CREATE TABLE \"%s\" (%s, CHECK (trace_id = %lld))", part, defs, (long long)id) < 0 ||
         asprintf(&foreign, "CREATE FOREIGN TABLE \"%s\" (%s) SERVER %s OPTIONS (table_name '%s')", part, defs,
                  sh->server, part) < 0 ||
-        (col ? asprintf(&copy_cols, "%s, \"%s\"", cols, col) : asprintf(&copy_cols, "%s", cols)) < 0 ||
+        !(copy_cols = copy_columns(cols, col)) ||
         asprintf(&sql, "SELECT %s FROM \"%s\" NOT INDEXED WHERE trace_id = %lld", cols, table, (long long)staged) < 0) {
         rc = ari_error_set(err, ARI_E_NOMEM, "out of memory");
         goto done;
