@@ -507,6 +507,13 @@ static int prepare_on_server(ari_pg_stmt *st)
     return rc;
 }
 
+/* 1 when the statement is prepared on this session (prepared now if it
+ * was not), 0 when the server refused (the connection's error set). */
+static int prepared(ari_pg_stmt *st)
+{
+    return (st->name[0] && st->session == st->c->session) || prepare_on_server(st) == ARI_OK;
+}
+
 /* The statement's bindings as libpq takes them. */
 static void param_arrays(const ari_pg_stmt *st, const char **values, int *lengths, int *formats, unsigned *types)
 {
@@ -535,7 +542,7 @@ static PGresult *execute(ari_pg_stmt *st)
  * ARI_OK, or an error code. */
 static int send_streamed(ari_pg_stmt *st)
 {
-    if ((!st->name[0] || st->session != st->c->session) && prepare_on_server(st) != ARI_OK)
+    if (!prepared(st))
         return st->c->errcode;
     const char *values[st->nparams ? st->nparams : 1];
     int lengths[st->nparams ? st->nparams : 1], formats[st->nparams ? st->nparams : 1];
@@ -591,9 +598,7 @@ static int reads_only(const char *sql)
 /* Prepares the statement on this session if it is not, and runs it. */
 static PGresult *prepare_and_execute(ari_pg_stmt *st)
 {
-    if ((!st->name[0] || st->session != st->c->session) && prepare_on_server(st) != ARI_OK)
-        return NULL;
-    return execute(st);
+    return prepared(st) ? execute(st) : NULL;
 }
 
 int ari_pg_step(ari_pg_stmt *st)
