@@ -125,7 +125,13 @@ static int open_shards(ari_store *s, ari_pg_shards *out, int64_t *dropped, ari_e
  * to its default partition, which keeps ON DELETE CASCADE for the rows a
  * trace has there; a trace's own partitions are dropped with the trace.
  * Tables with a unique key stay local. Aggregates grouped by trace_id run
- * on the shard with partitionwise aggregation, off by default. */
+ * on the shard with partitionwise aggregation, off by default. And every
+ * shard's server (this one and any made before) passes
+ * cursor_tuple_fraction = 1 to its sessions: postgres_fdw reads through a
+ * cursor, which the shard plans for its first tenth of rows by default,
+ * and the coordinator always reads them all. The Gantt's aggregation of a
+ * hundredth of a 31 M-state trace was planned as a sorted group by, 233 ms
+ * on the shard against 36 ms for the hash aggregate planned with 1. */
 static const char prepare_sql[] =
     "DO $$ DECLARE r record; BEGIN"
     " FOR r IN SELECT c.relname AS parent, k.conname, pg_get_constraintdef(k.oid) AS def"
@@ -140,6 +146,13 @@ static const char prepare_sql[] =
     " END LOOP;"
     " EXECUTE format('ALTER DATABASE %I SET enable_partitionwise_aggregate = on', current_database());"
     " EXECUTE format('ALTER DATABASE %I SET enable_partitionwise_join = on', current_database());"
+    " FOR r IN SELECT v.srvname, (SELECT substr(x, 9) FROM unnest(v.srvoptions) x WHERE x ~ '^options=') AS o"
+    "   FROM pg_foreign_server v WHERE v.srvname LIKE '" SHARD_PREFIX "%'"
+    "     AND NOT EXISTS (SELECT 1 FROM unnest(v.srvoptions) x WHERE x ~ 'cursor_tuple_fraction')"
+    " LOOP"
+    "   EXECUTE format('ALTER SERVER %I OPTIONS (%s options %L)', r.srvname,"
+    "     CASE WHEN r.o IS NULL THEN 'ADD' ELSE 'SET' END, ltrim(coalesce(r.o, '') || ' -c cursor_tuple_fraction=1'));"
+    " END LOOP;"
     " END $$";
 
 /* "key 'value', ..." of a CREATE SERVER or USER MAPPING, values escaped

@@ -11,7 +11,9 @@
  * every row reads back through the coordinator, on the shard its key is
  * listed for, with the rowid one server gives (the coordinator's sequence,
  * in staged order per trace); `shard list` counts the sub-partitions; a
- * trace under the threshold stays on one shard. Skips without a cluster. */
+ * trace under the threshold stays on one shard. And the sessions that
+ * postgres_fdw opens on a shard plan their cursors for all their rows.
+ * Skips without a cluster. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,10 +235,59 @@ static void test_spread(void **state)
     assert_int_equal(dropped, 0);
 }
 
+/* The settings of a session that postgres_fdw opens on `server`, read
+ * through a foreign table of a view on the shard (db). */
+static char *shard_session(fixture *f, const test_pg_db *db, const char *server)
+{
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "-c \"CREATE OR REPLACE VIEW session_settings AS SELECT current_setting('cursor_tuple_fraction')"
+             " || ' ' || current_setting('statement_timeout') AS v\"");
+    assert_int_equal(test_pg_admin(db->url, sql), 0);
+    snprintf(sql, sizeof sql,
+             "DROP FOREIGN TABLE IF EXISTS probe; CREATE FOREIGN TABLE probe (v text) SERVER %s"
+             " OPTIONS (table_name 'session_settings')",
+             server);
+    run(f->s, sql);
+    return query_text(f->s, "SELECT v FROM probe");
+}
+
+/* postgres_fdw's sessions on a shard plan their cursors for all their
+ * rows (cursor_tuple_fraction = 1, pg_shards.c), keeping the options of
+ * a shard's URL, and the option is set once however many shards follow. */
+static void test_shard_sessions(void **state)
+{
+    fixture *f = *state;
+    if (!f) {
+        skip();
+        return;
+    }
+    char *got = shard_session(f, &f->a, "ariadne_shard_a");
+    assert_string_equal(got, "1 0");
+    free(got);
+    test_pg_db c;
+    assert_true(test_pg_db_create(&c, "ariadne_spread_s"));
+    char url[800];
+    snprintf(url, sizeof url, "%s?options=-c%%20statement_timeout%%3D54321", c.url);
+    ari_error err = {0};
+    if (ari_pg_shards_add(f->s, "c", url, &err) < 0)
+        fail_msg("shard add: %s", err.message);
+    got = shard_session(f, &c, "ariadne_shard_c");
+    assert_string_equal(got, "1 54321ms");
+    free(got);
+    expect(f->s,
+           "SELECT string_agg(x, ' ' ORDER BY x) FROM pg_foreign_server v, unnest(v.srvoptions) x"
+           " WHERE v.srvname IN ('ariadne_shard_a', 'ariadne_shard_c') AND x ~ '^options='",
+           "options=-c cursor_tuple_fraction=1 options=-c statement_timeout=54321 -c cursor_tuple_fraction=1");
+    run(f->s, "DROP FOREIGN TABLE probe");
+    test_pg_db_drop(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_spread, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shard_sessions, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
