@@ -242,7 +242,7 @@ static char *shard_session(fixture *f, const test_pg_db *db, const char *server)
     char sql[400];
     snprintf(sql, sizeof sql,
              "-c \"CREATE OR REPLACE VIEW session_settings AS SELECT current_setting('cursor_tuple_fraction')"
-             " || ' ' || current_setting('statement_timeout') AS v\"");
+             " || ' ' || current_setting('jit') || ' ' || current_setting('statement_timeout') AS v\"");
     assert_int_equal(test_pg_admin(db->url, sql), 0);
     snprintf(sql, sizeof sql,
              "DROP FOREIGN TABLE IF EXISTS probe; CREATE FOREIGN TABLE probe (v text) SERVER %s"
@@ -253,8 +253,9 @@ static char *shard_session(fixture *f, const test_pg_db *db, const char *server)
 }
 
 /* postgres_fdw's sessions on a shard plan their cursors for all their
- * rows (cursor_tuple_fraction = 1, pg_shards.c), keeping the options of
- * a shard's URL, and the option is set once however many shards follow. */
+ * rows (cursor_tuple_fraction = 1, pg_shards.c) and without JIT, keeping
+ * the options of a shard's URL, and the options are set once however
+ * many shards follow. */
 static void test_shard_sessions(void **state)
 {
     fixture *f = *state;
@@ -263,7 +264,7 @@ static void test_shard_sessions(void **state)
         return;
     }
     char *got = shard_session(f, &f->a, "ariadne_shard_a");
-    assert_string_equal(got, "1 0");
+    assert_string_equal(got, "1 off 0");
     free(got);
     test_pg_db c;
     assert_true(test_pg_db_create(&c, "ariadne_spread_s"));
@@ -273,12 +274,13 @@ static void test_shard_sessions(void **state)
     if (ari_pg_shards_add(f->s, "c", url, &err) < 0)
         fail_msg("shard add: %s", err.message);
     got = shard_session(f, &c, "ariadne_shard_c");
-    assert_string_equal(got, "1 54321ms");
+    assert_string_equal(got, "1 off 54321ms");
     free(got);
     expect(f->s,
            "SELECT string_agg(x, ' ' ORDER BY x) FROM pg_foreign_server v, unnest(v.srvoptions) x"
            " WHERE v.srvname IN ('ariadne_shard_a', 'ariadne_shard_c') AND x ~ '^options='",
-           "options=-c cursor_tuple_fraction=1 options=-c statement_timeout=54321 -c cursor_tuple_fraction=1");
+           "options=-c cursor_tuple_fraction=1 -c jit=off"
+           " options=-c statement_timeout=54321 -c cursor_tuple_fraction=1 -c jit=off");
     run(f->s, "DROP FOREIGN TABLE probe");
     test_pg_db_drop(&c);
 }
