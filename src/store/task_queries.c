@@ -73,15 +73,30 @@ int64_t ari_tq_node_of_name(const char *name)
 
 /* ---- the trace ---- */
 
+static int memo_has(const char *key);
+
+/* Whether the trace has a task: known when its metadata is remembered
+ * (below: only a trace with tasks has some), else asked. The question
+ * costs a trace on a shard 15 to 40 ms: postgres_fdw fetches a first
+ * batch of fetch_size rows (pg_shards.c) before EXISTS has its answer. */
+static int has_tasks(ari_store *s, int64_t id, const char *key, ari_error *err)
+{
+    if (memo_has(key))
+        return 1;
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1)", id, err);
+    int64_t any = 0;
+    if (!st || ari_store_query_int64(s, st, &any, "read trace", err) < 0)
+        return -1;
+    return any ? 1 : 0;
+}
+
 int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err)
 {
     memset(out, 0, sizeof *out);
-    ari_stmt *st =
-        ari_store_stmt_id(s,
-                          "SELECT name, kind, time_unit, created_at, sha256,"
-                          " EXISTS (SELECT 1 FROM tasks WHERE trace_id = ?1),"
-                          " json_extract(summary_json, '$.time_origin') FROM traces WHERE id = ?1",
-                          id, err);
+    ari_stmt *st = ari_store_stmt_id(s,
+                                     "SELECT name, kind, time_unit, created_at, sha256,"
+                                     " json_extract(summary_json, '$.time_origin') FROM traces WHERE id = ?1",
+                                     id, err);
     int rc = st ? ari_store_step_row(s, st, "read trace", err) : -1;
     if (rc != 0)
         return rc;
@@ -91,11 +106,14 @@ int ari_tq_trace_get(ari_store *s, int64_t id, ari_tq_trace *out, ari_error *err
     snprintf(out->time_unit, sizeof out->time_unit, "%s", (const char *)ari_col_text(st, 2));
     snprintf(out->key, sizeof out->key, "%lld/%s/%s", (long long)id,
              (const char *)ari_col_text(st, 3), (const char *)ari_col_text(st, 4));
-    out->has_tasks = ari_col_int(st, 5);
-    out->time_origin = ari_col_type(st, 6) == ARI_NULL ? 0 : ari_col_double(st, 6);
+    out->time_origin = ari_col_type(st, 5) == ARI_NULL ? 0 : ari_col_double(st, 5);
     ari_reset(st);
     if (!out->name)
         return nomem(err);
+    if ((out->has_tasks = has_tasks(s, id, out->key, err)) < 0) {
+        ari_tq_trace_free(out);
+        return -1;
+    }
     return 0;
 }
 
@@ -620,6 +638,17 @@ static ari_tq_meta *memo_find(const char *key)
         }
     pthread_mutex_unlock(&memo_mu);
     return copy;
+}
+
+/* Whether key's metadata is remembered. */
+static int memo_has(const char *key)
+{
+    int found = 0;
+    pthread_mutex_lock(&memo_mu);
+    for (int i = 0; !found && i < META_MEMO; i++)
+        found = memo[i].meta && strcmp(memo[i].key, key) == 0;
+    pthread_mutex_unlock(&memo_mu);
+    return found;
 }
 
 /* Remembers a copy of m under key, in the least recently used slot. */
