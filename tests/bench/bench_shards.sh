@@ -82,8 +82,11 @@ cluster() { # cluster NAME -> its base URL (without database)
     bash "$root/tests/lib/pg_cluster.sh" start "$tmp/$1" >/dev/null
     local url
     url=$(bash "$root/tests/lib/pg_cluster.sh" url "$tmp/$1")
-    # room for the amplification's writes without a checkpoint every second
-    psql -X -q -d "$url" -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "SELECT pg_reload_conf()" >/dev/null
+    # room for the amplification's writes without a checkpoint every second;
+    # work_mem as docs/postgresql.md advises (at 4 MB a zoomed Gantt's
+    # aggregation on a shard is planned as a sort that spills to disk)
+    psql -X -q -d "$url" -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "ALTER SYSTEM SET work_mem = '64MB'" \
+        -c "SELECT pg_reload_conf()" >/dev/null
     echo "${url%/*}"
 }
 sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$@"; }
