@@ -188,17 +188,37 @@ static int add_detail(void *arg, const char *job_id, int type, double start, dou
     return task ? json_array_append_new(d->list, task) : -1;
 }
 
-static json_t *tasks_json(gantt *g, const ari_tq_worker *w, ari_error *err)
+/* The task lists of the rows drawn task by task (tasks[i] non-NULL: an
+ * empty array to fill), read in one statement for all of them
+ * (store/gantt_row_reads.h): a statement costs a trace on shards a few
+ * ms, a whole row of statements when every row is zoomed in that far. */
+static int tasks_json(gantt *g, json_t **tasks, ari_error *err)
 {
-    if (!g->threshold && !g->thresholds_failed)
-        load_thresholds(g);
-    detail_ctx d = {g, w->restype, json_array()};
-    if (ari_tq_worker_tasks(g->r->db, g->ctx->trace.id, g->ctx->meta, w->id, g->t0 - w->max_duration, g->t1,
-                            add_detail, &d, err) < 0) {
-        json_decref(d.list);
-        return NULL;
+    const ari_tq_meta *m = g->ctx->meta;
+    int *rows = malloc(((size_t)m->nworkers + 1) * sizeof *rows);
+    double *lo = malloc(((size_t)m->nworkers + 1) * sizeof *lo);
+    detail_ctx *d = malloc(((size_t)m->nworkers + 1) * sizeof *d);
+    void **ctx = malloc(((size_t)m->nworkers + 1) * sizeof *ctx);
+    int rc = rows && lo && d && ctx ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    int n = 0;
+    for (int i = 0; rc == 0 && i < m->nworkers; i++) {
+        if (!tasks[i])
+            continue;
+        rows[n] = i;
+        lo[n] = g->t0 - m->workers[i].max_duration;
+        d[n] = (detail_ctx){g, m->workers[i].restype, tasks[i]};
+        ctx[n] = &d[n];
+        n++;
     }
-    return d.list;
+    if (rc == 0 && n > 0 && !g->threshold && !g->thresholds_failed)
+        load_thresholds(g);
+    if (rc == 0)
+        rc = ari_gantt_read_details(g->r->db, g->ctx->trace.id, m, rows, lo, n, g->t1, add_detail, ctx, err);
+    free(rows);
+    free(lo);
+    free(d);
+    free(ctx);
+    return rc;
 }
 
 static json_t *pixels_json(const ari_gantt_result *res)
@@ -389,28 +409,50 @@ static int render_row(gantt *g, int i, ari_gantt_result *res, double *idle, ari_
     return render_read(g, w, res, idle, err);
 }
 
-static json_t *row_json(gantt *g, int i, ari_error *err)
+/* A row drawn: its pixels, or (tasks mode) its task list to fill, its
+ * states and idleness, until the rows are packed. */
+typedef struct drawn_row {
+    json_t *tasks, *pixels, *states;
+    double idle;
+} drawn_row;
+
+static void drawn_free(drawn_row *d, int n)
+{
+    for (int i = 0; d && i < n; i++) {
+        json_decref(d[i].tasks);
+        json_decref(d[i].pixels);
+        json_decref(d[i].states);
+    }
+    free(d);
+}
+
+/* Row i drawn into *d: its pixels, or an empty task list in tasks mode. */
+static int draw_row(gantt *g, int i, drawn_row *d, ari_error *err)
+{
+    ari_gantt_result res = {0};
+    if (render_row(g, i, &res, &d->idle, err) < 0)
+        return -1;
+    d->states = g->with_states ? states_json(g, i, err) : json_null();
+    if (d->states) {
+        if (res.mode == ARI_GANTT_TASKS)
+            d->tasks = json_array();
+        else
+            d->pixels = pixels_json(&res);
+    }
+    ari_gantt_result_free(&res);
+    if (!d->states)
+        return -1;
+    return d->tasks || d->pixels ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+}
+
+/* Row i's JSON, taking over what *d holds. */
+static json_t *row_json(gantt *g, int i, drawn_row *d)
 {
     const ari_tq_worker *w = &g->ctx->meta->workers[i];
-    ari_gantt_result res = {0};
-    double idle;
-    if (render_row(g, i, &res, &idle, err) < 0)
-        return NULL;
-    json_t *tasks = json_null(), *pixels = json_null();
-    json_t *states = g->with_states ? states_json(g, i, err) : json_null();
-    if (!states)
-        tasks = NULL;
-    else if (res.mode == ARI_GANTT_TASKS)
-        tasks = tasks_json(g, w, err);
-    else
-        pixels = pixels_json(&res);
-    ari_gantt_result_free(&res);
-    if (!tasks || !pixels) {
-        json_decref(tasks);
-        json_decref(pixels);
-        json_decref(states);
-        return NULL;
-    }
+    json_t *tasks = d->tasks ? d->tasks : json_null(), *pixels = d->pixels ? d->pixels : json_null();
+    json_t *states = d->states;
+    double idle = d->idle;
+    memset(d, 0, sizeof *d);
     return json_pack("{s:I,s:s,s:I,s:s,s:s,s:o,s:o,s:s,s:o,s:o}", "id", (json_int_t)w->id, "name", w->name,
                      "node", (json_int_t)w->node, "resource_type", w->resource_type, "resource", w->resource,
                      "idle", ari_json_num(idle), "states", states, "mode",
@@ -441,20 +483,43 @@ static json_t *types_json(const ari_tq_meta *m)
     return types;
 }
 
+/* The rows shown: each drawn, then the task lists of those in tasks
+ * mode read at once, then packed. */
+static json_t *rows_json(gantt *g, ari_error *err)
+{
+    const ari_tq_meta *m = g->ctx->meta;
+    drawn_row *d = calloc((size_t)m->nworkers + 1, sizeof *d);
+    json_t **tasks = calloc((size_t)m->nworkers + 1, sizeof *tasks);
+    int rc = d && tasks ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (int i = 0; rc == 0 && i < m->nworkers; i++) {
+        if (ari_task_filter_row(&g->ctx->filter, &m->workers[i]))
+            rc = draw_row(g, i, &d[i], err);
+        tasks[i] = d[i].tasks;
+    }
+    if (rc == 0)
+        rc = tasks_json(g, tasks, err);
+    json_t *rows = rc == 0 ? json_array() : NULL;
+    for (int i = 0; rows && i < m->nworkers; i++) {
+        if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]))
+            continue;
+        json_t *row = row_json(g, i, &d[i]);
+        if (!row || json_array_append_new(rows, row) < 0) {
+            json_decref(rows);
+            rows = NULL;
+            ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+    }
+    drawn_free(d, d ? m->nworkers : 0);
+    free(tasks);
+    return rows;
+}
+
 static json_t *render(gantt *g, ari_error *err)
 {
     const ari_tq_meta *m = g->ctx->meta;
-    json_t *rows = json_array();
-    for (int i = 0; i < m->nworkers; i++) {
-        if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]))
-            continue;
-        json_t *row = row_json(g, i, err);
-        if (!row) {
-            json_decref(rows);
-            return NULL;
-        }
-        json_array_append_new(rows, row);
-    }
+    json_t *rows = rows_json(g, err);
+    if (!rows)
+        return NULL;
     return json_pack("{s:s,s:f,s:f,s:i,s:{s:f,s:f},s:o,s:o,s:o}", "time_unit", g->ctx->trace.time_unit, "start",
                      g->t0, "end", g->t1, "width", g->width, "extent", "start", m->extent_start, "end",
                      m->extent_end, "types", types_json(m), "rows", rows, "marks", marks_json(g));

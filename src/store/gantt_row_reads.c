@@ -15,16 +15,18 @@ static int nomem(ari_error *err)
     return ari_error_set(err, ARI_E_NOMEM, "gantt rows: out of memory");
 }
 
-/* The statement `head` + "id,id,..." + ")" for the rows' workers, prepared
- * (owned: ari_stmt_finalize), its parameters bound, its rows streamed. */
-static ari_stmt *rows_statement(ari_store *s, const char *head, const ari_tq_meta *meta, const int *rows, int n,
-                                const ari_arg *args, int nargs, ari_error *err)
+/* The statement `head` + "id,id,..." + ")" + tail for the rows' workers,
+ * prepared (owned: ari_stmt_finalize), its parameters bound, its rows
+ * streamed. */
+static ari_stmt *rows_statement(ari_store *s, const char *head, const char *tail, const ari_tq_meta *meta,
+                                const int *rows, int n, const ari_arg *args, int nargs, ari_error *err)
 {
     ari_sbuf b = {0};
     ari_sbuf_add_str(&b, head);
     for (int k = 0; k < n; k++)
         ari_sbuf_printf(&b, "%s%lld", k ? "," : "", (long long)meta->workers[rows[k]].id);
     ari_sbuf_add_str(&b, ")");
+    ari_sbuf_add_str(&b, tail);
     char *text = ari_sbuf_take(&b);
     if (!text) {
         nomem(err);
@@ -189,7 +191,7 @@ int ari_gantt_read_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
                                                   "SELECT worker_id, type, start, end, rowid FROM tasks"
                                                   " WHERE trace_id = ?1 AND start >= ?2 AND start < ?3"
                                                   " AND worker_id IN (",
-                                                  meta, rows, n, args, ARI_NARGS(args), err)
+                                                  "", meta, rows, n, args, ARI_NARGS(args), err)
                                  : NULL;
     int rc = st ? stream_tasks(s, st, meta, by_id, lo, n, bufs, err) : by_id && bufs ? -1 : nomem(err);
     for (int k = 0; k < n; k++) {
@@ -203,6 +205,52 @@ int ari_gantt_read_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta
     free(by_id);
     if (rc < 0)
         ari_row_reads_free(out, n);
+    return rc;
+}
+
+/* ---- tasks with their details ---- */
+
+static int stream_details(ari_store *s, ari_stmt *st, const ari_tq_meta *meta, const row_id *by_id,
+                          const double *lo, int n, ari_tq_detail_fn fn, void *const *ctx, ari_error *err)
+{
+    type_memo memo = {{0}, -1};
+    int rc;
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        int k = row_of(by_id, n, ari_col_int64(st, 0));
+        double start = ari_col_double(st, 3);
+        int type = type_id(meta, &memo, (const char *)ari_col_text(st, 2));
+        if (k < 0 || type < 0 || start < lo[k])
+            continue;
+        const char *job = (const char *)ari_col_text(st, 1);
+        double gflop = ari_col_type(st, 5) == ARI_NULL ? NAN : ari_col_double(st, 5);
+        int64_t it = ari_col_type(st, 6) == ARI_NULL ? ARI_TQ_NO_ITERATION : ari_col_int64(st, 6);
+        if (fn(ctx[k], job ? job : "", type, start, ari_col_double(st, 4), gflop, it) != 0) {
+            ari_reset(st);
+            return nomem(err);
+        }
+    }
+    return ari_store_rows_end(s, st, rc, "read the tasks of the rows", err);
+}
+
+int ari_gantt_read_details(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int *rows,
+                           const double *lo, int n, double hi, ari_tq_detail_fn fn, void *const *ctx,
+                           ari_error *err)
+{
+    if (n <= 0)
+        return 0;
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_real(lowest(lo, n)), ari_arg_real(hi)};
+    row_id *by_id = rows_by_id(meta, rows, n);
+    if (!by_id)
+        return nomem(err);
+    /* each worker's tasks in the per-row reads' order (ari_tq_worker_tasks) */
+    ari_stmt *st = rows_statement(s,
+                                  "SELECT worker_id, job_id, type, start, end, gflop, iteration FROM tasks"
+                                  " WHERE trace_id = ?1 AND start >= ?2 AND start < ?3 AND worker_id IN (",
+                                  " ORDER BY worker_id, start, end, rowid", meta, rows, n, args, ARI_NARGS(args),
+                                  err);
+    int rc = st ? stream_details(s, st, meta, by_id, lo, n, fn, ctx, err) : -1;
+    ari_stmt_finalize(st);
+    free(by_id);
     return rc;
 }
 
@@ -303,7 +351,7 @@ int ari_gantt_read_states(ari_store *s, int64_t trace_id, const ari_tq_meta *met
                        " WHERE trace_id = ?1 AND start >= ?2 AND start < ?3 AND end > ?4 AND container_id IN (";
     row_id *by_id = rows_by_id(meta, rows, n);
     state_buf *bufs = calloc((size_t)n, sizeof *bufs);
-    ari_stmt *st = by_id && bufs ? rows_statement(s, head, meta, rows, n, args, ARI_NARGS(args), err) : NULL;
+    ari_stmt *st = by_id && bufs ? rows_statement(s, head, "", meta, rows, n, args, ARI_NARGS(args), err) : NULL;
     int rc = st ? stream_states(s, st, by_id, lo, n, bufs, err) : by_id && bufs ? -1 : nomem(err);
     ari_stmt_finalize(st);
     for (int k = 0; k < n; k++) {

@@ -1,5 +1,6 @@
-/* gantt_row_reads.h: the raw tasks and runtime states of several Gantt
- * rows, each kind read in one statement for all the rows of a request.
+/* gantt_row_reads.h: the raw tasks (bare, or with their details for the
+ * rows drawn task by task) and runtime states of several Gantt rows, each
+ * kind read in one statement for all the rows of a request.
  *
  * A Gantt request on PostgreSQL reads some rows from their raw rows: the
  * rows with few tasks in the window (api_gantt.c, RAW_ROW_TASKS) and the
@@ -30,6 +31,16 @@
 int ari_gantt_read_tasks(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int *rows,
                          const double *lo, int n, double hi, ari_row_tasks *out, ari_error *err);
 void ari_row_reads_free(ari_row_tasks *r, int n);
+
+/* The tasks of the workers meta->workers[rows[k]] (k < n) starting in
+ * [lo[k], hi), with their details: fn(ctx[k], ...) for each, a row's in
+ * the order ari_tq_worker_tasks gives them (start, end, rowid), the rows
+ * one after the other. Tasks of types the meta does not know are left
+ * out. Returns 0, or -1 with err set (fn's non-zero return is out of
+ * memory). */
+int ari_gantt_read_details(ari_store *s, int64_t trace_id, const ari_tq_meta *meta, const int *rows,
+                           const double *lo, int n, double hi, ari_tq_detail_fn fn, void *const *ctx,
+                           ari_error *err);
 
 /* The states of the containers meta->workers[rows[k]] that start in
  * [lo[k], t1) and end after t0 (lo[k] = -INFINITY: every state starting

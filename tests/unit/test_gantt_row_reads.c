@@ -1,6 +1,7 @@
 /* test_gantt_row_reads.c: store/gantt_row_reads.c, the Gantt's reads of
  * several rows in one statement, against the per-row reads they replace
- * (ari_tq_worker_tasks, ari_tq_worker_states): on a generated StarPU trace
+ * (ari_tq_worker_tasks, with or without the tasks' details, and
+ * ari_tq_worker_states): on a generated StarPU trace
  * (gen/cholesky_sim.h) imported into SQLite and, with the CTest fixture
  * `pg`, into PostgreSQL, for random windows and random sets of rows, each
  * with its own lower bound (some without one): the same tasks and states
@@ -122,6 +123,49 @@ static void same_tasks(ari_store *s, int64_t id, const ari_tq_meta *m, int worke
     free(c.r.start), free(c.r.end), free(c.r.type);
 }
 
+/* A row's tasks with their details as text, every double exact (%a). */
+typedef struct detail_text {
+    char *text;
+    size_t len;
+} detail_text;
+
+static int keep_detail(void *arg, const char *job_id, int type, double start, double end, double gflop,
+                       int64_t iteration)
+{
+    detail_text *t = arg;
+    char line[400];
+    int n = snprintf(line, sizeof line, "%s|%d|%a|%a|%a|%lld;", job_id, type, start, end, gflop,
+                     (long long)iteration);
+    assert_true(n > 0 && (size_t)n < sizeof line);
+    t->text = realloc(t->text, t->len + (size_t)n + 1);
+    assert_non_null(t->text);
+    memcpy(t->text + t->len, line, (size_t)n + 1);
+    t->len += (size_t)n;
+    return 0;
+}
+
+/* The batch's tasks with their details, against the per-row reads'. */
+static void same_details(ari_store *s, int64_t id, const ari_tq_meta *m, const int *rows, const double *lo,
+                         int n, double hi)
+{
+    detail_text *got = calloc((size_t)n + 1, sizeof *got);
+    void **ctx = calloc((size_t)n + 1, sizeof *ctx);
+    for (int k = 0; k < n; k++)
+        ctx[k] = &got[k];
+    ari_error err = {0};
+    assert_int_equal(ari_gantt_read_details(s, id, m, rows, lo, n, hi, keep_detail, ctx, &err), 0);
+    for (int k = 0; k < n; k++) {
+        detail_text want = {0};
+        assert_int_equal(
+            ari_tq_worker_tasks(s, id, m, m->workers[rows[k]].id, lo[k], hi, keep_detail, &want, &err), 0);
+        assert_string_equal(got[k].text ? got[k].text : "", want.text ? want.text : "");
+        free(want.text);
+        free(got[k].text);
+    }
+    free(got);
+    free(ctx);
+}
+
 /* The per-row read's states from lo on, against the batch's. */
 static void same_states(ari_store *s, int64_t id, const ari_tq_meta *m, int worker, double lo, double t0,
                         double t1, const ari_tq_states *got)
@@ -181,6 +225,7 @@ static void check_store(ari_store *s, int64_t id)
         }
         assert_int_equal(ari_gantt_read_tasks(s, id, m, rows, lo, n, t1, tasks, &err), 0);
         assert_int_equal(ari_gantt_read_states(s, id, m, rows, lo, n, t0, t1, states, &err), 0);
+        same_details(s, id, m, rows, lo, n, t1);
         for (int k = 0; k < n; k++) {
             same_tasks(s, id, m, rows[k], lo[k], t1, &tasks[k]);
             same_states(s, id, m, rows[k], lo[k], t0, t1, &states[k]);
