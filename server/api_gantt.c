@@ -16,9 +16,10 @@
  * (none in StarPU traces), or a window whose pixels are a few ulps wide,
  * is drawn from its tasks in the window read the same way. The rows read
  * so are read in one statement (store/gantt_row_reads.h), so that on a
- * trace spread over shards every shard reads its rows at once. Either
- * way the tasks mode then reads the row's few tasks with that index, from
- * start - (the row's longest task) to the window's end.
+ * trace spread over shards every shard reads its rows at once. On both
+ * backends the rows drawn in tasks mode then have their few tasks read
+ * with their details through that index, from start - (the row's longest
+ * task) to the window's end, in one statement for all those rows.
  *
  * Large rows on either backend (store/gantt_summaries.h: rows summarised
  * at import, 4,096+ tasks in the window, no type or duration filter,
