@@ -428,6 +428,13 @@ test('a trace without tasks is 409 no_tasks; a missing trace is 404', async () =
 
 test('the analysis cache goes with its trace', async () => {
   const id = importPath(join(dir, 'gen2'), 'to-delete');
+  // what the first Gantt reads is computed by the import (api_gantt.c,
+  // prepare_first_view): its marks, the outlier thresholds, and the rows
+  // whose tasks overlap (which a zoomed view on PostgreSQL asks for)
+  const prepared = sqlite(d.db, `SELECT group_concat(substr(analysis, 1, instr(analysis, '@') - 1), ' ')
+    FROM (SELECT analysis FROM analysis_cache WHERE trace_id = ${id} ORDER BY analysis);`).trim();
+  for (const a of ['bounds.v2', 'gantt_overlaps', 'outlier_groups'])
+    assert.ok(prepared.split(' ').includes(a), `${a} prepared at import: ${prepared}`);
   await ok(`/api/v1/traces/${id}/bounds`);
   await ok(`/api/v1/traces/${id}/outliers`);
   const count = () => Number(sqlite(d.db, `SELECT count(*) FROM analysis_cache WHERE trace_id = ${id};`));
