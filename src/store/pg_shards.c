@@ -155,7 +155,7 @@ static const char prepare_sql[] =
     " LOOP"
     "   o := coalesce(r.o, '');"
     "   FOREACH k IN ARRAY ARRAY['cursor_tuple_fraction=1', 'jit=off'] LOOP"
-    "     IF position(split_part(k, '=', 1) IN o) = 0 THEN o := ltrim(o || ' -c ' || k); END IF;"
+    "     IF o !~ ('\\m' || split_part(k, '=', 1) || '\\s*=') THEN o := ltrim(o || ' -c ' || k); END IF;"
     "   END LOOP;"
     "   IF o <> coalesce(r.o, '') THEN"
     "     EXECUTE format('ALTER SERVER %I OPTIONS (%s options %L)', r.srvname,"

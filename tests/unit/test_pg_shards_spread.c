@@ -269,7 +269,8 @@ static void test_shard_sessions(void **state)
     test_pg_db c;
     assert_true(test_pg_db_create(&c, "ariadne_spread_s"));
     char url[800];
-    snprintf(url, sizeof url, "%s?options=-c%%20statement_timeout%%3D54321", c.url);
+    snprintf(url, sizeof url, "%s?options=-c%%20statement_timeout%%3D54321%%20-c%%20jit_above_cost%%3D1000",
+             c.url);
     ari_error err = {0};
     if (ari_pg_shards_add(f->s, "c", url, &err) < 0)
         fail_msg("shard add: %s", err.message);
@@ -280,7 +281,7 @@ static void test_shard_sessions(void **state)
            "SELECT string_agg(x, ' ' ORDER BY x) FROM pg_foreign_server v, unnest(v.srvoptions) x"
            " WHERE v.srvname IN ('ariadne_shard_a', 'ariadne_shard_c') AND x ~ '^options='",
            "options=-c cursor_tuple_fraction=1 -c jit=off"
-           " options=-c statement_timeout=54321 -c cursor_tuple_fraction=1 -c jit=off");
+           " options=-c statement_timeout=54321 -c jit_above_cost=1000 -c cursor_tuple_fraction=1 -c jit=off");
     run(f->s, "DROP FOREIGN TABLE probe");
     test_pg_db_drop(&c);
 }
