@@ -19,6 +19,7 @@
 #define LOAD_WAIT_S 60.0
 #define CLOSED_LINGER_S 30.0     /* a closed run's hub without viewers goes after this */
 #define EXISTS_CHECK_S 10.0      /* how often an idle hub checks that its run still exists */
+#define FOLLOW_S 1.0             /* how often a hub looks for records another daemon stored (PostgreSQL) */
 
 static const char closed_frame[] = "event: closed\ndata: {\"state\":\"closed\"}\n\n";
 static const char deleted_frame[] = "event: closed\ndata: {\"state\":\"deleted\"}\n\n";
@@ -44,6 +45,7 @@ static void hub_free(ari_live_hub *h)
     free(h->pending);
     free(h->cps);
     free(h->labels);
+    free(h->followed_controls);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
     free(h);
@@ -161,6 +163,8 @@ static int load(ari_live_hub *h)
                 h->ctl.version = version;
             }
             json_decref(c);
+            free(h->followed_controls);
+            h->followed_controls = strdup(controls);
         }
         if (h->want_seq > ari_live_data_last_seq(ld))
             rc = 1; /* an append came in meanwhile: again */
@@ -226,12 +230,11 @@ static void emit(ari_live_hub *h, ari_live_engine *e, size_t t_end, const ari_li
     }
 }
 
-/* After a (re)start: the messages of the last ARI_LIVE_RING points, each
- * composed over the points up to it. Hub locked. */
-static void recompose_ring(ari_live_hub *h, ari_live_engine *e)
+/* The messages of the points from first on whose seq is past `after`,
+ * each composed over the points up to it. Hub locked. */
+static void emit_points(ari_live_hub *h, ari_live_engine *e, size_t first, int64_t after)
 {
     size_t n = ari_live_data_n_points(h->ld);
-    size_t first = n > ARI_LIVE_RING ? n - ARI_LIVE_RING : 0;
     int64_t prev = 0;
     for (size_t t = first; t < n && !h->stop; t++) {
         int64_t seq = ari_live_data_point_seq(h->ld, t);
@@ -239,8 +242,16 @@ static void recompose_ring(ari_live_hub *h, ari_live_engine *e)
             seq = prev + 1;
         prev = seq;
         ari_live_point pt = {.seq = seq, .t_idx = t, .update = 0, .arrival = 0};
-        emit(h, e, t + 1, &pt);
+        if (seq > after)
+            emit(h, e, t + 1, &pt);
     }
+}
+
+/* After a (re)start: the messages of the last ARI_LIVE_RING points. */
+static void recompose_ring(ari_live_hub *h, ari_live_engine *e)
+{
+    size_t n = ari_live_data_n_points(h->ld);
+    emit_points(h, e, n > ARI_LIVE_RING ? n - ARI_LIVE_RING : 0, 0);
 }
 
 /* The records that arrived: one message each, composed over every point. */
@@ -292,8 +303,91 @@ static int run_gone(ari_live_hub *h)
     return rc == 1;
 }
 
+/* ---- following the database (replicas) ----
+ *
+ * Daemons on one PostgreSQL database each run their own hub for a run:
+ * the appends one of them receives reach its hub at once, and the others'
+ * hubs from the database. Once a second such a hub compares the stored
+ * run's last seq with its own and applies the records it lacks as the
+ * appends would (each watcher gets a message per record, as on one
+ * server, up to a second later); a run closed meanwhile is loaded again
+ * (closing compacts the stored records) and then ends its watchers'
+ * streams as a close would. */
+
+static void apply_batch(ari_live_hub *h, const ari_live_applied *a, double now);
+
+static int follow_batch(void *ctx, const ari_live_applied *a)
+{
+    ari_live_hub *h = ctx;
+    pthread_mutex_lock(&h->mu);
+    if (h->state == HUB_READY && !h->reload)
+        apply_batch(h, a, ari_now());
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
+/* The stored controls, when they are not those the hub last applied:
+ * another daemon's /control. Applied as a /control here would be (the
+ * watchers get an update message). */
+static void follow_controls(ari_live_hub *h, const char *text)
+{
+    pthread_mutex_lock(&h->mu);
+    if (h->state == HUB_READY && (!h->followed_controls || strcmp(text, h->followed_controls) != 0)) {
+        json_t *c = json_loads(text, 0, NULL);
+        ari_live_controls next = h->ctl;
+        ari_error err = {0};
+        if (c && ari_live_controls_apply(&next, c, NULL, &err) == 0) {
+            h->ctl = next;
+            h->recompose = 1;
+            pthread_cond_broadcast(&h->cv);
+        }
+        json_decref(c);
+        free(h->followed_controls);
+        h->followed_controls = strdup(text);
+    }
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* Called unlocked, from the worker's wait. */
+static void follow_store(ari_live_hub *h)
+{
+    ari_server *srv = h->hs->srv;
+    ari_store *db = ari_dbpool_try_acquire(srv->pool);
+    if (!db)
+        return;
+    ari_stream_status st = {0};
+    ari_error err = {0};
+    int rc = ari_store_is_pg(db) ? ari_stream_status_get(db, h->id, &st, &err) : 1;
+    pthread_mutex_lock(&h->mu);
+    int ready = h->state == HUB_READY && !h->reload && h->ld;
+    int64_t last = ready ? ari_live_data_last_seq(h->ld) : 0;
+    int was_open = h->open;
+    pthread_mutex_unlock(&h->mu);
+    if (rc == 0 && ready && st.open && st.n_records > last &&
+        ari_stream_batches_after(db, h->id, last, follow_batch, h, &err) < 0)
+        ari_log(ARI_LOG_WARN, "live %lld: reading the records stored by another daemon: %s", (long long)h->id,
+                err.message);
+    char *controls = NULL;
+    if (rc == 0 && ready && ari_stream_controls_get(db, h->id, &controls, &err) < 0)
+        controls = NULL;
+    ari_dbpool_release(srv->pool, db);
+    if (controls)
+        follow_controls(h, controls);
+    free(controls);
+    if (rc != 0 || !ready || st.open || !was_open)
+        return;
+    pthread_mutex_lock(&h->mu);
+    if (h->ld && st.n_records > ari_live_data_last_seq(h->ld)) {
+        h->reload = 1;
+        h->resend = 1;
+        h->resend_after = ari_live_data_last_seq(h->ld);
+    }
+    h->closing = 1;
+    pthread_mutex_unlock(&h->mu);
+}
+
 /* Waits for work; returns 0 to go on, 1 to end the worker. Hub locked. */
-static int wait_for_work(ari_live_hub *h, double *next_check)
+static int wait_for_work(ari_live_hub *h, double *next_check, double *next_follow)
 {
     while (!h->stop && h->npending == 0 && !h->reload && !h->recompose && !h->closing) {
         timed_wait(h, 1.0);
@@ -305,6 +399,10 @@ static int wait_for_work(ari_live_hub *h, double *next_check)
         if (now >= *next_check) {
             *next_check = now + EXISTS_CHECK_S;
             gone = run_gone(h);
+        }
+        if (!gone && now >= *next_follow) {
+            *next_follow = now + FOLLOW_S;
+            follow_store(h);
         }
         pthread_mutex_lock(&h->mu);
         if (gone) {
@@ -320,13 +418,13 @@ static int wait_for_work(ari_live_hub *h, double *next_check)
 
 static void live_loop(ari_live_hub *h, ari_live_engine *e)
 {
-    double next_check = ari_now() + EXISTS_CHECK_S;
+    double next_check = ari_now() + EXISTS_CHECK_S, next_follow = ari_now() + FOLLOW_S;
     pthread_mutex_lock(&h->mu);
     recompose_ring(h, e); /* a closed run's too: a client back after the close gets the rest */
     if (!h->open)
         ari_live_feed_end(h->feed, closed_frame);
     for (;;) {
-        if (wait_for_work(h, &next_check))
+        if (wait_for_work(h, &next_check, &next_follow))
             break;
         if (h->reload) {
             h->reload = 0;
@@ -340,6 +438,9 @@ static void live_loop(ari_live_hub *h, ari_live_engine *e)
             pthread_cond_broadcast(&h->cv);
             if (!h->ld)
                 break;
+            if (h->resend)
+                emit_points(h, e, 0, h->resend_after);
+            h->resend = 0;
         }
         process_pending(h, e);
         if (h->closing && h->npending == 0) {
@@ -699,7 +800,10 @@ int ari_live_hub_control(ari_live_hub *h, ari_store *db, json_t *body, json_t **
         ari_error serr = {0};
         if (text && ari_stream_controls_set(db, h->id, text, &serr) < 0)
             ari_log(ARI_LOG_WARN, "live %lld: controls not saved: %s", (long long)h->id, serr.message);
-        free(text);
+        pthread_mutex_lock(&h->mu);
+        free(h->followed_controls); /* what is stored now, not another daemon's */
+        h->followed_controls = text;
+        pthread_mutex_unlock(&h->mu);
         json_decref(stored);
     }
     return *out ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");

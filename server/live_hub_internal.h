@@ -35,6 +35,9 @@ struct ari_live_hub {
     ari_error load_err;
     int reload;                 /* the worker loads the run again */
     int64_t want_seq;           /* appends seen while loading */
+    char *followed_controls;    /* the stored controls last applied (another daemon may store others) */
+    int resend;                 /* after the next load, send the points past resend_after as they arrived */
+    int64_t resend_after;       /* (a run another daemon closed before this one had its last records) */
     ari_live_data *ld;
     int open;                   /* the run is open */
     char name[256];

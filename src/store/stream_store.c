@@ -388,10 +388,12 @@ static double get64(const unsigned char *p)
     return v;
 }
 
-static int each_record(ari_store *s, int64_t trace_id, record_fn fn, void *ctx, ari_error *err)
+static int each_record(ari_store *s, int64_t trace_id, int64_t after_seq, record_fn fn, void *ctx, ari_error *err)
 {
-    ari_stmt *st = ari_store_stmt_id(s,
-        "SELECT seq, key, domains, cells, comm FROM mt_stream_points WHERE trace_id = ?1 ORDER BY seq", trace_id, err);
+    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(after_seq)};
+    ari_stmt *st = ari_store_bound(
+        s, "SELECT seq, key, domains, cells, comm FROM mt_stream_points WHERE trace_id = ?1 AND seq > ?2 ORDER BY seq",
+        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
     int rc, out = 0;
@@ -450,7 +452,10 @@ static int each_comm_row(const record_view *r, row_fn fn, void *ctx, ari_error *
 /* ---- loading an open run into a live_data --------------------------------------------- */
 
 typedef struct loader {
-    ari_live_data *ld;
+    ari_live_data *ld;       /* the records applied to it, or (NULL) handed to fn as batches */
+    ari_stream_batch_fn fn;
+    void *fn_ctx;
+    int64_t after_seq;       /* the records after this seq */
     ari_stream_batch b;      /* entities and metrics: the run's, by id; records: a chunk */
     ari_strpool *pool;
     int64_t first_seq;
@@ -503,7 +508,8 @@ static int flush_chunk(loader *l)
 {
     if (l->b.nrecords == 0)
         return 0;
-    int rc = ari_live_data_apply(l->ld, &l->b, l->first_seq, NULL, l->err);
+    ari_live_applied a = {.batch = &l->b, .first_seq = l->first_seq, .nrecords = l->b.nrecords};
+    int rc = l->ld ? ari_live_data_apply(l->ld, &l->b, l->first_seq, NULL, l->err) : l->fn(l->fn_ctx, &a);
     l->b.nrecords = l->b.nvalues = l->b.nrows = l->b.ncomm = 0;
     return rc;
 }
@@ -558,16 +564,16 @@ static int load_record(void *ctx, const record_view *r, ari_error *err)
     return b->nrecords >= LOAD_CHUNK ? flush_chunk(l) : 0;
 }
 
-static int load_open(ari_store *s, int64_t trace_id, ari_live_data *ld, ari_error *err)
+static int load_open(ari_store *s, int64_t trace_id, loader l, ari_error *err)
 {
-    loader l = {.ld = ld, .err = err};
+    l.err = err;
     int rc = ari_stream_batch_init(&l.b, 0, err);
     if (rc < 0)
         return -1;
     l.pool = ari_strpool_new();
     rc = l.pool ? load_names(s, trace_id, &l, err) : ari_error_set(err, ARI_E_NOMEM, "out of memory");
     if (rc == 0)
-        rc = each_record(s, trace_id, load_record, &l, err);
+        rc = each_record(s, trace_id, l.after_seq, load_record, &l, err);
     if (rc == 0)
         rc = flush_chunk(&l);
     ari_stream_batch_free(&l.b);
@@ -736,7 +742,16 @@ int ari_stream_load(ari_store *s, int64_t trace_id, ari_live_data *ld, ari_error
     int open = ari_stream_is_open(s, trace_id, err);
     if (open < 0)
         return -1;
-    return open ? load_open(s, trace_id, ld, err) : load_offline(s, trace_id, ld, err);
+    return open ? load_open(s, trace_id, (loader){.ld = ld}, err) : load_offline(s, trace_id, ld, err);
+}
+
+int ari_stream_batches_after(ari_store *s, int64_t trace_id, int64_t after_seq, ari_stream_batch_fn fn, void *ctx,
+                             ari_error *err)
+{
+    int open = ari_stream_is_open(s, trace_id, err);
+    if (open <= 0)
+        return open < 0 ? -1 : 1;
+    return load_open(s, trace_id, (loader){.fn = fn, .fn_ctx = ctx, .after_seq = after_seq}, err);
 }
 
 /* ---- close ------------------------------------------------------------------------------ */
@@ -810,7 +825,7 @@ static int close_in_tx(ari_store *s, int64_t trace_id, ari_error *err)
     c.nent = st.n_entities;
     c.nmet = st.n_metrics;
     if (rc == 0)
-        rc = each_record(s, trace_id, close_record, &c, &local);
+        rc = each_record(s, trace_id, 0, close_record, &c, &local);
     if (rc < 0 && !local.code[0])
         local = *ari_metrics_writer_error(mw);
     if (rc == 0)

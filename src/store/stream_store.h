@@ -71,6 +71,17 @@ int ari_stream_append(ari_store *s, int64_t trace_id, const ari_stream_batch *b,
  * are then the offline ones; seq of point t is t + 1). */
 int ari_stream_load(ari_store *s, int64_t trace_id, ari_live_data *ld, ari_error *err);
 
+/* The stored records of an open run after seq after_seq, in seq order,
+ * as batches: fn(ctx, a) with a->batch's entities and metrics the run's
+ * (by id) and a->first_seq, a->nrecords its records' (the rest of *a
+ * zero); fn returns 0 to go on, else -1 with the error set. For a daemon
+ * watching a run that another daemon receives (replicas on one
+ * PostgreSQL database, server/live_hub.c). Returns 0, 1 when the run is
+ * not open (closed, or no such run), -1 with err. */
+typedef int (*ari_stream_batch_fn)(void *ctx, const ari_live_applied *a);
+int ari_stream_batches_after(ari_store *s, int64_t trace_id, int64_t after_seq, ari_stream_batch_fn fn, void *ctx,
+                             ari_error *err);
+
 /* Closes an open run in one transaction: the points become mt_domains,
  * mt_values, mt_comm and the trace's summary (as an offline import
  * writes them: entities re-numbered parents first and in natural order,

@@ -9,17 +9,22 @@
 //   ARIADNE_TEST_STALL_AT, server/stall_hook.h) leaves no partial trace, and
 //   the other replica takes the job over and finishes it;
 // - SIGTERM of that replica puts the job back in the queue (not failed), and
-//   the other replica finishes it.
+//   the other replica finishes it;
+// - a live run that `ariadned replay` sends to one replica is watched through
+//   the other (server/live_hub.c follows the database): its watcher gets
+//   every point once, in order, a control posted to the first, then the close.
 // PostgreSQL only (CTest runs it as api_pg.replicas); on SQLite it skips.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, openAsBlob } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, openAsBlob } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, backendName, waitJob } from '../lib/daemon.mjs';
+import { ariadned, startDaemon, backendName, runCli, waitJob } from '../lib/daemon.mjs';
+import { Watcher } from '../lib/sse.mjs';
 import {
   getJson, assertOkJson, uploadRaw, acceptedJob, smallTrace, writeBigPaje, stopClean, stopDaemon, sqlite,
-  formats,
+  formats, sendJson,
 } from '../fixtures/api/util.mjs';
 
 const onPg = backendName() === 'postgresql';
@@ -225,5 +230,56 @@ test('a replica stopped during an import puts the job back; the other finishes i
     if (d2) await stopClean(d2);
     if (d1 && d1.child.exitCode === null && d1.child.signalCode === null) await stopDaemon(d1, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a live run sent to one replica is watched through the other', { skip: SKIP }, async () => {
+  const pair = await startPair('live');
+  const source = join(pair.dir, 'pdes');
+  const g = runCli(['generate', '--kind', 'pdes', '--pes', '4', '--kps', '4', '--lps', '2', '--samples', '40',
+    '--seed', '11', source]);
+  assert.equal(g.status, 0, `generate: ${g.stderr}`);
+  const n = readFileSync(join(source, 'RbTotal.csv'), 'utf8').split('\n')[0].split(',').length;
+  // 5 points a second through the first replica, which opens, fills and closes the run
+  const rp = spawn(ariadned, ['replay', '--rate', '5', '--retry-seconds', '30', '--to', pair.d1.url, source],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  rp.stderr.on('data', (c) => { err += c; });
+  const done = new Promise((resolve) => rp.on('exit', (code) => resolve(code)));
+  let w = null;
+  try {
+    let id = null;
+    for (const deadline = Date.now() + 30000; id === null; await sleep(50)) {
+      const list = await getJson(pair.d2.url, '/api/v1/streams');
+      const runs = Array.isArray(list.json) ? list.json : list.json?.streams;
+      if (runs?.length) id = runs[0].trace_id;
+      assert.ok(Date.now() < deadline, 'the run is listed by the second replica');
+    }
+    w = new Watcher(pair.d2.url, `/api/v1/streams/${id}/events`, { lastId: 0 });
+    // a control posted to the first replica changes the second's messages
+    for (const deadline = Date.now() + 30000; w.points().length < 5; await sleep(50))
+      assert.ok(Date.now() < deadline, 'five points through the second replica');
+    const c = await sendJson(pair.d1.url, 'POST', `/api/v1/streams/${id}/control`, { k: 4 });
+    assertOkJson(c, 200, 'POST control through the first replica');
+    for (const deadline = Date.now() + 20000; !w.events.some((e) => e.msg.clusters?.k === 4); await sleep(50))
+      assert.ok(Date.now() < deadline, "the control reaches the second replica's watcher");
+    // while the run is open (a closed run's last points are sent from its reloaded form, with the stored controls)
+    const open = await getJson(pair.d1.url, `/api/v1/streams/${id}`);
+    assert.equal(open.json.state, 'open', `the control arrived before the close: ${open.text}`);
+    assert.equal(await done, 0, `replay: ${err.slice(-2000)}`);
+    for (const deadline = Date.now() + 30000; !w.closed; await sleep(50))
+      assert.ok(Date.now() < deadline, `the close reaches the second replica's watcher (${w.points().length} points)`);
+    const pts = w.points();
+    assert.deepEqual(pts.map((e) => e.id), Array.from({ length: n }, (_, i) => i + 1), 'every point once, in order');
+    for (let i = 1; i < pts.length; i++) assert.ok(pts[i].msg.t_idx > pts[i - 1].msg.t_idx, `t_idx increases (${i})`);
+    assert.match(w.closedData, /"closed"/);
+    const a = await getJson(pair.d1.url, `/api/v1/streams/${id}`);
+    const b = await getJson(pair.d2.url, `/api/v1/streams/${id}`);
+    assertOkJson(b, 200, 'the run through the second replica');
+    assert.deepEqual(b.json, a.json, 'both replicas describe the run alike');
+  } finally {
+    w?.stop();
+    rp.kill();
+    await stopPair(pair);
   }
 });
