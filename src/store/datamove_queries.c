@@ -948,14 +948,17 @@ static int series_read(ari_stmt *st, void *item, const void *ctx)
     return x->metric && x->component && x->source ? 0 : -1;
 }
 
-/* The series of the window with their sample counts, in metric order. */
+/* The series of the window with their sample counts, in metric order.
+ * The subquery names the trace by the parameter, not by m.trace_id: on
+ * PostgreSQL only a parameter prunes dm_samples' partitions before the
+ * statement starts (a correlated value opens every trace's, and so
+ * every shard's: a shard that is down failed the traces of the others). */
 static int metric_list(ari_store *s, int64_t id, double w0, double w1, ari_dm_metric_series *m, ari_error *err)
 {
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1)};
     ari_stmt *st = ari_store_bound(
         s,
-        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = "
-        "m.trace_id"
+        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = ?1"
         " AND p.metric_id = m.metric_id AND p.ts >= ?2 AND p.ts < ?3) FROM dm_metrics m WHERE trace_id = ?1"
         " ORDER BY metric_id",
         args, ARI_NARGS(args), err);
