@@ -859,8 +859,8 @@ static int placement_open(ari_store *s, placement *pl, ari_error *err)
     pl->shardable = name_list(s,
         "SELECT c.relname FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid"
         " WHERE c.relname IN ('states', 'tasks', 'variables', 'links', 'events', 'ev_messages', 'profile_values',"
-        " 'dm_samples', 'dm_events', 'dm_movements', 'mt_stream_points', 'state_chunks', 'message_chunks',"
-        " 'event_chunks')"
+        " 'mt_values', 'dm_samples', 'dm_events', 'dm_movements', 'mt_stream_points', 'state_chunks',"
+        " 'message_chunks', 'event_chunks')"
         " AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisunique)"
         " AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'f')", err);
     return pl->shardable ? 0 : -1;

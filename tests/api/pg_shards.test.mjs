@@ -6,7 +6,8 @@
 // plain one-server database in the same order; then, with the spreading
 // threshold lowered (`ariadned shard spread --rows 3`), a task trace and a
 // data-movement trace more, which are spread over both shards. Then:
-// - traces landed on both shards: each shard holds trace tables, each with
+// - traces landed on both shards (a profile's values and a PDES run's
+//   metric samples too): each shard holds trace tables, each with
 //   the rows the plain database holds for that table and trace (a spread
 //   trace's split by worker, container or metric, no key on two shards, the
 //   same rows and rowids in all), and the coordinator has one foreign
@@ -106,7 +107,8 @@ before(async () => {
   }
   // one or two of each kind (tasks, Paje, profile, data movement): the
   // other fixtures add requests, not checks
-  const pick = ['starpu/bundle', 'starpu/starvz', 'paje/quirks.trace', 'profiles/small.cali', 'datamove/kineto_small'];
+  const pick = ['starpu/bundle', 'starpu/starvz', 'paje/quirks.trace', 'profiles/small.cali', 'datamove/kineto_small',
+    'metrics/ross'];
   const entries = FIXTURES.filter((paths) => pick.some((p) => paths[0].includes(p)))
     .concat(existsSync(sharedData) ? REAL.slice(0, 1) : []);
   assert.equal(entries.length, pick.length + (existsSync(sharedData) ? 1 : 0));
@@ -170,9 +172,13 @@ test('traces land on both shards, with the rows one server holds', { skip }, () 
   assert.ok(Object.keys(traces).length >= 3, 'the traces imported before the threshold was lowered are not spread');
   const foreign = Number(psql(coord, 'SELECT count(*) FROM pg_foreign_table'));
   assert.equal(foreign, total, 'one foreign partition per shard table');
-  // the tables with a unique key stay on the coordinator
+  // the tables with a unique key stay on the coordinator; the profile's
+  // values and the metric samples go to the shards (sql/pg/021_shard_keys.sql)
   assert.equal(Number(psql(coord, "SELECT count(*) FROM pg_foreign_table f JOIN pg_class c ON c.oid = f.ftrelid" +
-    " WHERE c.relname ~ '^(events|cct_nodes|profile_values|state_chunks)_t'")), 0);
+    " WHERE c.relname ~ '^(events|cct_nodes|state_chunks)_t'")), 0);
+  for (const table of ['profile_values', 'mt_values'])
+    assert.ok(Object.values(shards).some(({ url }) => shardTables(url).some((t) => t.table === table)),
+      `${table} of a trace on a shard`);
 });
 
 test('a trace over the threshold is spread over both shards, with the rows one server holds', { skip }, () => {

@@ -14,8 +14,9 @@
 # Compares per table (PostgreSQL partitions aside) the ordered column names
 # with their mapped types, nullability and collation (text: "C"; columns
 # PostgreSQL adds on purpose are listed in pg_only_columns), the index
-# names, the primary and unique keys, the foreign keys (with ON DELETE) and
-# the CHECK constraints; checks that every partitioned table has its
+# names, the primary and unique keys (a key PostgreSQL keeps as a plain
+# index on purpose is listed in pg_plain_keys), the foreign keys (with ON
+# DELETE) and the CHECK constraints; checks that every partitioned table has its
 # DEFAULT partition <table>_default; and runs the migrations on rows on both
 # sides (rows before 012 and 017, the two that move data) and compares the
 # rows they leave. Prints the differences; exits 1 on any, 2 on a failure to
@@ -221,6 +222,26 @@ for tc in $pg_only_columns; do
         mv "$work/pg_kept.txt" "$work/pg.txt"
     else
         echo "FAIL: $tc is listed as a PostgreSQL-only column but sql/pg has no such column"
+        status=1
+    fi
+done
+# Keys that PostgreSQL keeps as a plain index of the same columns, so that
+# the table can be sharded (sql/pg/021_shard_keys.sql): table|columns|index,
+# compared as SQLite's primary key; the index must exist on those columns.
+pg_plain_keys="mt_values|trace_id,metric_id,entity_id|mt_values_by_key"
+for k in $pg_plain_keys; do
+    t=${k%%|*} rest=${k#*|}
+    cols=${rest%%|*} idx=${rest#*|}
+    got=$(pg -At -c "SELECT string_agg(a.attname, ',' ORDER BY u.ord) FROM pg_index x
+            JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class r ON r.oid = x.indrelid,
+            unnest(x.indkey) WITH ORDINALITY u(attnum, ord)
+            JOIN pg_attribute a ON a.attnum = u.attnum
+            WHERE i.relname = '$idx' AND r.relname = '$t' AND a.attrelid = x.indrelid AND NOT x.indisunique")
+    if [ "$got" = "$cols" ] && grep -qx "index|$t|$idx" "$work/pg.txt"; then
+        { grep -vx "index|$t|$idx" "$work/pg.txt"; echo "primary key|$t|$cols"; } | LC_ALL=C sort >"$work/pg_kept.txt"
+        mv "$work/pg_kept.txt" "$work/pg.txt"
+    else
+        echo "FAIL: $t's key ($cols) is listed as a plain index $idx in PostgreSQL, which has ${got:-no such plain index}"
         status=1
     fi
 done
