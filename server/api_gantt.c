@@ -189,11 +189,18 @@ static int add_detail(void *arg, const char *job_id, int type, double start, dou
     return task ? json_array_append_new(d->list, task) : -1;
 }
 
-/* The task lists of the rows drawn task by task (tasks[i] non-NULL: an
- * empty array to fill), read in one statement for all of them
+/* A row drawn: its pixels, or (tasks mode) its task list to fill, its
+ * states and idleness, until the rows are packed. */
+typedef struct drawn_row {
+    json_t *tasks, *pixels, *states;
+    double idle;
+} drawn_row;
+
+/* The task lists of the rows drawn task by task (drawn[i].tasks non-NULL:
+ * an empty array to fill), read in one statement for all of them
  * (store/gantt_row_reads.h): a statement costs a trace on shards a few
  * ms, a whole row of statements when every row is zoomed in that far. */
-static int tasks_json(gantt *g, json_t **tasks, ari_error *err)
+static int tasks_json(gantt *g, const drawn_row *drawn, ari_error *err)
 {
     const ari_tq_meta *m = g->ctx->meta;
     int *rows = malloc(((size_t)m->nworkers + 1) * sizeof *rows);
@@ -203,11 +210,11 @@ static int tasks_json(gantt *g, json_t **tasks, ari_error *err)
     int rc = rows && lo && d && ctx ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
     int n = 0;
     for (int i = 0; rc == 0 && i < m->nworkers; i++) {
-        if (!tasks[i])
+        if (!drawn[i].tasks)
             continue;
         rows[n] = i;
         lo[n] = g->t0 - m->workers[i].max_duration;
-        d[n] = (detail_ctx){g, m->workers[i].restype, tasks[i]};
+        d[n] = (detail_ctx){g, m->workers[i].restype, drawn[i].tasks};
         ctx[n] = &d[n];
         n++;
     }
@@ -410,13 +417,6 @@ static int render_row(gantt *g, int i, ari_gantt_result *res, double *idle, ari_
     return render_read(g, w, res, idle, err);
 }
 
-/* A row drawn: its pixels, or (tasks mode) its task list to fill, its
- * states and idleness, until the rows are packed. */
-typedef struct drawn_row {
-    json_t *tasks, *pixels, *states;
-    double idle;
-} drawn_row;
-
 static void drawn_free(drawn_row *d, int n)
 {
     for (int i = 0; d && i < n; i++) {
@@ -490,15 +490,12 @@ static json_t *rows_json(gantt *g, ari_error *err)
 {
     const ari_tq_meta *m = g->ctx->meta;
     drawn_row *d = calloc((size_t)m->nworkers + 1, sizeof *d);
-    json_t **tasks = calloc((size_t)m->nworkers + 1, sizeof *tasks);
-    int rc = d && tasks ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    for (int i = 0; rc == 0 && i < m->nworkers; i++) {
+    int rc = d ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    for (int i = 0; rc == 0 && i < m->nworkers; i++)
         if (ari_task_filter_row(&g->ctx->filter, &m->workers[i]))
             rc = draw_row(g, i, &d[i], err);
-        tasks[i] = d[i].tasks;
-    }
     if (rc == 0)
-        rc = tasks_json(g, tasks, err);
+        rc = tasks_json(g, d, err);
     json_t *rows = rc == 0 ? json_array() : NULL;
     for (int i = 0; rows && i < m->nworkers; i++) {
         if (!ari_task_filter_row(&g->ctx->filter, &m->workers[i]))
@@ -511,7 +508,6 @@ static json_t *rows_json(gantt *g, ari_error *err)
         }
     }
     drawn_free(d, d ? m->nworkers : 0);
-    free(tasks);
     return rows;
 }
 
