@@ -625,17 +625,25 @@ static ari_tq_meta *meta_clone(const ari_tq_meta *m)
     return c;
 }
 
+/* The slot that remembers key's metadata, or -1; memo_mu held. */
+static int memo_slot(const char *key)
+{
+    for (int i = 0; i < META_MEMO; i++)
+        if (memo[i].meta && strcmp(memo[i].key, key) == 0)
+            return i;
+    return -1;
+}
+
 /* A copy of the remembered metadata of key, or NULL. */
 static ari_tq_meta *memo_find(const char *key)
 {
     ari_tq_meta *copy = NULL;
     pthread_mutex_lock(&memo_mu);
-    for (int i = 0; i < META_MEMO; i++)
-        if (memo[i].meta && strcmp(memo[i].key, key) == 0) {
-            memo[i].used = ++memo_clock;
-            copy = meta_clone(memo[i].meta);
-            break;
-        }
+    int i = memo_slot(key);
+    if (i >= 0) {
+        memo[i].used = ++memo_clock;
+        copy = meta_clone(memo[i].meta);
+    }
     pthread_mutex_unlock(&memo_mu);
     return copy;
 }
@@ -643,10 +651,8 @@ static ari_tq_meta *memo_find(const char *key)
 /* Whether key's metadata is remembered. */
 static int memo_has(const char *key)
 {
-    int found = 0;
     pthread_mutex_lock(&memo_mu);
-    for (int i = 0; !found && i < META_MEMO; i++)
-        found = memo[i].meta && strcmp(memo[i].key, key) == 0;
+    int found = memo_slot(key) >= 0;
     pthread_mutex_unlock(&memo_mu);
     return found;
 }
@@ -658,10 +664,7 @@ static void memo_keep(const char *key, const ari_tq_meta *m)
     if (!copy)
         return;
     pthread_mutex_lock(&memo_mu);
-    int slot = -1;
-    for (int i = 0; slot < 0 && i < META_MEMO; i++)
-        if (memo[i].meta && strcmp(memo[i].key, key) == 0)
-            slot = i; /* another request kept it meanwhile */
+    int slot = memo_slot(key); /* another request kept it meanwhile */
     for (int i = 0; slot < 0 && i < META_MEMO; i++)
         if (!memo[i].meta)
             slot = i;
