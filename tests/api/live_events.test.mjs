@@ -20,7 +20,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ariadned, freePort, runCli, sharedData, staticDir } from '../lib/daemon.mjs';
-import { Watcher } from '../lib/sse.mjs';
+import { Watcher, firstStream, until } from '../lib/sse.mjs';
 import { assertError, call, sendJson, stopDaemon } from '../fixtures/api/util.mjs';
 
 const shared = process.env.ARIADNE_SHARED_DATA || sharedData;
@@ -53,14 +53,6 @@ async function serve(dir, port) {
   return { child, url, port, dir };
 }
 
-async function until(cond, ms, what) {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 function replay(url, source, rate, extra = []) {
   const child = spawn(ariadned, ['replay', '--rate', String(rate), '--retry-seconds', '60', ...extra, '--to', url, source],
     { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -69,17 +61,6 @@ function replay(url, source, rate, extra = []) {
   child.stderr.on('data', (c) => { err += c; });
   const done = new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
   return { child, done };
-}
-
-async function firstStream(url) {
-  let id = null;
-  await until(async () => {
-    const r = await call(url, '/api/v1/streams');
-    const list = Array.isArray(r.json) ? r.json : r.json?.streams;
-    if (list && list.length) id = list[0].trace_id;
-    return id !== null;
-  }, 30000, 'the replay to open a run');
-  return id;
 }
 
 // The per-time mean over KPs of one metric of a CSV matrix (header = LastGvt).

@@ -21,7 +21,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, openAsBlob }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ariadned, startDaemon, backendName, runCli, waitJob } from '../lib/daemon.mjs';
-import { Watcher } from '../lib/sse.mjs';
+import { Watcher, firstStream, until } from '../lib/sse.mjs';
 import {
   getJson, assertOkJson, uploadRaw, acceptedJob, smallTrace, writeBigPaje, stopClean, stopDaemon, sqlite,
   formats, sendJson,
@@ -248,27 +248,19 @@ test('a live run sent to one replica is watched through the other', { skip: SKIP
   const done = new Promise((resolve) => rp.on('exit', (code) => resolve(code)));
   let w = null;
   try {
-    let id = null;
-    for (const deadline = Date.now() + 30000; id === null; await sleep(50)) {
-      const list = await getJson(pair.d2.url, '/api/v1/streams');
-      const runs = Array.isArray(list.json) ? list.json : list.json?.streams;
-      if (runs?.length) id = runs[0].trace_id;
-      assert.ok(Date.now() < deadline, 'the run is listed by the second replica');
-    }
+    const id = await firstStream(pair.d2.url); // the run, as the second replica lists it
     w = new Watcher(pair.d2.url, `/api/v1/streams/${id}/events`, { lastId: 0 });
     // a control posted to the first replica changes the second's messages
-    for (const deadline = Date.now() + 30000; w.points().length < 5; await sleep(50))
-      assert.ok(Date.now() < deadline, 'five points through the second replica');
+    await until(() => w.points().length >= 5, 30000, 'five points through the second replica');
     const c = await sendJson(pair.d1.url, 'POST', `/api/v1/streams/${id}/control`, { k: 4 });
     assertOkJson(c, 200, 'POST control through the first replica');
-    for (const deadline = Date.now() + 20000; !w.events.some((e) => e.msg.clusters?.k === 4); await sleep(50))
-      assert.ok(Date.now() < deadline, "the control reaches the second replica's watcher");
+    await until(() => w.events.some((e) => e.msg.clusters?.k === 4), 20000,
+      "the control to reach the second replica's watcher");
     // while the run is open (a closed run's last points are sent from its reloaded form, with the stored controls)
     const open = await getJson(pair.d1.url, `/api/v1/streams/${id}`);
     assert.equal(open.json.state, 'open', `the control arrived before the close: ${open.text}`);
     assert.equal(await done, 0, `replay: ${err.slice(-2000)}`);
-    for (const deadline = Date.now() + 30000; !w.closed; await sleep(50))
-      assert.ok(Date.now() < deadline, `the close reaches the second replica's watcher (${w.points().length} points)`);
+    await until(() => w.closed, 30000, "the close to reach the second replica's watcher");
     const pts = w.points();
     assert.deepEqual(pts.map((e) => e.id), Array.from({ length: n }, (_, i) => i + 1), 'every point once, in order');
     for (let i = 1; i < pts.length; i++) assert.ok(pts[i].msg.t_idx > pts[i - 1].msg.t_idx, `t_idx increases (${i})`);

@@ -1,8 +1,33 @@
-// sse.mjs: a Server-Sent Events client for the live-run tests
-// (GET /api/v1/streams/{id}/events): it keeps the point and update events,
+// sse.mjs: what the live-run tests share: a Server-Sent Events client
+// (GET /api/v1/streams/{id}/events) that keeps the point and update events,
 // counts resyncs, notes the closing event, and reconnects with
-// Last-Event-ID after a lost connection (as a browser's EventSource does).
+// Last-Event-ID after a lost connection (as a browser's EventSource does);
+// waiting for a condition; and the first live run a daemon lists.
 import http from 'node:http';
+import { call } from '../fixtures/api/util.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Polls cond (every 50 ms) until it is true; throws after ms.
+export async function until(cond, ms, what) {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+// The id of the first live run that the daemon at url lists (waits for one).
+export async function firstStream(url) {
+  let id = null;
+  await until(async () => {
+    const r = await call(url, '/api/v1/streams');
+    const list = Array.isArray(r.json) ? r.json : r.json?.streams;
+    if (list && list.length) id = list[0].trace_id;
+    return id !== null;
+  }, 30000, 'a live run to be listed');
+  return id;
+}
 
 export class Watcher {
   constructor(url, path, { lastId = null, reconnect = true } = {}) {
