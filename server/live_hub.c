@@ -140,7 +140,7 @@ static int load(ari_live_hub *h)
     ari_store *db = ari_dbpool_acquire(srv->pool);
     ari_stream_status st = {0};
     char *controls = NULL;
-    int rc = -1;
+    int rc = -1, follows = ari_store_is_pg(db);
     if (ld && ari_stream_status_get(db, h->id, &st, &err) == 0 && ari_stream_load(db, h->id, ld, &err) == 0) {
         rc = 0;
         if (ari_stream_controls_get(db, h->id, &controls, &err) < 0)
@@ -150,6 +150,7 @@ static int load(ari_live_hub *h)
     }
     ari_dbpool_release(srv->pool, db);
     pthread_mutex_lock(&h->mu);
+    h->follows = follows;
     if (rc == 0) {
         ari_live_data_free(h->ld);
         h->ld = ld;
@@ -348,7 +349,7 @@ static void follow_controls(ari_live_hub *h, const char *text)
     pthread_mutex_unlock(&h->mu);
 }
 
-/* Called unlocked, from the worker's wait. */
+/* Called unlocked, from the worker's wait, on PostgreSQL (h->follows). */
 static void follow_store(ari_live_hub *h)
 {
     ari_server *srv = h->hs->srv;
@@ -357,7 +358,7 @@ static void follow_store(ari_live_hub *h)
         return;
     ari_stream_status st = {0};
     ari_error err = {0};
-    int rc = ari_store_is_pg(db) ? ari_stream_status_get(db, h->id, &st, &err) : 1;
+    int rc = ari_stream_status_get(db, h->id, &st, &err);
     pthread_mutex_lock(&h->mu);
     int ready = h->state == HUB_READY && !h->reload && h->ld;
     int64_t last = ready ? ari_live_data_last_seq(h->ld) : 0;
@@ -400,7 +401,7 @@ static int wait_for_work(ari_live_hub *h, double *next_check, double *next_follo
             *next_check = now + EXISTS_CHECK_S;
             gone = run_gone(h);
         }
-        if (!gone && now >= *next_follow) {
+        if (!gone && h->follows && now >= *next_follow) {
             *next_follow = now + FOLLOW_S;
             follow_store(h);
         }

@@ -35,6 +35,7 @@ struct ari_live_hub {
     ari_error load_err;
     int reload;                 /* the worker loads the run again */
     int64_t want_seq;           /* appends seen while loading */
+    int follows;                /* the store is PostgreSQL: other daemons may append (follow_store) */
     char *followed_controls;    /* the stored controls last applied (another daemon may store others) */
     int resend;                 /* after the next load, send the points past resend_after as they arrived */
     int64_t resend_after;       /* (a run another daemon closed before this one had its last records) */
