@@ -105,17 +105,24 @@ int ari_evq_ranks(ari_store *s, int64_t id, int32_t **out, int *n, ari_error *er
 int ari_evq_extent(ari_store *s, int64_t id, double *lo, double *hi, ari_error *err)
 {
     *lo = *hi = NAN;
-    /* per location, through the (trace, container, time) indexes */
+    /* Per location: the first of its states (rows, or else chunks),
+     * events and event chunks, and its container's end. Each table is
+     * read once, grouped by container: on a shard (pg_shards.h) a
+     * subquery per location would be a round trip per location. */
     ari_stmt *st = ari_store_stmt_id(
         s,
-        "SELECT min(coalesce((SELECT min(start) FROM states WHERE trace_id = ?1 AND container_id = "
-        "l.container_id),"
-        " (SELECT min(min_start) FROM state_chunks WHERE trace_id = ?1 AND container_id = l.container_id),"
-        " 1e308), coalesce((SELECT min(time) FROM events WHERE trace_id = ?1 AND container_id = "
-        "l.container_id),"
-        " 1e308), coalesce((SELECT min(t0) FROM event_chunks WHERE trace_id = ?1 AND container_id = "
-        "l.container_id), 1e308)), (SELECT end FROM containers c WHERE c.trace_id = ?1 AND c.id = l.container_id)"
-        " FROM ev_locations l WHERE l.trace_id = ?1",
+        "SELECT min(coalesce(s.m, sc.m, 1e308), coalesce(e.m, 1e308), coalesce(ec.m, 1e308)), c.end"
+        " FROM ev_locations l"
+        " LEFT JOIN (SELECT container_id, min(start) AS m FROM states WHERE trace_id = ?1"
+        "            GROUP BY container_id) s ON s.container_id = l.container_id"
+        " LEFT JOIN (SELECT container_id, min(min_start) AS m FROM state_chunks WHERE trace_id = ?1"
+        "            GROUP BY container_id) sc ON sc.container_id = l.container_id"
+        " LEFT JOIN (SELECT container_id, min(time) AS m FROM events WHERE trace_id = ?1"
+        "            GROUP BY container_id) e ON e.container_id = l.container_id"
+        " LEFT JOIN (SELECT container_id, min(t0) AS m FROM event_chunks WHERE trace_id = ?1"
+        "            GROUP BY container_id) ec ON ec.container_id = l.container_id"
+        " LEFT JOIN containers c ON c.trace_id = ?1 AND c.id = l.container_id"
+        " WHERE l.trace_id = ?1",
         id, err);
     if (!st)
         return -1;
