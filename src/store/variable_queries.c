@@ -55,11 +55,12 @@ int ari_vq_series_find(ari_store *s, int64_t trace_id, ari_vq_kind kind, ari_vq_
                       ari_arg_text(patterns[kind][2])};
     ari_stmt *st = ari_store_bound(
         s,
-        "SELECT * FROM (SELECT c.id, c.name, v.id, v.name, (SELECT count(*) FROM variables x WHERE x.trace_id = ?1"
-        "   AND x.container_id = c.id AND x.type_id = v.id) AS nrows"
+        "SELECT c.id, c.name, v.id, v.name, x.n"
         " FROM entity_types v JOIN containers c ON c.trace_id = v.trace_id AND c.type_id = v.parent_id"
+        " JOIN (SELECT container_id, type_id, count(*) AS n FROM variables WHERE trace_id = ?1"
+        "       GROUP BY container_id, type_id) x ON x.container_id = c.id AND x.type_id = v.id"
         " WHERE v.trace_id = ?1 AND v.nature = 'variable' AND v.name LIKE ?2 AND c.name LIKE ?3"
-        " AND NOT c.name LIKE ?4) AS q WHERE nrows > 0 ORDER BY 1, 3",
+        " AND NOT c.name LIKE ?4 ORDER BY 1, 3",
         args, ARI_NARGS(args), err);
     if (!st)
         return -1;
