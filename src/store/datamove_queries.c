@@ -949,7 +949,8 @@ static int series_read(ari_stmt *st, void *item, const void *ctx)
 }
 
 /* The series of the window with their sample counts, in metric order.
- * The subquery names the trace by the parameter, not by m.trace_id: on
+ * The counts are one grouped read, not a subquery per metric (a round
+ * trip each on a shard), and it names the trace by the parameter: on
  * PostgreSQL only a parameter prunes dm_samples' partitions before the
  * statement starts (a correlated value opens every trace's, and so
  * every shard's: a shard that is down failed the traces of the others). */
@@ -958,9 +959,10 @@ static int metric_list(ari_store *s, int64_t id, double w0, double w1, ari_dm_me
     ari_arg args[] = {ari_arg_int(id), ari_arg_real(w0), ari_arg_real(w1)};
     ari_stmt *st = ari_store_bound(
         s,
-        "SELECT metric_id, name, component, source, (SELECT count(*) FROM dm_samples p WHERE p.trace_id = ?1"
-        " AND p.metric_id = m.metric_id AND p.ts >= ?2 AND p.ts < ?3) FROM dm_metrics m WHERE trace_id = ?1"
-        " ORDER BY metric_id",
+        "SELECT m.metric_id, name, component, source, coalesce(p.n, 0) FROM dm_metrics m"
+        " LEFT JOIN (SELECT metric_id, count(*) AS n FROM dm_samples WHERE trace_id = ?1 AND ts >= ?2 AND ts < ?3"
+        "            GROUP BY metric_id) p ON p.metric_id = m.metric_id"
+        " WHERE m.trace_id = ?1 ORDER BY m.metric_id",
         args, ARI_NARGS(args), err);
     return st ? ari_store_read_rows(s, st, (void **)&m->series, &m->n, sizeof *m->series, series_read, NULL,
                                     "metrics", err)
