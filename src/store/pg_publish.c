@@ -443,8 +443,9 @@ static int push_attach(attach_list *attach, const char *table, const char *part,
 static const char *spread_key(const char *table)
 {
     static const char *const keys[][2] = {
-        {"tasks", "worker_id"},         {"states", "container_id"},    {"variables", "container_id"},
-        {"links", "container_id"},      {"dm_samples", "metric_id"},
+        {"tasks", "worker_id"},          {"states", "container_id"},       {"variables", "container_id"},
+        {"links", "container_id"},       {"dm_samples", "metric_id"},      {"events", "container_id"},
+        {"state_chunks", "container_id"}, {"event_chunks", "container_id"}, {"ev_messages", "src_container"},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strcmp(table, keys[i][0]) == 0)
@@ -452,21 +453,39 @@ static const char *spread_key(const char *table)
     return NULL;
 }
 
+/* The staged trace's records in `table` ("<table>" or "<table>.n": the
+ * sum of column n, the records packed in a chunk table's rows). */
+static int staged_records(ari_store *stage, const char *table, int64_t staged, int64_t *count, ari_error *err)
+{
+    const char *dot = strchr(table, '.');
+    if (!dot)
+        return staged_count(stage, table, staged, count, err);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT coalesce(sum(\"%s\"), 0) FROM \"%.*s\" WHERE trace_id = %lld", dot + 1,
+             (int)(dot - table), table, (long long)staged);
+    ari_stmt *st = ari_store_prepare(stage, sql, err);
+    int rc = st ? ari_store_query_int64(stage, st, count, "count the staged records", err) : -1;
+    ari_stmt_finalize(st);
+    return rc == 0 ? 0 : -1;
+}
+
 /* 1 if staged trace `staged` is spread, 0 if not, -1 with err set:
- * decided on its first sharded table, from its rows in the tables that
- * can be spread (states and tasks for a task trace, dm_samples for a
- * data-movement one). */
+ * decided on its first sharded table, from its records in the tables
+ * that can be spread (states and tasks for a task trace, dm_samples for
+ * a data-movement one, the calls and events packed in chunks for an
+ * event trace) and in its messages. */
 static int is_spread(ari_store *stage, placement *pl, int64_t staged, ari_error *err)
 {
     for (size_t i = 0; i < pl->nspread; i++)
         if (pl->spread_ids[i] == staged)
             return pl->spread[i];
-    static const char *const tables[] = {"states", "tasks", "variables", "links", "dm_samples"};
+    static const char *const tables[] = {"states", "tasks", "variables", "links", "dm_samples", "events",
+                                         "ev_messages", "state_chunks.n", "event_chunks.n", "message_chunks.n"};
     int64_t rows = 0;
     int spread = 0;
     for (size_t i = 0; pl->spread_rows > 0 && pl->shards.n >= 2 && i < sizeof tables / sizeof tables[0]; i++) {
         int64_t n = 0;
-        if (staged_count(stage, tables[i], staged, &n, err) < 0)
+        if (staged_records(stage, tables[i], staged, &n, err) < 0)
             return -1;
         rows += n;
         spread = rows >= pl->spread_rows;

@@ -52,7 +52,7 @@ const clusterScript = join(sourceDir, 'tests', 'lib', 'pg_cluster.sh');
 const PASSWORD = 'not-to-be-printed-7f3a';
 
 let work = null, coord = null, plain = null, importMs = 0;
-let spreadTask = 0, spreadDm = 0; // the spread traces' ids
+let spreadTask = 0, spreadDm = 0, spreadEv = 0; // the spread traces' ids
 const shards = {}; // name -> {dir, url}
 const daemons = {};
 const cliOutput = [];
@@ -81,7 +81,8 @@ function shardTables(url) {
 
 // The row key a spread trace's table is split by (src/store/pg_publish.c).
 const KEYS = { tasks: 'worker_id', states: 'container_id', variables: 'container_id', links: 'container_id',
-  dm_samples: 'metric_id' };
+  dm_samples: 'metric_id', events: 'container_id', state_chunks: 'container_id', event_chunks: 'container_id',
+  ev_messages: 'src_container' };
 
 const lastTrace = (db) => Number(psql(db, 'SELECT max(id) FROM traces'));
 
@@ -108,22 +109,24 @@ before(async () => {
   // one or two of each kind (tasks, Paje, profile, data movement): the
   // other fixtures add requests, not checks
   const pick = ['starpu/bundle', 'starpu/starvz', 'paje/quirks.trace', 'profiles/small.cali', 'datamove/kineto_small',
-    'metrics/ross'];
+    'metrics/ross', 'projections'];
   const entries = FIXTURES.filter((paths) => pick.some((p) => paths[0].includes(p)))
     .concat(existsSync(sharedData) ? REAL.slice(0, 1) : []);
   assert.equal(entries.length, pick.length + (existsSync(sharedData) ? 1 : 0));
   const t0 = Date.now();
   await Promise.all([importAll(coord, entries), importAll(plain, entries)]);
   // spread: every trace from now on with 3 rows or more (the fixtures'
-  // first task trace and data-movement trace once more)
+  // first task trace, data-movement trace and event trace once more)
   assert.deepEqual(JSON.parse(await cli('shard', 'spread', '--db', coord)), { spread_rows: 5000000 });
   assert.deepEqual(JSON.parse(await cli('shard', 'spread', '--db', coord, '--rows', '3')), { spread_rows: 3 });
-  for (const paths of [entries[0], entries.find((p) => p[0].includes('datamove'))]) {
+  for (const paths of [entries[0], entries.find((p) => p[0].includes('datamove')),
+    entries.find((p) => p[0].includes('projections'))]) {
     for (const db of [coord, plain]) await cli('import', '--quiet', '--allow-duplicate', '--db', db, ...paths);
     if (paths[0].includes('datamove')) spreadDm = lastTrace(coord);
+    else if (paths[0].includes('projections')) spreadEv = lastTrace(coord);
     else spreadTask = lastTrace(coord);
   }
-  assert.ok(spreadTask > 0 && spreadDm > 0);
+  assert.ok(spreadTask > 0 && spreadDm > 0 && spreadEv > 0);
   importMs = Date.now() - t0;
   daemons.plain = await startDaemon({ db: plain });
   daemons.sharded = await startDaemon({ db: coord });
@@ -173,20 +176,31 @@ test('traces land on both shards, with the rows one server holds', { skip }, () 
   const foreign = Number(psql(coord, 'SELECT count(*) FROM pg_foreign_table'));
   assert.equal(foreign, total, 'one foreign partition per shard table');
   // the tables with a unique key stay on the coordinator; the profile's
-  // values and the metric samples go to the shards (sql/pg/021_shard_keys.sql)
+  // values, the metric samples (sql/pg/021_shard_keys.sql) and an event
+  // trace's calls, events and messages (022_event_shard_keys.sql) go to
+  // the shards
   assert.equal(Number(psql(coord, "SELECT count(*) FROM pg_foreign_table f JOIN pg_class c ON c.oid = f.ftrelid" +
-    " WHERE c.relname ~ '^(events|cct_nodes|state_chunks)_t'")), 0);
-  for (const table of ['profile_values', 'mt_values'])
+    " WHERE c.relname ~ '^(cct_nodes|ev_locations|gantt_rows)_t'")), 0);
+  for (const table of ['profile_values', 'mt_values', 'events', 'state_chunks', 'event_chunks', 'message_chunks'])
     assert.ok(Object.values(shards).some(({ url }) => shardTables(url).some((t) => t.table === table)),
       `${table} of a trace on a shard`);
 });
 
 test('a trace over the threshold is spread over both shards, with the rows one server holds', { skip }, () => {
-  for (const id of [spreadTask, spreadDm]) {
-    const subs = Object.entries(shards).flatMap(([name, { url }]) =>
+  for (const id of [spreadTask, spreadDm, spreadEv]) {
+    const all = Object.entries(shards).flatMap(([name, { url }]) =>
       shardTables(url).filter((t) => t.trace === id).map((t) => ({ ...t, shard: name, url })));
+    // a table without a row key (message_chunks, profile_values) is whole, on one shard
+    const whole = all.filter((t) => !KEYS[t.table]);
+    assert.ok(whole.every((t) => !t.sub), `trace ${id}: a table without a key is split`);
+    assert.equal(new Set(whole.map((t) => t.table)).size, whole.length, `trace ${id}: a table on two shards`);
+    const subs = all.filter((t) => KEYS[t.table]);
     assert.ok(subs.every((t) => t.sub), `trace ${id}: a table that is not a sub-partition`);
     assert.deepEqual([...new Set(subs.map((t) => t.shard))].sort(), ['one', 'two'], `trace ${id} is on one shard`);
+    if (id === spreadEv) {
+      assert.deepEqual([...new Set(subs.map((t) => t.table))].sort(), ['event_chunks', 'state_chunks']);
+      assert.ok(whole.some((t) => t.table === 'message_chunks'), 'the messages on a shard');
+    }
     for (const table of new Set(subs.map((t) => t.table))) {
       const key = KEYS[table];
       assert.ok(key, `${table} is spread`);
@@ -218,7 +232,7 @@ test('every GET answers as on one server', { skip }, async (t) => {
   const { traces } = all;
   // CSV variants (the JSON answers' rows again, pg_parity checks them) for
   // the spread traces only
-  const spread = (p) => [spreadTask, spreadDm].some((id) => new RegExp(`/traces/${id}(/|\\?|$)`).test(p));
+  const spread = (p) => [spreadTask, spreadDm, spreadEv].some((id) => new RegExp(`/traces/${id}(/|\\?|$)`).test(p));
   const paths = all.paths.filter((p) => !/format=csv/.test(p) || spread(p));
   const t0 = Date.now();
   const { ok200, mismatches, slowest } = await compareAnswers(daemons.plain.url, daemons.sharded.url, paths);
@@ -236,7 +250,7 @@ test('ariadned copy of the sharded store into SQLite answers as one server', { s
   const copy = await startDaemon({ db: file });
   try {
     const { paths: all } = await parityPaths(daemons.plain.url);
-    const mine = (p) => [spreadTask, spreadDm].some((id) => new RegExp(`/traces/${id}(/|\\?|$)`).test(p));
+    const mine = (p) => [spreadTask, spreadDm, spreadEv].some((id) => new RegExp(`/traces/${id}(/|\\?|$)`).test(p));
     const paths = all.filter((p) => !/format=csv/.test(p) && (mine(p) || !p.includes('/traces/')));
     const { ok200, mismatches } = await compareAnswers(daemons.plain.url, copy.url, paths);
     t.diagnostic(`${paths.length} requests, ${ok200} answered 200`);
@@ -298,11 +312,13 @@ test('a shard that is down stops only the traces it holds (503 unavailable), whi
   const held = (name) => new Set(shardTables(shards[name].url).map((t) => t.trace));
   const one = held('one'), two = held('two');
   const onlyTwo = [...two].find((id) => !one.has(id));
-  const onlyOne = [...one].find((id) => !two.has(id));
-  assert.ok(onlyTwo && onlyOne, 'a trace on each shard alone');
+  const onlyOne = [...one].filter((id) => !two.has(id));
+  assert.ok(onlyTwo && onlyOne.length, 'a trace on each shard alone');
   const { paths } = await parityPaths(daemons.sharded.url);
   const of = (id) => paths.filter((p) => p.startsWith(`/api/v1/traces/${id}/`) || p.startsWith(`/api/v1/traces/${id}?`));
-  const [pathsTwo, pathsOne, pathsSpread] = [of(onlyTwo), of(onlyOne), of(spreadTask)];
+  // every trace on shard one alone: a query that opens other traces'
+  // partitions (a subquery correlated on trace_id) fails them too
+  const [pathsTwo, pathsOne, pathsSpread] = [of(onlyTwo), onlyOne.flatMap(of), of(spreadTask)];
   const up = await statuses([...pathsTwo, ...pathsOne, ...pathsSpread]);
   execFileSync('bash', [clusterScript, 'pause', shards.two.dir]);
   try {

@@ -226,9 +226,15 @@ for tc in $pg_only_columns; do
     fi
 done
 # Keys that PostgreSQL keeps as a plain index of the same columns, so that
-# the table can be sharded (sql/pg/021_shard_keys.sql): table|columns|index,
-# compared as SQLite's primary key; the index must exist on those columns.
-pg_plain_keys="mt_values|trace_id,metric_id,entity_id|mt_values_by_key"
+# the table can be sharded (sql/pg/021_shard_keys.sql, 022_event_shard_keys.sql):
+# table|columns|index, compared as SQLite's primary key; the index must exist
+# on those columns.
+pg_plain_keys="mt_values|trace_id,metric_id,entity_id|mt_values_by_key
+events|trace_id,container_id,time,seq|events_by_key
+ev_messages|trace_id,send_time,seq|ev_messages_by_key
+event_chunks|trace_id,container_id,chunk|event_chunks_by_key
+message_chunks|trace_id,chunk|message_chunks_by_key
+state_chunks|trace_id,container_id,chunk|state_chunks_by_key"
 for k in $pg_plain_keys; do
     t=${k%%|*} rest=${k#*|}
     cols=${rest%%|*} idx=${rest#*|}
