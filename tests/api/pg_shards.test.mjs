@@ -4,10 +4,11 @@
 // add`. A few fixtures of each kind (and the StarVZ LU trace when
 // ../shared/data is there) are imported into the coordinator and into a
 // plain one-server database in the same order; then, with the spreading
-// threshold lowered (`ariadned shard spread --rows 3`), a task trace and a
-// data-movement trace more, which are spread over both shards. Then:
-// - traces landed on both shards (a profile's values and a PDES run's
-//   metric samples too): each shard holds trace tables, each with
+// threshold lowered (`ariadned shard spread --rows 3`), a task trace, a
+// data-movement trace and an event trace more, which are spread over both
+// shards. Then:
+// - traces landed on both shards (a profile's values, a PDES run's metric
+//   samples and an event trace's chunks too): each shard holds trace tables, each with
 //   the rows the plain database holds for that table and trace (a spread
 //   trace's split by worker, container or metric, no key on two shards, the
 //   same rows and rowids in all), and the coordinator has one foreign
@@ -22,7 +23,7 @@
 //   statement (src/store/gantt_sql.c, through `ariadned shard explain`),
 //   and on a spread trace on both shards at once (Async Foreign Scan);
 // - a shard that is down (its server stopped) stops only the traces it
-//   holds, with 503 "unavailable" naming the shard; they answer as before
+//   holds (every GET of each trace on the other shard alone answers as before), with 503 "unavailable" naming the shard; they answer as before
 //   once it is back (postgres_fdw connects again);
 // - deleting a trace drops its tables on its shard (a spread trace's: by
 //   the next sweep, for now); an orphan table on a
