@@ -23,8 +23,9 @@
 //   statement (src/store/gantt_sql.c, through `ariadned shard explain`),
 //   and on a spread trace on both shards at once (Async Foreign Scan);
 // - a shard that is down (its server stopped) stops only the traces it
-//   holds (every GET of each trace on the other shard alone answers as before), with 503 "unavailable" naming the shard; they answer as before
-//   once it is back (postgres_fdw connects again);
+//   holds, with 503 "unavailable" naming the shard (every GET of each
+//   trace on the other shard alone answers as before); they answer as
+//   before once it is back (postgres_fdw connects again);
 // - deleting a trace drops its tables on its shard (a spread trace's: by
 //   the next sweep, for now); an orphan table on a
 //   shard is dropped by `ariadned shard sweep`; a shard holding traces
