@@ -232,14 +232,50 @@ static int each_of_location(ari_store *s, int64_t id, const ari_evs_trace *t, in
     return ari_store_rows_end(s, st, rc, "reading the event trace's states", err);
 }
 
+/* The locations' chunks are read in batches (ari_state_chunks_batch: a
+ * few statements for all, not one or two per location, which on a shard
+ * are round trips); a location with too many states to hold, or without
+ * chunks, is read alone. */
+typedef struct batch_emit {
+    ari_store *s;
+    int64_t id;
+    const ari_evs_trace *t;
+    int window;
+    double t0, t1;
+    ari_evs_fn fn;
+    void *ctx;
+} batch_emit;
+
+static int emit_location(void *ctx, size_t i, int what, ari_gantt_state *st, int64_t n, int max_value,
+                         ari_error *err)
+{
+    (void)max_value;
+    const batch_emit *c = ctx;
+    int32_t loc = (int32_t)i;
+    int rc = 0;
+    if (what == ARI_CHUNKS_READ)
+        for (int64_t k = 0; rc == 0 && k < n; k++)
+            rc = emit(c->id, c->t, loc, st[k].value, st[k].depth, st[k].start, st[k].end, c->fn, c->ctx, err);
+    else
+        rc = each_of_location(c->s, c->id, c->t, loc, c->window, c->t0, c->t1, c->fn, c->ctx, err);
+    free(st);
+    return rc;
+}
+
 int ari_evs_each(ari_store *s, int64_t id, const ari_evs_trace *t, double t0, double t1, ari_evs_fn fn,
                  void *ctx, ari_error *err)
 {
-    if (t->function_type < 0)
+    if (t->function_type < 0 || t->nlocs <= 0)
         return 0;
     int window = t0 <= t1;
+    int64_t *containers = malloc((size_t)t->nlocs * sizeof *containers);
+    if (!containers)
+        return nomem(err);
     for (int32_t i = 0; i < t->nlocs; i++)
-        if (each_of_location(s, id, t, i, window, t0, t1, fn, ctx, err) < 0)
-            return -1;
-    return 0;
+        containers[i] = t->locs[i].container_id;
+    batch_emit c = {s, id, t, window, t0, t1, fn, ctx};
+    int rc = ari_state_chunks_batch(s, id, t->function_type, containers, (size_t)t->nlocs, window ? t0 : -1e300,
+                                    window ? t1 : 1e300, 1, MAX_CHUNKED_STATES, emit_location, &c, err);
+    free(containers);
+    return rc;
 }

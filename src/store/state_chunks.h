@@ -56,6 +56,27 @@ typedef int (*ari_state_chunks_fn)(void *ctx, const ari_gantt_state *st, ari_err
 int ari_state_chunks_each(ari_store *s, int64_t trace_id, int64_t container, int64_t type, double t0, double t1,
                           int64_t cap, ari_state_chunks_fn fn, void *ctx, ari_error *err);
 
+/* What ari_state_chunks_batch says of a container. */
+enum {
+    ARI_CHUNKS_NONE,  /* it has no chunks: the caller reads `states` */
+    ARI_CHUNKS_READ,  /* here are its states (perhaps none in the window) */
+    ARI_CHUNKS_LARGE, /* more than cap states: the caller reads it alone */
+};
+/* Receives containers[i]'s states (malloc'ed, owned by fn from then on;
+ * NULL when n is 0) and their largest value id: 0, or -1 with err set. */
+typedef int (*ari_state_chunks_batch_fn)(void *ctx, size_t i, int what, ari_gantt_state *st, int64_t n,
+                                         int max_value, ari_error *err);
+/* ari_state_chunks_read for many containers (distinct or not) at once, in
+ * few statements: fn gets each of containers[0, n) in order, with its
+ * states of `type` overlapping [t0, t1], sorted by (start, depth) when
+ * `sorted` (in the order ari_state_chunks_read gives). At most `cap`
+ * states are held at a time: a container with more is handed to fn as
+ * ARI_CHUNKS_LARGE, without states. 0, or -1 with err set (fn's -1
+ * stops). */
+int ari_state_chunks_batch(ari_store *s, int64_t trace_id, int64_t type, const int64_t *containers, size_t n,
+                           double t0, double t1, int sorted, int64_t cap, ari_state_chunks_batch_fn fn, void *ctx,
+                           ari_error *err);
+
 /* The innermost state of (container, type) at time t: among the states
  * with start <= t (start < t when `strict`) and end >= t, the latest
  * start, then the deepest. 1 found (*out), 0 none, -1 on error. */

@@ -8,7 +8,11 @@
  * container without chunks answers 0 (the caller then reads `states`).
  * Likewise the streaming read in slices (ari_state_chunks_each, with a
  * small cap so that slices are halved), the innermost state at an instant
- * (ari_state_chunks_at) and the values of the packed states.
+ * (ari_state_chunks_at) and the values of the packed states. The batched
+ * read of many containers (ari_state_chunks_batch) gives each container
+ * what ari_state_chunks_read gives it, bit for bit and in the list's
+ * order, with caps that split the batches and hand a container over as
+ * too large; on SQLite and, with the test cluster, on PostgreSQL.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -189,17 +193,81 @@ static void check_values(ari_store *s)
     assert_int_equal(ari_state_chunks_present(s, 2, &err), 0);
 }
 
-static void test_windows(void **state)
+/* ---- the batched read ---- */
+
+typedef struct batch_seen {
+    ari_store *s;
+    const int64_t *containers;
+    double t0, t1;
+    int sorted;
+    int64_t cap;
+    size_t next; /* the index fn expects next */
+    int large;   /* containers handed over as too large */
+} batch_seen;
+
+static int batch_check(void *ctx, size_t i, int what, ari_gantt_state *st, int64_t n, int max_value,
+                       ari_error *err)
 {
-    test_db *f = *state;
+    (void)err;
+    batch_seen *b = ctx;
+    assert_int_equal(i, b->next);
+    b->next++;
+    ari_gantt_state *want = NULL;
+    int64_t nwant = 0;
+    int want_max = 0;
+    ari_error e = {0};
+    int rc = ari_state_chunks_read(b->s, 1, b->containers[i], 7, b->t0, b->t1, b->sorted, &want, &nwant, &want_max,
+                                   &e);
+    assert_true(rc >= 0);
+    if (what == ARI_CHUNKS_LARGE) {
+        /* more than cap states in the chunks that overlap the window:
+         * all of them kept in the whole run */
+        assert_int_equal(rc, 1);
+        assert_true(nwant > b->cap || b->t0 > -1e300);
+        assert_null(st);
+        b->large++;
+    } else {
+        assert_int_equal(what, rc ? ARI_CHUNKS_READ : ARI_CHUNKS_NONE);
+        assert_int_equal(n, nwant);
+        if (n > 0) {
+            assert_memory_equal(st, want, (size_t)n * sizeof *st);
+            assert_int_equal(max_value, want_max);
+        }
+    }
+    free(want);
+    free(st);
+    return 0;
+}
+
+/* Containers 1 to 3 (5,000, 1,500 and 40 states), 99 (no chunks) and
+ * repeats, in random windows. */
+static void check_batch(ari_store *s)
+{
+    static const int64_t containers[] = {3, 99, 1, 2, 3, 2, 1, 99};
+    const size_t n = sizeof containers / sizeof containers[0];
+    double end = rows[0][nrows[0] - 1].st.end;
+    for (int k = 0; k < 24; k++) {
+        double a = k < 2 ? -1e300 : urand() * end, b = k < 2 ? 1e300 : a + urand() * end * 0.2;
+        int64_t cap = k % 3 == 0 ? 1 << 20 : k % 3 == 1 ? 2000 : 100;
+        batch_seen seen = {s, containers, a, b, k % 2, cap, 0, 0};
+        ari_error err = {0};
+        assert_int_equal(
+            ari_state_chunks_batch(s, 1, 7, containers, n, a, b, k % 2, cap, batch_check, &seen, &err), 0);
+        assert_int_equal(seen.next, n);
+        if (k == 0)
+            assert_int_equal(seen.large, 0);
+        if (k == 1) /* 2000: container 1 (twice) is too large */
+            assert_int_equal(seen.large, 2);
+    }
+}
+
+/* Packs the generated containers into trace 1 of s. */
+static void pack_all(ari_store *s)
+{
     ari_error err = {0};
-    ari_store *s = f->s;
     assert_int_equal(ari_store_exec(s, "INSERT INTO traces(id, name, kind, format) VALUES (1, 't', 'events', 'otf2')",
                                     &err),
                      0);
-    int sizes[NCONT] = {5000, 1500, 40};
-    for (int c = 0; c < NCONT; c++)
-        gen_container(c, sizes[c]);
     ari_state_packer *p = ari_state_packer_new(s, 1, &err);
     assert_non_null(p);
     /* interleaved containers, as locations interleave in a trace */
@@ -217,6 +285,24 @@ static void test_windows(void **state)
     }
     assert_int_equal(ari_state_packer_finish(p, &err), 0);
     ari_state_packer_free(p);
+}
+
+static void generate(void)
+{
+    static int done;
+    int sizes[NCONT] = {5000, 1500, 40};
+    for (int c = 0; !done && c < NCONT; c++)
+        gen_container(c, sizes[c]);
+    done = 1;
+}
+
+static void test_windows(void **state)
+{
+    test_db *f = *state;
+    ari_error err = {0};
+    ari_store *s = f->s;
+    generate();
+    pack_all(s);
     for (int c = 0; c < NCONT; c++) {
         double end = rows[c][nrows[c] - 1].st.end;
         check_window(s, c, -1e300, 1e300);
@@ -242,12 +328,28 @@ static void test_windows(void **state)
     assert_int_equal(ari_state_chunks_read(s, 1, 99, 7, 0, 1, 1, &got, &n, &max_value, &err), 0);
     assert_null(got);
     assert_int_equal(n, 0);
+    check_batch(s);
+}
+
+/* The batched read on PostgreSQL (the test cluster; skipped without). */
+static void test_batch_pg(void **state)
+{
+    (void)state;
+    test_pg_db db;
+    ari_store *s = test_pg_store_open(&db, "ariadne_state_chunks");
+    if (!s)
+        skip();
+    generate();
+    pack_all(s);
+    check_batch(s);
+    test_pg_store_close(s, &db);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_windows, test_db_setup, test_db_teardown),
+        cmocka_unit_test(test_batch_pg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
