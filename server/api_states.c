@@ -229,9 +229,10 @@ static int row_head_text(const ari_sq_row *row, const ari_state_row_result *res,
     return 0;
 }
 
-/* One row of the page on its way: its states read from the store, then
- * rendered (ari_state_row_render, pure C: on a thread of its own while the
- * next row is read), then written. */
+/* One row of the page on its way: its states read from the store (a few
+ * rows a statement: ari_sq_reader), then rendered (ari_state_row_render,
+ * pure C: on a thread of its own while the next row is read), then
+ * written. */
 typedef struct row_job {
     const states_req *q;
     ari_gantt_state *st;
@@ -244,13 +245,12 @@ typedef struct row_job {
     int threaded;
 } row_job;
 
-static int row_read(ari_request *r, const states_req *q, const ari_sq_row *row, row_job *j, ari_error *err)
+static int row_read(ari_sq_reader *rd, const states_req *q, int64_t i, row_job *j, ari_error *err)
 {
     memset(j, 0, sizeof *j);
     j->q = q;
     j->rc = -1;
-    int rc = ari_sq_row_states(r->db, q->id, row, q->start, q->end, &j->st, &j->n, &j->max_value, err);
-    return rc < 0 ? -1 : 0;
+    return ari_sq_reader_row(rd, i, &j->st, &j->n, &j->max_value, err) < 0 ? -1 : 0;
 }
 
 static void *row_render(void *arg)
@@ -321,12 +321,15 @@ static int rows_text(ari_request *r, states_req *q, ari_json_text *t, ari_error 
     int rc = 0, cur = 0;
     memset(job, 0, sizeof job);
     job[0].rc = job[1].rc = -1;
-    if (first < end && (rc = row_read(r, q, &q->rows.rows[first], &job[cur], err)) == 0)
+    ari_sq_reader *rd = ari_sq_reader_new(r->db, q->id, q->rows.rows, q->rows.n, q->start, q->end, err);
+    if (!rd)
+        return -1;
+    if (first < end && (rc = row_read(rd, q, first, &job[cur], err)) == 0)
         row_render_start(&job[cur]);
     for (int64_t i = first; rc == 0 && i < end; i++, cur ^= 1) {
         int more = i + 1 < end;
         if (more)
-            rc = row_read(r, q, &q->rows.rows[i + 1], &job[cur ^ 1], err);
+            rc = row_read(rd, q, i + 1, &job[cur ^ 1], err);
         if (row_render_wait(&job[cur], rc == 0 ? err : &job[cur].err) < 0 && rc == 0)
             rc = -1;
         if (rc == 0 && more)
@@ -340,6 +343,7 @@ static int rows_text(ari_request *r, states_req *q, ari_json_text *t, ari_error 
     }
     row_job_free(&job[0]);
     row_job_free(&job[1]);
+    ari_sq_reader_free(rd);
     return rc;
 }
 

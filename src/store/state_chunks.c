@@ -339,10 +339,10 @@ int ari_state_chunks_each(ari_store *s, int64_t trace_id, int64_t container, int
  * A reader that visits a trace's locations one by one used to read each
  * one's chunks with a statement (two, with their bounds): on a shard
  * (pg_shards.h) a round trip each, 1 to 2 ms, which made a timeline of
- * 256 locations twice as slow as on one server. Here one grouped
- * statement counts the chunks' states of every container, then the
- * containers' chunks are read by batches of at most BATCH_CONTAINERS
- * containers and `cap` states, one streamed statement each. */
+ * 256 locations twice as slow as on one server. Here the containers go
+ * by groups of at most BATCH_CONTAINERS distinct ones: a grouped statement
+ * counts their chunks' states, then their chunks are read by batches of
+ * at most `cap` states, one streamed statement each. */
 
 #define BATCH_CONTAINERS 256
 
@@ -363,33 +363,66 @@ static const chunk_count *count_of(const chunk_count *v, size_t n, int64_t conta
     return n ? bsearch(&key, v, n, sizeof *v, cmp_count) : NULL;
 }
 
-/* Every container of the trace with chunks (of any type), with the states
- * of `type` in its chunks that overlap [t0, t1]; sorted by container. */
-static int chunk_counts(ari_store *s, int64_t trace_id, int64_t type, double t0, double t1, chunk_count **out,
-                        size_t *n, ari_error *err)
+/* Appends containers[a, b) to q as "(1,5,7)". */
+static void in_list(ari_sbuf *q, const int64_t *containers, size_t a, size_t b)
 {
+    ari_sbuf_add_str(q, "(");
+    for (size_t k = a; k < b; k++)
+        ari_sbuf_printf(q, "%s%lld", k > a ? "," : "", (long long)containers[k]);
+    ari_sbuf_add_str(q, ")");
+}
+
+/* A statement built in q (taken), with the batch's four parameters bound
+ * (trace, type, t0, t1) and its rows streamed. */
+static ari_stmt *batch_statement(ari_store *s, ari_sbuf *q, int64_t trace_id, int64_t type, double t0, double t1,
+                                 ari_error *err)
+{
+    char *text = ari_sbuf_take(q);
+    if (!text) {
+        ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        return NULL;
+    }
     ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(type), ari_arg_real(t0), ari_arg_real(t1)};
-    ari_stmt *st = ari_store_bound(s,
-                                   "SELECT container_id, sum(CASE WHEN type_id = ?2 AND min_start <= ?4"
-                                   " AND max_end >= ?3 THEN n ELSE 0 END) FROM state_chunks WHERE trace_id = ?1"
-                                   " GROUP BY container_id",
-                                   args, ARI_NARGS(args), err);
+    ari_stmt *st = ari_store_prepare(s, text, err);
+    free(text);
+    if (st && ari_store_bind_args(s, st, args, ARI_NARGS(args), err) < 0) {
+        ari_stmt_finalize(st);
+        return NULL;
+    }
+    if (st)
+        ari_stream(st);
+    return st;
+}
+
+/* Which of containers[a, b) have chunks (of any type), with the states
+ * of `type` in their chunks that overlap [t0, t1]; sorted by container. */
+static int chunk_counts(ari_store *s, int64_t trace_id, int64_t type, double t0, double t1,
+                        const int64_t *containers, size_t a, size_t b, chunk_count **out, size_t *n, ari_error *err)
+{
+    ari_sbuf q = {0};
+    ari_sbuf_add_str(&q, "SELECT container_id, sum(CASE WHEN type_id = ?2 AND min_start <= ?4 AND max_end >= ?3"
+                         " THEN n ELSE 0 END) FROM state_chunks WHERE trace_id = ?1 AND container_id IN ");
+    in_list(&q, containers, a, b);
+    ari_sbuf_add_str(&q, " GROUP BY container_id");
+    ari_stmt *st = batch_statement(s, &q, trace_id, type, t0, t1, err);
     if (!st)
         return -1;
     size_t cap = 0;
-    int rc;
+    int rc, bad = 0;
     *out = NULL;
     *n = 0;
-    while ((rc = ari_step(st)) == ARI_ROW) {
-        if (ari_vec_reserve((void **)out, &cap, *n + 1, sizeof **out) < 0) {
-            ari_reset(st);
-            free(*out);
-            *out = NULL;
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        }
-        (*out)[(*n)++] = (chunk_count){ari_col_int64(st, 0), ari_col_int64(st, 1)};
+    while (!bad && (rc = ari_step(st)) == ARI_ROW) {
+        if (ari_vec_reserve((void **)out, &cap, *n + 1, sizeof **out) < 0)
+            bad = ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        else
+            (*out)[(*n)++] = (chunk_count){ari_col_int64(st, 0), ari_col_int64(st, 1)};
     }
-    if (ari_store_rows_end(s, st, rc, "counting packed states", err) < 0) {
+    if (bad)
+        ari_reset(st);
+    else
+        bad = ari_store_rows_end(s, st, rc, "counting packed states", err) < 0;
+    ari_stmt_finalize(st);
+    if (bad) {
         free(*out);
         *out = NULL;
         return -1;
@@ -427,17 +460,9 @@ static int read_batch(ari_store *s, int64_t trace_id, int64_t type, double t0, d
     for (size_t k = 0; k < bt->nread; k++)
         ari_sbuf_printf(&q, "%s%lld", k ? "," : "", (long long)bt->by_id[k].container);
     ari_sbuf_add_str(&q, ") ORDER BY container_id, chunk");
-    char *text = ari_sbuf_take(&q);
-    if (!text)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    ari_arg args[] = {ari_arg_int(trace_id), ari_arg_int(type), ari_arg_real(t0), ari_arg_real(t1)};
-    ari_stmt *st = ari_store_prepare(s, text, err);
-    free(text);
-    if (!st || ari_store_bind_args(s, st, args, ARI_NARGS(args), err) < 0) {
-        ari_stmt_finalize(st);
+    ari_stmt *st = batch_statement(s, &q, trace_id, type, t0, t1, err);
+    if (!st)
         return -1;
-    }
-    ari_stream(st);
     filter f = {t0, t1, -HUGE_VAL, HUGE_VAL};
     int rc, bad = 0;
     while (!bad && (rc = ari_step(st)) == ARI_ROW) {
@@ -485,18 +510,26 @@ static int batch_has(const int64_t *containers, size_t a, size_t j, int64_t c)
     return 0;
 }
 
-int ari_state_chunks_batch(ari_store *s, int64_t trace_id, int64_t type, const int64_t *containers, size_t n,
-                           double t0, double t1, int sorted, int64_t cap, ari_state_chunks_batch_fn fn, void *ctx,
-                           ari_error *err)
+/* The distinct containers from containers[a]: their end, at most
+ * BATCH_CONTAINERS after a. */
+static size_t group_end(const int64_t *containers, size_t a, size_t n)
 {
-    chunk_count *counts = NULL;
-    size_t ncounts = 0;
-    if (chunk_counts(s, trace_id, type, t0, t1, &counts, &ncounts, err) < 0)
-        return -1;
+    size_t b = a;
+    while (b < n && b - a < BATCH_CONTAINERS && !batch_has(containers, a, b, containers[b]))
+        b++;
+    return b;
+}
+
+/* containers[a, b) (distinct), counted in counts: read in batches of at
+ * most cap states and handed to fn. */
+static int read_group(ari_store *s, int64_t trace_id, int64_t type, const int64_t *containers, size_t a, size_t b,
+                      const chunk_count *counts, size_t ncounts, double t0, double t1, int sorted, int64_t cap,
+                      ari_state_chunks_batch_fn fn, void *ctx, ari_error *err)
+{
     chunk_count by_id[BATCH_CONTAINERS];
     slot slots[BATCH_CONTAINERS];
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < n;) {
+    for (size_t i = a; rc == 0 && i < b;) {
         const chunk_count *c = count_of(counts, ncounts, containers[i]);
         if (c && c->n > cap) { /* alone, by the caller */
             rc = fn(ctx, i++, ARI_CHUNKS_LARGE, NULL, 0, 0, err);
@@ -504,10 +537,10 @@ int ari_state_chunks_batch(ari_store *s, int64_t trace_id, int64_t type, const i
         }
         batch bt = {.a = i, .b = i, .by_id = by_id, .slots = slots};
         int64_t states = 0;
-        while (bt.b < n && bt.b - bt.a < BATCH_CONTAINERS) {
+        while (bt.b < b) {
             c = count_of(counts, ncounts, containers[bt.b]);
             int64_t k = c ? c->n : 0;
-            if (k > cap || (bt.b > bt.a && states + k > cap) || batch_has(containers, bt.a, bt.b, containers[bt.b]))
+            if (k > cap || (bt.b > bt.a && states + k > cap))
                 break;
             states += k;
             if (k > 0)
@@ -524,8 +557,26 @@ int ari_state_chunks_batch(ari_store *s, int64_t trace_id, int64_t type, const i
         }
         i = bt.b;
     }
-    free(counts);
     return rc;
+}
+
+int ari_state_chunks_batch(ari_store *s, int64_t trace_id, int64_t type, const int64_t *containers, size_t n,
+                           double t0, double t1, int sorted, int64_t cap, ari_state_chunks_batch_fn fn, void *ctx,
+                           ari_error *err)
+{
+    int rc = 0;
+    for (size_t a = 0; rc == 0 && a < n;) {
+        size_t b = group_end(containers, a, n);
+        chunk_count *counts = NULL;
+        size_t ncounts = 0;
+        rc = chunk_counts(s, trace_id, type, t0, t1, containers, a, b, &counts, &ncounts, err);
+        if (rc == 0)
+            rc = read_group(s, trace_id, type, containers, a, b, counts, ncounts, t0, t1, sorted, cap, fn, ctx,
+                            err);
+        free(counts);
+        a = b;
+    }
+    return rc < 0 ? -1 : 0; /* fn's 1 stops without error */
 }
 
 /* ---- one instant ---- */

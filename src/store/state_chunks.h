@@ -63,7 +63,8 @@ enum {
     ARI_CHUNKS_LARGE, /* more than cap states: the caller reads it alone */
 };
 /* Receives containers[i]'s states (malloc'ed, owned by fn from then on;
- * NULL when n is 0) and their largest value id: 0, or -1 with err set. */
+ * NULL when n is 0) and their largest value id: 0 for the next, 1 to stop
+ * there (without error), or -1 with err set. */
 typedef int (*ari_state_chunks_batch_fn)(void *ctx, size_t i, int what, ari_gantt_state *st, int64_t n,
                                          int max_value, ari_error *err);
 /* ari_state_chunks_read for many containers (distinct or not) at once, in
@@ -71,8 +72,8 @@ typedef int (*ari_state_chunks_batch_fn)(void *ctx, size_t i, int what, ari_gant
  * states of `type` overlapping [t0, t1], sorted by (start, depth) when
  * `sorted` (in the order ari_state_chunks_read gives). At most `cap`
  * states are held at a time: a container with more is handed to fn as
- * ARI_CHUNKS_LARGE, without states. 0, or -1 with err set (fn's -1
- * stops). */
+ * ARI_CHUNKS_LARGE, without states. 0 (also when fn stopped with 1), or
+ * -1 with err set (fn's -1). */
 int ari_state_chunks_batch(ari_store *s, int64_t trace_id, int64_t type, const int64_t *containers, size_t n,
                            double t0, double t1, int sorted, int64_t cap, ari_state_chunks_batch_fn fn, void *ctx,
                            ari_error *err);

@@ -356,15 +356,12 @@ void ari_sq_rows_free(ari_sq_rows *r)
     r->n = 0;
 }
 
-/* ---- one row's states ---- */
+/* ---- the rows' states ---- */
 
-int ari_sq_row_states(ari_store *s, int64_t id, const ari_sq_row *row, double t0, double t1,
-                      ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err)
+/* One row's states from `states` (a trace without state chunks). */
+static int row_state_rows(ari_store *s, int64_t id, const ari_sq_row *row, double t0, double t1,
+                          ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err)
 {
-    /* unsorted: the row's rendering sorts the window's states itself */
-    int packed = ari_state_chunks_read(s, id, row->container_id, row->type_id, t0, t1, 0, out, n, max_value, err);
-    if (packed != 0)
-        return packed < 0 ? -1 : 0;
     ari_arg args[] = {ari_arg_int(id), ari_arg_int(row->container_id), ari_arg_int(row->type_id),
                       ari_arg_real(t0), ari_arg_real(t1)};
     ari_stmt *st = ari_store_bound(
@@ -397,6 +394,127 @@ int ari_sq_row_states(ari_store *s, int64_t id, const ari_sq_row *row, double t0
         return -1;
     }
     return 0;
+}
+
+/* Rows are read READER_ROWS at a time (those of one state type in a row),
+ * their state chunks in a few statements (ari_state_chunks_batch) rather
+ * than two or three per row, which on a shard are round trips; at most
+ * READER_STATES states are held beyond the row asked for. */
+#define READER_ROWS   64
+#define READER_STATES ((int64_t)1 << 20)
+
+typedef struct held_row {
+    int what; /* ARI_CHUNKS_* */
+    ari_gantt_state *st;
+    int64_t n;
+    int max_value;
+} held_row;
+
+struct ari_sq_reader {
+    ari_store *s;
+    int64_t id;
+    const ari_sq_row *rows;
+    int64_t nrows;
+    double t0, t1;
+    int64_t first, end; /* the rows held: [first, end) */
+    int64_t held_states, max_held; /* max_held: READER_STATES */
+    held_row held[READER_ROWS];
+    int64_t containers[READER_ROWS];
+};
+
+ari_sq_reader *ari_sq_reader_new(ari_store *s, int64_t id, const ari_sq_row *rows, int64_t n, double t0, double t1,
+                                 ari_error *err)
+{
+    ari_sq_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        nomem(err);
+        return NULL;
+    }
+    *r = (ari_sq_reader){.s = s, .id = id, .rows = rows, .nrows = n, .t0 = t0, .t1 = t1, .max_held = READER_STATES};
+    return r;
+}
+
+void ari_sq_reader_limit(ari_sq_reader *r, int64_t states)
+{
+    r->max_held = states;
+}
+
+static void release(ari_sq_reader *r)
+{
+    for (int64_t k = 0; k < r->end - r->first; k++)
+        free(r->held[k].st);
+    r->first = r->end = 0;
+    r->held_states = 0;
+}
+
+void ari_sq_reader_free(ari_sq_reader *r)
+{
+    if (r)
+        release(r);
+    free(r);
+}
+
+/* ari_state_chunks_batch's callback: keeps a row, or stops before one
+ * that would hold more than READER_STATES in all. */
+static int hold(void *ctx, size_t i, int what, ari_gantt_state *st, int64_t n, int max_value, ari_error *err)
+{
+    (void)err;
+    ari_sq_reader *r = ctx;
+    if (i > 0 && r->held_states + n > r->max_held) {
+        free(st);
+        r->end = r->first + (int64_t)i;
+        return 1;
+    }
+    r->held[i] = (held_row){what, st, n, max_value};
+    r->held_states += n;
+    return 0;
+}
+
+/* Reads rows from i on, of i's state type. */
+static int load(ari_sq_reader *r, int64_t i, ari_error *err)
+{
+    release(r);
+    int64_t type = r->rows[i].type_id, j = i;
+    for (; j < r->nrows && j - i < READER_ROWS && r->rows[j].type_id == type; j++) {
+        r->containers[j - i] = r->rows[j].container_id;
+        r->held[j - i] = (held_row){0};
+    }
+    r->first = i;
+    r->end = j;
+    if (ari_state_chunks_batch(r->s, r->id, type, r->containers, (size_t)(j - i), r->t0, r->t1, 0, r->max_held,
+                               hold, r, err) < 0) {
+        release(r);
+        return -1;
+    }
+    return 0;
+}
+
+int ari_sq_reader_row(ari_sq_reader *r, int64_t i, ari_gantt_state **out, int64_t *n, int *max_value,
+                      ari_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    *max_value = 0;
+    if (i < 0 || i >= r->nrows)
+        return ari_error_set(err, ARI_E_INVALID_PARAMETER, "internal error: row %lld of %lld", (long long)i,
+                             (long long)r->nrows);
+    if ((i < r->first || i >= r->end) && load(r, i, err) < 0)
+        return -1;
+    held_row *h = &r->held[i - r->first];
+    const ari_sq_row *row = &r->rows[i];
+    switch (h->what) {
+    case ARI_CHUNKS_READ:
+        *out = h->st, *n = h->n, *max_value = h->max_value;
+        h->st = NULL;
+        return 0;
+    case ARI_CHUNKS_LARGE: /* unsorted: the row's rendering sorts the window's states itself */
+        return ari_state_chunks_read(r->s, r->id, row->container_id, row->type_id, r->t0, r->t1, 0, out, n,
+                                     max_value, err) < 0
+                   ? -1
+                   : 0;
+    default:
+        return row_state_rows(r->s, r->id, row, r->t0, r->t1, out, n, max_value, err);
+    }
 }
 
 int ari_sq_value(ari_store *s, int64_t id, int64_t value_id, char **name, char **color, ari_error *err)

@@ -43,12 +43,22 @@ int ari_sq_rows_load(ari_store *s, int64_t id, const int64_t *containers, size_t
                      const int64_t *types, size_t ntypes, ari_sq_rows *out, ari_error *err);
 void ari_sq_rows_free(ari_sq_rows *r);
 
-/* The states of one row touching [t0, t1] (start <= t1 and end >= t0),
- * by start then depth from `states`, in no particular order from a trace's
- * state chunks (state_chunks.h); value is names.id. *out is malloc'd (free it);
- * *max_value is the largest value id met (0 when none). 0 or -1. */
-int ari_sq_row_states(ari_store *s, int64_t id, const ari_sq_row *row, double t0, double t1,
-                      ari_gantt_state **out, int64_t *n, int *max_value, ari_error *err);
+/* Reads the states of rows[0, n) touching [t0, t1] (start <= t1 and
+ * end >= t0), row by row in increasing order, a few rows per statement
+ * (the rows array must outlive the reader). */
+typedef struct ari_sq_reader ari_sq_reader;
+ari_sq_reader *ari_sq_reader_new(ari_store *s, int64_t id, const ari_sq_row *rows, int64_t n, double t0, double t1,
+                                 ari_error *err);
+/* Row i's states: by start then depth from `states`, in no particular
+ * order from a trace's state chunks (state_chunks.h); value is names.id.
+ * *out is malloc'd (free it); *max_value is the largest value id met (0
+ * when none). 0 or -1. */
+int ari_sq_reader_row(ari_sq_reader *r, int64_t i, ari_gantt_state **out, int64_t *n, int *max_value,
+                      ari_error *err);
+void ari_sq_reader_free(ari_sq_reader *r);
+/* Holds at most `states` states (and reads a row with more alone) instead
+ * of about a million: for the tests. */
+void ari_sq_reader_limit(ari_sq_reader *r, int64_t states);
 
 /* The name of value `value_id` (names.id) and the Paje colour of the
  * entity value of that name or alias ("r g b" in [0, 1]; NULL when none

@@ -12,7 +12,8 @@
  * read of many containers (ari_state_chunks_batch) gives each container
  * what ari_state_chunks_read gives it, bit for bit and in the list's
  * order, with caps that split the batches and hand a container over as
- * too large; on SQLite and, with the test cluster, on PostgreSQL.
+ * too large; and so does the timeline's page reader (ari_sq_reader) for
+ * each row. On SQLite and, with the test cluster, on PostgreSQL.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "store/state_chunks.h"
+#include "store/state_queries.h"
 #include "store/store.h"
 #include "store/store_internal.h"
 #include "test_helpers.h"
@@ -193,6 +195,12 @@ static void check_values(ari_store *s)
     assert_int_equal(ari_state_chunks_present(s, 2, &err), 0);
 }
 
+/* The end of the generated run (container 1's last call). */
+static double rows_end(void)
+{
+    return rows[0][nrows[0] - 1].st.end;
+}
+
 /* ---- the batched read ---- */
 
 typedef struct batch_seen {
@@ -258,6 +266,48 @@ static void check_batch(ari_store *s)
             assert_int_equal(seen.large, 0);
         if (k == 1) /* 2000: container 1 (twice) is too large */
             assert_int_equal(seen.large, 2);
+    }
+}
+
+/* The page reader of the timeline (ari_sq_reader, state_queries.c) over
+ * rows of both types, a container without chunks and repeats, with limits
+ * that make it hold a few rows, one, or read rows alone: each row as
+ * ari_state_chunks_read gives it (unsorted), or nothing for no chunks. */
+static void check_reader(ari_store *s)
+{
+    static const int64_t containers[] = {2, 3, 2, 99, 3, 2, 1, 1, 2, 3};
+    static const int64_t types[] = {7, 7, 7, 7, 9, 9, 9, 7, 7, 7};
+    enum { N = sizeof containers / sizeof containers[0] };
+    ari_sq_row rows[N];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < N; i++)
+        rows[i].container_id = containers[i], rows[i].type_id = types[i];
+    double end = rows_end();
+    /* 1500: containers 2 and 3 (1,417 and 51 states of type 7) fit,
+     * container 2 once more does not: the reader stops before it */
+    static const int64_t limits[] = {1 << 20, 1500, 300, 2};
+    for (int k = 0; k < 16; k++) {
+        double a = k < 4 ? -1e300 : urand() * end, b = k < 4 ? 1e300 : a + urand() * end * 0.2;
+        ari_error err = {0};
+        ari_sq_reader *r = ari_sq_reader_new(s, 1, rows, N, a, b, &err);
+        assert_non_null(r);
+        ari_sq_reader_limit(r, limits[k % 4]);
+        for (int i = k / 4 % 3; i < N; i++) { /* a page may start anywhere */
+            ari_gantt_state *got = NULL, *want = NULL;
+            int64_t n = -1, nwant = 0;
+            int max_value = -1, want_max = 0;
+            assert_int_equal(ari_sq_reader_row(r, i, &got, &n, &max_value, &err), 0);
+            int rc = ari_state_chunks_read(s, 1, containers[i], types[i], a, b, 0, &want, &nwant, &want_max, &err);
+            assert_true(rc >= 0);
+            assert_int_equal(n, nwant);
+            if (n > 0) {
+                assert_memory_equal(got, want, (size_t)n * sizeof *got);
+                assert_int_equal(max_value, want_max);
+            }
+            free(got);
+            free(want);
+        }
+        ari_sq_reader_free(r);
     }
 }
 
@@ -329,6 +379,7 @@ static void test_windows(void **state)
     assert_null(got);
     assert_int_equal(n, 0);
     check_batch(s);
+    check_reader(s);
 }
 
 /* The batched read on PostgreSQL (the test cluster; skipped without). */
@@ -342,6 +393,7 @@ static void test_batch_pg(void **state)
     generate();
     pack_all(s);
     check_batch(s);
+    check_reader(s);
     test_pg_store_close(s, &db);
 }
 
