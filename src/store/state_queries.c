@@ -623,6 +623,11 @@ static int has_messages(ari_store *s, int64_t id, ari_error *err)
  * import stores no `links` rows for them), shaped as the Paje link of
  * type "Message" that event_paje describes: key "m<seq>", its ends the
  * Thread containers (id 0 and no name if one is missing). */
+typedef struct named {
+    int64_t id;
+    char *name;
+} named;
+
 typedef struct message_links {
     ari_store *s;
     int64_t id, limit;
@@ -631,10 +636,67 @@ typedef struct message_links {
     size_t cap;
     int full;
     ari_error *err;
+    named *locations; /* the trace's locations' containers, by id */
+    size_t nlocations;
 } message_links;
+
+static int cmp_named(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static void locations_free(message_links *m)
+{
+    for (size_t i = 0; i < m->nlocations; i++)
+        free(m->locations[i].name);
+    free(m->locations);
+    m->locations = NULL;
+    m->nlocations = 0;
+}
+
+/* The names of the trace's locations (the messages' ends), read once
+ * rather than twice per message. */
+static int locations_load(message_links *m)
+{
+    ari_stmt *st = ari_store_stmt_id(m->s,
+                                     "SELECT c.id, c.name FROM ev_locations l JOIN containers c"
+                                     " ON c.trace_id = l.trace_id AND c.id = l.container_id WHERE l.trace_id = ?1",
+                                     m->id, m->err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        const char *name = (const char *)ari_col_text(st, 1);
+        named *x = ari_vec_reserve((void **)&m->locations, &cap, m->nlocations + 1, sizeof *m->locations) < 0
+                       ? NULL
+                       : &m->locations[m->nlocations];
+        if (!x || !(x->name = strdup(name ? name : ""))) {
+            ari_reset(st);
+            locations_free(m);
+            return nomem(m->err);
+        }
+        x->id = ari_col_int64(st, 0);
+        m->nlocations++;
+    }
+    if (ari_store_rows_end(m->s, st, rc, "reading the trace's locations", m->err) < 0) {
+        locations_free(m);
+        return -1;
+    }
+    if (m->nlocations > 1)
+        qsort(m->locations, m->nlocations, sizeof *m->locations, cmp_named);
+    return 0;
+}
 
 static int message_end(message_links *m, int64_t container, ari_sq_end *e)
 {
+    named key = {container, NULL};
+    const named *loc = m->nlocations ? bsearch(&key, m->locations, m->nlocations, sizeof key, cmp_named) : NULL;
+    if (loc) {
+        *e = (ari_sq_end){.container_id = loc->id, .worker_id = -1, .node = -1, .name = strdup(loc->name)};
+        return e->name ? 0 : nomem(m->err);
+    }
     ari_arg args[] = {ari_arg_int(m->id), ari_arg_int(container)};
     ari_stmt *st = ari_store_bound(m->s, "SELECT id, name FROM containers WHERE trace_id = ?1 AND id = ?2", args,
                                        ARI_NARGS(args), m->err);
@@ -692,8 +754,11 @@ static int message_links_load(ari_store *s, int64_t id, double t0, double t1, in
     char *type = NULL;
     if (!st || ari_store_query_string(s, st, "", &type, "reading the message type", err) < 0)
         return -1;
-    message_links m = {s, id, limit, type ? type : "", out, 0, 0, err};
-    int rc = limit == 0 ? 0 : ari_message_chunks_each(s, id, &f, 1, ARI_MESSAGE_SORT_CAP, message_link, &m, err);
+    message_links m = {s, id, limit, type ? type : "", out, 0, 0, err, NULL, 0};
+    int rc = limit == 0                 ? 0
+             : locations_load(&m) < 0 ? -1
+                                      : ari_message_chunks_each(s, id, &f, 1, ARI_MESSAGE_SORT_CAP, message_link, &m, err);
+    locations_free(&m);
     free(type);
     if (rc != 0 && !m.full) {
         ari_sq_links_free(out);
