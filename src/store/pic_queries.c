@@ -525,56 +525,115 @@ static int packed_state(void *ctx, const ari_gantt_state *st, ari_error *err)
     return 0;
 }
 
-/* A leaf's packed states (state_chunks.h), type by type. At most
- * PACKED_SLICE states are in memory at once. */
-#define PACKED_SLICE ((int64_t)1 << 21)
-static int leaf_packed(ari_store *s, int64_t trace, int64_t container, leaf_walk *lw, ari_error *err)
+/* One leaf's `states` rows, exclusive of the states nested in them. */
+static int leaf_rows(ari_store *s, int64_t trace, int64_t container, leaf_walk *lw, ari_error *err)
 {
-    ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container)};
-    ari_stmt *st = ari_store_bound(
-        s, "SELECT DISTINCT type_id FROM state_chunks WHERE trace_id = ?1 AND container_id = ?2 ORDER BY 1", args,
-        ARI_NARGS(args), err);
-    if (!st)
-        return -1;
-    int64_t types[MAX_TYPES];
-    int ntypes = 0, rc;
-    while ((rc = ari_step(st)) == ARI_ROW)
-        if (ntypes < MAX_TYPES)
-            types[ntypes++] = ari_col_int64(st, 0);
-    if (ari_store_rows_end(s, st, rc, "reading packed state types", err) < 0)
-        return -1;
-    for (int i = 0; i < ntypes; i++) {
-        packed_walk pw = {lw, types[i]};
-        if (ari_state_chunks_each(s, trace, container, types[i], lw->w->start, lw->w->end, PACKED_SLICE,
-                                  packed_state, &pw, err) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* One leaf's states, exclusive of the states nested in them. */
-static int leaf_times(ari_store *s, int64_t trace, int64_t container, const vals *v, const acc *w, double *row,
-                      ari_error *err)
-{
-    leaf_walk *lw = calloc(1, sizeof *lw);
-    if (!lw)
-        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-    *lw = (leaf_walk){.v = v, .w = w, .row = row};
-    ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container), ari_arg_real(w->start),
-                      ari_arg_real(w->end)};
+    ari_arg args[] = {ari_arg_int(trace), ari_arg_int(container), ari_arg_real(lw->w->start),
+                      ari_arg_real(lw->w->end)};
     ari_stmt *st = ari_store_bound(s,
         "SELECT type_id, value_id, start, end, depth FROM states WHERE trace_id = ?1"
         " AND container_id = ?2 AND start <= ?4 AND end >= ?3 ORDER BY start, depth",
         args, ARI_NARGS(args), err);
-    int rc = st ? ARI_ROW : ARI_ERROR;
-    while (st && (rc = ari_step(st)) == ARI_ROW)
+    if (!st)
+        return -1;
+    int rc;
+    while ((rc = ari_step(st)) == ARI_ROW)
         leaf_state(lw, ari_col_int64(st, 0), ari_col_int64(st, 1), ari_col_double(st, 2),
                    ari_col_double(st, 3), ari_col_int64(st, 4));
-    int out = !st ? -1 : ari_store_rows_end(s, st, rc, "reading states", err);
-    if (out == 0)
-        out = leaf_packed(s, trace, container, lw, err);
+    return ari_store_rows_end(s, st, rc, "reading states", err);
+}
+
+/* The leaves' packed states (state_chunks.h), type by type, each type's
+ * for all leaves in a few statements (ari_state_chunks_batch; a leaf's
+ * own statements were round trips on a shard). A leaf's states of one
+ * type are walked on their own (the walk's slots are per type), so a
+ * leaf may have any number of types. At most PACKED_SLICE states are in
+ * memory at once. */
+#define PACKED_SLICE ((int64_t)1 << 21)
+
+typedef struct packed_leaves {
+    ari_store *s;
+    int64_t trace, type;
+    const int64_t *containers;
+    const vals *v;
+    const acc *w;
+    double *rows;
+    size_t row;
+    leaf_walk *lw;
+} packed_leaves;
+
+static int packed_leaf(void *ctx, size_t e, int what, ari_gantt_state *st, int64_t n, int max_value,
+                       ari_error *err)
+{
+    (void)max_value;
+    packed_leaves *pl = ctx;
+    leaf_walk *lw = pl->lw;
+    lw->v = pl->v, lw->w = pl->w, lw->row = pl->rows + e * pl->row;
+    lw->ntypes = 0;
+    int rc = 0;
+    if (what == ARI_CHUNKS_READ) {
+        for (int64_t k = 0; k < n; k++)
+            leaf_state(lw, pl->type, st[k].value, st[k].start, st[k].end, st[k].depth);
+    } else if (what == ARI_CHUNKS_LARGE) {
+        packed_walk pw = {lw, pl->type};
+        rc = ari_state_chunks_each(pl->s, pl->trace, pl->containers[e], pl->type, pl->w->start, pl->w->end,
+                                   PACKED_SLICE, packed_state, &pw, err) < 0
+                 ? -1
+                 : 0;
+    }
+    free(st);
+    return rc;
+}
+
+/* The packed state types of the trace, ascending. */
+static int packed_types(ari_store *s, int64_t trace, int64_t **types, size_t *n, ari_error *err)
+{
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT DISTINCT type_id FROM state_chunks WHERE trace_id = ?1 ORDER BY 1",
+                                     trace, err);
+    if (!st)
+        return -1;
+    size_t cap = 0;
+    int rc;
+    *types = NULL;
+    *n = 0;
+    while ((rc = ari_step(st)) == ARI_ROW) {
+        if (ari_vec_reserve((void **)types, &cap, *n + 1, sizeof **types) < 0) {
+            ari_reset(st);
+            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+        }
+        (*types)[(*n)++] = ari_col_int64(st, 0);
+    }
+    return ari_store_rows_end(s, st, rc, "reading packed state types", err);
+}
+
+/* Every leaf's states, exclusive of the states nested in them, into its
+ * row of d->v: `states` rows leaf by leaf (when the trace has any), then
+ * the packed states. */
+static int leaves_times(ari_store *s, int64_t trace, const int64_t *containers, int64_t nleaves, const vals *v,
+                        const acc *w, double *rows, size_t row, ari_error *err)
+{
+    leaf_walk *lw = calloc(1, sizeof *lw);
+    if (!lw)
+        return ari_error_set(err, ARI_E_NOMEM, "out of memory");
+    ari_stmt *st = ari_store_stmt_id(s, "SELECT EXISTS (SELECT 1 FROM states WHERE trace_id = ?1)", trace, err);
+    int64_t has_rows = 0;
+    int rc = st ? ari_store_query_int64(s, st, &has_rows, "finding states", err) : -1;
+    for (int64_t e = 0; rc == 0 && has_rows && e < nleaves; e++) {
+        *lw = (leaf_walk){.v = v, .w = w, .row = rows + (size_t)e * row};
+        rc = leaf_rows(s, trace, containers[e], lw, err);
+    }
+    int64_t *types = NULL;
+    size_t ntypes = 0;
+    if (rc == 0)
+        rc = packed_types(s, trace, &types, &ntypes, err);
+    for (size_t i = 0; rc == 0 && i < ntypes; i++) {
+        packed_leaves pl = {s, trace, types[i], containers, v, w, rows, row, lw};
+        rc = ari_state_chunks_batch(s, trace, types[i], containers, (size_t)nleaves, w->start, w->end, 1,
+                                    PACKED_SLICE, packed_leaf, &pl, err);
+    }
+    free(types);
     free(lw);
-    return out;
+    return rc;
 }
 
 static int window(ari_store *s, int64_t trace, int tasks, double *start, double *end, ari_error *err)
@@ -677,9 +736,8 @@ static int load_times(ari_store *s, int64_t id, builder *b, vals *v, ari_error *
     if (!d->v)
         return ari_error_set(err, ARI_E_NOMEM, "out of memory for %lld leaves x %d slices x %d values",
                              (long long)d->nleaves, d->slices, v->n);
-    for (int64_t e = 0; e < d->nleaves; e++)
-        if (leaf_times(s, id, b->leaf_container[e], v, &w, d->v + (size_t)e * row, err) < 0)
-            return -1;
+    if (leaves_times(s, id, b->leaf_container, d->nleaves, v, &w, d->v, row, err) < 0)
+        return -1;
     compact_values(d, v);
     return d->values ? 0 : ari_error_set(err, ARI_E_NOMEM, "out of memory");
 }

@@ -608,6 +608,7 @@ int ari_state_chunks_values(ari_store *s, int64_t trace_id, unsigned char *seen,
                                         " ORDER BY container_id, chunk", trace_id, err);
     if (!st)
         return -1;
+    ari_stream(st); /* every chunk of the trace: one at a time */
     int rc;
     while ((rc = ari_step(st)) == ARI_ROW) {
         const char *blob = ari_col_blob(st, 1);
