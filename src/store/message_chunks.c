@@ -148,8 +148,9 @@ static int has_chunks(ari_store *s, int64_t trace_id, ari_error *err)
     return any != 0;
 }
 
-/* Calls fn on the kept messages of the chunks overlapping g, in seq order.
- * 0, fn's first non-zero answer, or -1. */
+/* Calls fn on the kept messages of the chunks overlapping g, in seq order,
+ * while the chunks stream in (fn runs no statement). 0, fn's first non-zero
+ * answer, or -1. */
 static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn fn, void *ctx,
                        ari_error *err)
 {
@@ -160,6 +161,7 @@ static int scan_chunks(ari_store *s, int64_t trace_id, const range *g, ari_mc_fn
                                        args, ARI_NARGS(args), err);
     if (!st)
         return -1;
+    ari_stream(st); /* PostgreSQL: a chunk at a time, not the window's messages at once */
     int rc;
     while ((rc = ari_step(st)) == ARI_ROW) {
         int64_t chunk = ari_col_int64(st, 0), n = ari_col_int64(st, 1);

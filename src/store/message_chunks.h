@@ -70,7 +70,8 @@ typedef int (*ari_mc_fn)(void *ctx, int64_t seq, const ari_ec_message *m);
 /* Calls fn on the trace's messages that f keeps: `sorted`: by send time
  * then seq (as ev_messages' key ordered them), holding at most cap
  * messages (>= 2; ARI_E_TOO_LARGE when more than cap were sent at one
- * instant); else in no set order (streamed, nothing held). Returns 0,
+ * instant); else in no set order (streamed, nothing held: the chunks
+ * arrive one at a time, so fn must not run statements on s). Returns 0,
  * fn's first non-zero answer, or -1 with err set. */
 int ari_message_chunks_each(ari_store *s, int64_t trace_id, const ari_mc_filter *f, int sorted, int64_t cap,
                             ari_mc_fn fn, void *ctx, ari_error *err);
