@@ -24,11 +24,13 @@ export const FIXTURES = [
 ].map((paths) => paths.map((p) => join(fixtures, p)));
 const hatchet = join(sharedData, 'hatchet', 'hatchet', 'tests', 'data');
 // The real traces where SQLite and PostgreSQL differed (row order on ties):
-// the StarVZ LU and QR samples, a StarPU Cholesky run and an MPI one; and
-// one of each other kind.
+// the StarVZ LU and QR samples, a StarPU Cholesky run and an MPI one; a
+// qr_mumps run as StarPU writes it (elimination tree); and one of each
+// other kind.
 export const REAL = [
   ['starvz/inst/extdata/lu_trace'], ['starvz/extra_data/qr_trace'],
   ['starpu/chol_implicit_dmdas_N11520_nb24'], ['starpu/mpi_chol_dmdas_4ranks_N11520_nb24_slowrank1_nice2'],
+  ['starpu/qrm-grad3d30-lws'],
   ['dmvis/data/use-case-1-GEMM-fill'], ['pipit/pipit/tests/data/ping-pong-otf2'],
 ].map((paths) => paths.map((p) => join(sharedData, p)))
   .concat(['caliper-lulesh-json', 'hpctoolkit-cpi-database', 'tau-cpi-mpi'].map((p) => [join(hatchet, p)]));
