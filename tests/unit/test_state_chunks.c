@@ -201,6 +201,18 @@ static double rows_end(void)
     return rows[0][nrows[0] - 1].st.end;
 }
 
+/* The states read (n of them, largest value max_value) are those of
+ * ari_state_chunks_read, bit for bit. */
+static void assert_same_states(const ari_gantt_state *got, int64_t n, int max_value, const ari_gantt_state *want,
+                               int64_t nwant, int want_max)
+{
+    assert_int_equal(n, nwant);
+    if (n > 0) {
+        assert_memory_equal(got, want, (size_t)n * sizeof *got);
+        assert_int_equal(max_value, want_max);
+    }
+}
+
 /* ---- the batched read ---- */
 
 typedef struct batch_seen {
@@ -236,11 +248,7 @@ static int batch_check(void *ctx, size_t i, int what, ari_gantt_state *st, int64
         b->large++;
     } else {
         assert_int_equal(what, rc ? ARI_CHUNKS_READ : ARI_CHUNKS_NONE);
-        assert_int_equal(n, nwant);
-        if (n > 0) {
-            assert_memory_equal(st, want, (size_t)n * sizeof *st);
-            assert_int_equal(max_value, want_max);
-        }
+        assert_same_states(st, n, max_value, want, nwant, want_max);
     }
     free(want);
     free(st);
@@ -299,11 +307,7 @@ static void check_reader(ari_store *s)
             assert_int_equal(ari_sq_reader_row(r, i, &got, &n, &max_value, &err), 0);
             int rc = ari_state_chunks_read(s, 1, containers[i], types[i], a, b, 0, &want, &nwant, &want_max, &err);
             assert_true(rc >= 0);
-            assert_int_equal(n, nwant);
-            if (n > 0) {
-                assert_memory_equal(got, want, (size_t)n * sizeof *got);
-                assert_int_equal(max_value, want_max);
-            }
+            assert_same_states(got, n, max_value, want, nwant, want_max);
             free(got);
             free(want);
         }
