@@ -503,6 +503,19 @@ static int link_parents(loc_calls *l)
     return 0;
 }
 
+/* ari_state_chunks_batch's callback: location i's calls, sorted. */
+static int keep_calls(void *ctx, size_t i, int what, ari_gantt_state *st, int64_t n, int max_value, ari_error *err)
+{
+    (void)max_value;
+    mem_calls *m = ctx;
+    if (what == ARI_CHUNKS_LARGE)
+        return ari_error_set(err, ARI_E_TOO_LARGE, "location %lld has too many calls to hold",
+                             (long long)m->locs[i].container);
+    m->locs[i].st = st;
+    m->locs[i].n = n;
+    return 0;
+}
+
 /* 1 when loaded, 0 when the trace has no chunks or too many calls, -1. */
 static int mem_calls_load(ari_store *s, int64_t id, int64_t ftype, mem_calls *m, ari_error *err)
 {
@@ -535,17 +548,24 @@ static int mem_calls_load(ari_store *s, int64_t id, int64_t ftype, mem_calls *m,
         mem_calls_free(m);
         return -1;
     }
-    for (size_t i = 0; i < m->n; i++) {
-        loc_calls *l = &m->locs[i];
-        int max_value;
-        if (ari_state_chunks_read(s, id, l->container, ftype, -HUGE_VAL, HUGE_VAL, 1, &l->st, &l->n, &max_value,
-                                  err) < 0 ||
-            link_parents(l) < 0) {
-            if (!err || !err->code[0])
-                nomem(err);
-            mem_calls_free(m);
-            return -1;
-        }
+    int64_t *containers = malloc((m->n ? m->n : 1) * sizeof *containers);
+    if (!containers) {
+        mem_calls_free(m);
+        return nomem(err);
+    }
+    for (size_t i = 0; i < m->n; i++)
+        containers[i] = m->locs[i].container;
+    /* every location's calls in a few statements; none holds more than
+     * the total, so none is handed over as too large */
+    rc = ari_state_chunks_batch(s, id, ftype, containers, m->n, -HUGE_VAL, HUGE_VAL, 1, MAX_MEMORY_CALLS,
+                                keep_calls, m, err);
+    free(containers);
+    for (size_t i = 0; rc == 0 && i < m->n; i++)
+        if (link_parents(&m->locs[i]) < 0)
+            rc = nomem(err);
+    if (rc < 0) {
+        mem_calls_free(m);
+        return -1;
     }
     return 1;
 }
