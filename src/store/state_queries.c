@@ -503,9 +503,9 @@ int ari_sq_reader_row(ari_sq_reader *r, int64_t i, ari_gantt_state **out, int64_
     held_row *h = &r->held[i - r->first];
     const ari_sq_row *row = &r->rows[i];
     switch (h->what) {
-    case ARI_CHUNKS_READ:
+    case ARI_CHUNKS_READ: /* handed over: asked again, the row is read alone */
         *out = h->st, *n = h->n, *max_value = h->max_value;
-        h->st = NULL;
+        *h = (held_row){.what = ARI_CHUNKS_LARGE};
         return 0;
     case ARI_CHUNKS_LARGE: /* unsorted: the row's rendering sorts the window's states itself */
         return ari_state_chunks_read(r->s, r->id, row->container_id, row->type_id, r->t0, r->t1, 0, out, n,

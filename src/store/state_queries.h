@@ -44,8 +44,8 @@ int ari_sq_rows_load(ari_store *s, int64_t id, const int64_t *containers, size_t
 void ari_sq_rows_free(ari_sq_rows *r);
 
 /* Reads the states of rows[0, n) touching [t0, t1] (start <= t1 and
- * end >= t0), row by row in increasing order, a few rows per statement
- * (the rows array must outlive the reader). */
+ * end >= t0), row by row, a few rows per statement when they are asked
+ * for in increasing order (the rows array must outlive the reader). */
 typedef struct ari_sq_reader ari_sq_reader;
 ari_sq_reader *ari_sq_reader_new(ari_store *s, int64_t id, const ari_sq_row *rows, int64_t n, double t0, double t1,
                                  ari_error *err);

@@ -309,6 +309,10 @@ static void check_reader(ari_store *s)
             assert_true(rc >= 0);
             assert_same_states(got, n, max_value, want, nwant, want_max);
             free(got);
+            /* asked for again (its states were handed over): the same */
+            assert_int_equal(ari_sq_reader_row(r, i, &got, &n, &max_value, &err), 0);
+            assert_same_states(got, n, max_value, want, nwant, want_max);
+            free(got);
             free(want);
         }
         ari_sq_reader_free(r);
