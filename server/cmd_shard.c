@@ -31,9 +31,9 @@ static const char usage[] =
     "explain prints EXPLAIN (VERBOSE) of the Gantt's aggregation of a task trace (the whole\n"
     "trace at 1000 pixels): on a shard, its GROUP BY is in the Remote SQL. spread\n"
     "prints (and with --rows sets) the size from which an import spreads a trace over\n"
-    "every shard, its rows split by worker, container or metric: N rows or more in states,\n"
-    "tasks, variables, links and dm_samples together (default 5000000; 0: never). A spread\n"
-    "trace needs every shard up.\n";
+    "every shard, its rows split by worker, container or metric: N records or more in\n"
+    "states, tasks, variables, links, dm_samples and an event trace's calls, events and\n"
+    "messages together (default 5000000; 0: never). A spread trace needs every shard up.\n";
 
 static int add(ari_store *s, const char *name, const char *url)
 {

@@ -40,9 +40,10 @@ int ari_pg_shards_remove(ari_store *s, const char *name, ari_error *err);
 int ari_pg_shards_sweep(ari_store *s, int64_t *dropped, ari_error *err);
 
 /* Spreading (docs/postgresql.md, "Spreading a large trace"): an import
- * whose trace has at least `rows` rows in states, tasks, variables, links
- * and dm_samples together (the tables spread), with
- * two shards or more, spreads that trace over every shard (pg_publish.c).
+ * whose trace has at least `rows` records in states, tasks, variables,
+ * links, dm_samples and an event trace's tables together (the records
+ * packed in chunks counted one by one), with two shards or more, spreads
+ * that trace over every shard (pg_publish.c).
  * The threshold is kept in the coordinator database's settings
  * (ALTER DATABASE ... SET ariadne.spread_rows), read by each import:
  * 0 turns spreading off. */
