@@ -67,27 +67,11 @@ echo "on a shard: $(sql "$coordc/coord" -c "SELECT string_agg(relname, ' ' ORDER
 
 views=(states timeline "aggregation" "aggregation/levels" links messages time-profile flat-profile caller-callee
     load-imbalance idle-time comm-matrix message-histogram comm-over-time)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-port=
-serve() { # serve DB: an ariadned on DB (pid, port)
-    port=$(free_port)
-    "$ariadned" serve --db "$1" --listen "127.0.0.1:$port" --log-level warn --spool "$tmp/spool-$port" \
-        >>"$tmp/serve.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/api/v1/health" >/dev/null && break; sleep 0.1; done
-}
-stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
-time_ms() { curl -s -o /dev/null -w '%{http_code} %{time_total}' "$1" |
-    awk '$1 != 200 {print "HTTP " $1 > "/dev/stderr"; exit 1} {printf "%.0f", $2 * 1000}'; }
-median_ms() {
-    local xs=()
-    for _ in $(seq "$runs"); do xs+=("$(time_ms "$1")"); done
-    printf '%s\n' "${xs[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p"
-}
+source "$root/tests/bench/lib_serve.sh" # free_port, serve, stop, time_ms, median_ms
 declare -A first median
 for setup in plain:1 coord:1 coord:2; do
     db=${setup%:*} id=${setup#*:}
-    serve "$coordc/$db"
+    serve "$coordc/$db" "$db$id"
     for v in "${views[@]}"; do
         u="http://127.0.0.1:$port/api/v1/traces/$id/$v"
         first[$setup,$v]=$(time_ms "$u")
