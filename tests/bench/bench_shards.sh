@@ -69,27 +69,7 @@ for tool in psql jq curl bc python3; do
 done
 tmp=$(mktemp -d /tmp/ariadne-bench-shards-XXXXXX)
 chmod 755 "$tmp" # the throwaway clusters run as an unprivileged user
-clusters=()
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    for c in "${clusters[@]}"; do bash "$root/tests/lib/pg_cluster.sh" stop "$c" >/dev/null 2>&1 || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-cluster() { # cluster NAME -> its base URL (without database)
-    bash "$root/tests/lib/pg_cluster.sh" start "$tmp/$1" >/dev/null
-    local url
-    url=$(bash "$root/tests/lib/pg_cluster.sh" url "$tmp/$1")
-    # room for the amplification's writes without a checkpoint every second;
-    # work_mem as docs/postgresql.md advises (at 4 MB a zoomed Gantt's
-    # aggregation on a shard is planned as a sort that spills to disk)
-    psql -X -q -d "$url" -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "ALTER SYSTEM SET work_mem = '64MB'" \
-        -c "SELECT pg_reload_conf()" >/dev/null
-    echo "${url%/*}"
-}
-sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$@"; }
+source "$root/tests/bench/lib_shards.sh" # cleanup at exit, cluster, sql, serve, stop, time_ms, median_ms
 elapsed() { echo "$(date +%s.%N) - $1" | bc -l; }
 clusters=("$tmp/coord" "$tmp/shard1" "$tmp/shard2")
 coordc=$(cluster coord)
@@ -149,7 +129,6 @@ DO \$\$ DECLARE r record; BEGIN
 ANALYZE "$table";
 SQL
 }
-source "$root/tests/bench/lib_serve.sh" # free_port, serve, stop, time_ms, median_ms
 rss() { awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$pid/status"; }
 # the coordinator's statements over 200 ms in its log from byte $1 on
 slow_statements() {

@@ -31,25 +31,11 @@ for tool in psql curl python3; do
 done
 tmp=$(mktemp -d /tmp/ariadne-bench-shev-XXXXXX)
 chmod 755 "$tmp" # the throwaway clusters run as an unprivileged user
+source "$root/tests/bench/lib_shards.sh" # cleanup at exit, cluster, sql, serve, stop, time_ms, median_ms
 clusters=("$tmp/coord" "$tmp/shard1" "$tmp/shard2")
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    for c in "${clusters[@]}"; do bash "$root/tests/lib/pg_cluster.sh" stop "$c" >/dev/null 2>&1 || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-cluster() { # cluster DIR -> its base URL (without database)
-    bash "$root/tests/lib/pg_cluster.sh" start "$1" >/dev/null
-    local url
-    url=$(bash "$root/tests/lib/pg_cluster.sh" url "$1")
-    echo "${url%/*}"
-}
-sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$@"; }
-coordc=$(cluster "$tmp/coord")
-shard1=$(cluster "$tmp/shard1")
-shard2=$(cluster "$tmp/shard2")
+coordc=$(cluster coord)
+shard1=$(cluster shard1)
+shard2=$(cluster shard2)
 "$build/gen_otf2" --ranks "$ranks" --events "$events" --out "$tmp/ring" >/dev/null
 echo "generated: $ranks ranks, $(du -sh "$tmp/ring" | cut -f1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -67,7 +53,6 @@ echo "on a shard: $(sql "$coordc/coord" -c "SELECT string_agg(relname, ' ' ORDER
 
 views=(states timeline "aggregation" "aggregation/levels" links messages time-profile flat-profile caller-callee
     load-imbalance idle-time comm-matrix message-histogram comm-over-time)
-source "$root/tests/bench/lib_serve.sh" # free_port, serve, stop, time_ms, median_ms
 declare -A first median
 for setup in plain:1 coord:1 coord:2; do
     db=${setup%:*} id=${setup#*:}
