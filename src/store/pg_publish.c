@@ -380,14 +380,23 @@ static int reserve_serial(ari_store *s, const char *seq, int64_t count, int64_t 
     return rc == 0 ? 0 : -1;
 }
 
-static int staged_count(ari_store *stage, const char *table, int64_t staged, int64_t *count, ari_error *err)
+/* An aggregate (`count(*)`, `sum(n)`) of the staged trace's rows of
+ * table: 0 for none. */
+static int staged_aggregate(ari_store *stage, const char *aggregate, const char *table, int64_t staged,
+                            int64_t *out, ari_error *err)
 {
     char sql[200];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\" WHERE trace_id = %lld", table, (long long)staged);
+    snprintf(sql, sizeof sql, "SELECT coalesce(%s, 0) FROM \"%s\" WHERE trace_id = %lld", aggregate, table,
+             (long long)staged);
     ari_stmt *st = ari_store_prepare(stage, sql, err);
-    int rc = st ? ari_store_query_int64(stage, st, count, "count the staged rows", err) : -1;
+    int rc = st ? ari_store_query_int64(stage, st, out, "count the staged rows", err) : -1;
     ari_stmt_finalize(st);
     return rc == 0 ? 0 : -1;
+}
+
+static int staged_count(ari_store *stage, const char *table, int64_t staged, int64_t *count, ari_error *err)
+{
+    return staged_aggregate(stage, "count(*)", table, staged, count, err);
 }
 
 /* The parent's indexes made on the shard's table, which is then analysed
@@ -453,22 +462,6 @@ static const char *spread_key(const char *table)
     return NULL;
 }
 
-/* The staged trace's records in `table` ("<table>" or "<table>.n": the
- * sum of column n, the records packed in a chunk table's rows). */
-static int staged_records(ari_store *stage, const char *table, int64_t staged, int64_t *count, ari_error *err)
-{
-    const char *dot = strchr(table, '.');
-    if (!dot)
-        return staged_count(stage, table, staged, count, err);
-    char sql[200];
-    snprintf(sql, sizeof sql, "SELECT coalesce(sum(\"%s\"), 0) FROM \"%.*s\" WHERE trace_id = %lld", dot + 1,
-             (int)(dot - table), table, (long long)staged);
-    ari_stmt *st = ari_store_prepare(stage, sql, err);
-    int rc = st ? ari_store_query_int64(stage, st, count, "count the staged records", err) : -1;
-    ari_stmt_finalize(st);
-    return rc == 0 ? 0 : -1;
-}
-
 /* 1 if staged trace `staged` is spread, 0 if not, -1 with err set:
  * decided on its first sharded table, from its records in the tables
  * that can be spread (states and tasks for a task trace, dm_samples for
@@ -479,13 +472,18 @@ static int is_spread(ari_store *stage, placement *pl, int64_t staged, ari_error 
     for (size_t i = 0; i < pl->nspread; i++)
         if (pl->spread_ids[i] == staged)
             return pl->spread[i];
-    static const char *const tables[] = {"states", "tasks", "variables", "links", "dm_samples", "events",
-                                         "ev_messages", "state_chunks.n", "event_chunks.n", "message_chunks.n"};
+    /* a table, and its records in a row: one, or (chunk tables) column n */
+    static const char *const tables[][2] = {
+        {"states", "count(*)"},      {"tasks", "count(*)"},       {"variables", "count(*)"},
+        {"links", "count(*)"},       {"dm_samples", "count(*)"},  {"events", "count(*)"},
+        {"ev_messages", "count(*)"}, {"state_chunks", "sum(n)"}, {"event_chunks", "sum(n)"},
+        {"message_chunks", "sum(n)"},
+    };
     int64_t rows = 0;
     int spread = 0;
     for (size_t i = 0; pl->spread_rows > 0 && pl->shards.n >= 2 && i < sizeof tables / sizeof tables[0]; i++) {
         int64_t n = 0;
-        if (staged_records(stage, tables[i], staged, &n, err) < 0)
+        if (staged_aggregate(stage, tables[i][1], tables[i][0], staged, &n, err) < 0)
             return -1;
         rows += n;
         spread = rows >= pl->spread_rows;
