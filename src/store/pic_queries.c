@@ -585,25 +585,23 @@ static int packed_leaf(void *ctx, size_t e, int what, ari_gantt_state *st, int64
     return rc;
 }
 
+static int type_read(ari_stmt *st, void *item, const void *ctx)
+{
+    (void)ctx;
+    *(int64_t *)item = ari_col_int64(st, 0);
+    return 0;
+}
+
 /* The packed state types of the trace, ascending. */
 static int packed_types(ari_store *s, int64_t trace, int64_t **types, size_t *n, ari_error *err)
 {
     ari_stmt *st = ari_store_stmt_id(s, "SELECT DISTINCT type_id FROM state_chunks WHERE trace_id = ?1 ORDER BY 1",
                                      trace, err);
-    if (!st)
-        return -1;
-    size_t cap = 0;
-    int rc;
     *types = NULL;
     *n = 0;
-    while ((rc = ari_step(st)) == ARI_ROW) {
-        if (ari_vec_reserve((void **)types, &cap, *n + 1, sizeof **types) < 0) {
-            ari_reset(st);
-            return ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        }
-        (*types)[(*n)++] = ari_col_int64(st, 0);
-    }
-    return ari_store_rows_end(s, st, rc, "reading packed state types", err);
+    return st ? ari_store_read_rows(s, st, (void **)types, n, sizeof **types, type_read, NULL,
+                                    "reading packed state types", err)
+              : -1;
 }
 
 /* Every leaf's states, exclusive of the states nested in them, into its

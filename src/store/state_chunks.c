@@ -394,6 +394,13 @@ static ari_stmt *batch_statement(ari_store *s, ari_sbuf *q, int64_t trace_id, in
     return st;
 }
 
+static int count_read(ari_stmt *st, void *item, const void *ctx)
+{
+    (void)ctx;
+    *(chunk_count *)item = (chunk_count){ari_col_int64(st, 0), ari_col_int64(st, 1)};
+    return 0;
+}
+
 /* Which of containers[a, b) have chunks (of any type), with the states
  * of `type` in their chunks that overlap [t0, t1]; sorted by container. */
 static int chunk_counts(ari_store *s, int64_t trace_id, int64_t type, double t0, double t1,
@@ -405,24 +412,13 @@ static int chunk_counts(ari_store *s, int64_t trace_id, int64_t type, double t0,
     in_list(&q, containers, a, b);
     ari_sbuf_add_str(&q, " GROUP BY container_id");
     ari_stmt *st = batch_statement(s, &q, trace_id, type, t0, t1, err);
-    if (!st)
-        return -1;
-    size_t cap = 0;
-    int rc, bad = 0;
     *out = NULL;
     *n = 0;
-    while (!bad && (rc = ari_step(st)) == ARI_ROW) {
-        if (ari_vec_reserve((void **)out, &cap, *n + 1, sizeof **out) < 0)
-            bad = ari_error_set(err, ARI_E_NOMEM, "out of memory");
-        else
-            (*out)[(*n)++] = (chunk_count){ari_col_int64(st, 0), ari_col_int64(st, 1)};
-    }
-    if (bad)
-        ari_reset(st);
-    else
-        bad = ari_store_rows_end(s, st, rc, "counting packed states", err) < 0;
+    int rc = st ? ari_store_read_rows(s, st, (void **)out, n, sizeof **out, count_read, NULL, "counting packed states",
+                                      err)
+                : -1;
     ari_stmt_finalize(st);
-    if (bad) {
+    if (rc < 0) {
         free(*out);
         *out = NULL;
         return -1;
@@ -454,12 +450,14 @@ static int read_batch(ari_store *s, int64_t trace_id, int64_t type, double t0, d
     if (bt->nread == 0)
         return 0;
     qsort(bt->by_id, bt->nread, sizeof *bt->by_id, cmp_count);
+    int64_t ids[BATCH_CONTAINERS];
+    for (size_t k = 0; k < bt->nread; k++)
+        ids[k] = bt->by_id[k].container;
     ari_sbuf q = {0};
     ari_sbuf_add_str(&q, "SELECT container_id, n, data FROM state_chunks WHERE trace_id = ?1 AND type_id = ?2"
-                         " AND min_start <= ?4 AND max_end >= ?3 AND container_id IN (");
-    for (size_t k = 0; k < bt->nread; k++)
-        ari_sbuf_printf(&q, "%s%lld", k ? "," : "", (long long)bt->by_id[k].container);
-    ari_sbuf_add_str(&q, ") ORDER BY container_id, chunk");
+                         " AND min_start <= ?4 AND max_end >= ?3 AND container_id IN ");
+    in_list(&q, ids, 0, bt->nread);
+    ari_sbuf_add_str(&q, " ORDER BY container_id, chunk");
     ari_stmt *st = batch_statement(s, &q, trace_id, type, t0, t1, err);
     if (!st)
         return -1;

@@ -655,6 +655,16 @@ static void locations_free(message_links *m)
     m->nlocations = 0;
 }
 
+static int location_read(ari_stmt *st, void *item, const void *ctx)
+{
+    (void)ctx;
+    named *x = item;
+    const char *name = (const char *)ari_col_text(st, 1);
+    x->id = ari_col_int64(st, 0);
+    x->name = strdup(name ? name : "");
+    return x->name ? 0 : -1;
+}
+
 /* The names of the trace's locations (the messages' ends), read once
  * rather than twice per message. */
 static int locations_load(message_links *m)
@@ -663,24 +673,8 @@ static int locations_load(message_links *m)
                                      "SELECT c.id, c.name FROM ev_locations l JOIN containers c"
                                      " ON c.trace_id = l.trace_id AND c.id = l.container_id WHERE l.trace_id = ?1",
                                      m->id, m->err);
-    if (!st)
-        return -1;
-    size_t cap = 0;
-    int rc;
-    while ((rc = ari_step(st)) == ARI_ROW) {
-        const char *name = (const char *)ari_col_text(st, 1);
-        named *x = ari_vec_reserve((void **)&m->locations, &cap, m->nlocations + 1, sizeof *m->locations) < 0
-                       ? NULL
-                       : &m->locations[m->nlocations];
-        if (!x || !(x->name = strdup(name ? name : ""))) {
-            ari_reset(st);
-            locations_free(m);
-            return nomem(m->err);
-        }
-        x->id = ari_col_int64(st, 0);
-        m->nlocations++;
-    }
-    if (ari_store_rows_end(m->s, st, rc, "reading the trace's locations", m->err) < 0) {
+    if (!st || ari_store_read_rows(m->s, st, (void **)&m->locations, &m->nlocations, sizeof *m->locations,
+                                   location_read, NULL, "reading the trace's locations", m->err) < 0) {
         locations_free(m);
         return -1;
     }
